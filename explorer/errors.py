@@ -1,0 +1,138 @@
+"""The one error hierarchy of the explorer.
+
+Input: whatever went wrong in a stage. Output: an exception whose message says what was
+expected, what was found, and where (template line, byte offset, probe name). Every
+stage raises only these (or subclasses), so the CLI and the app can show a clean,
+located message instead of a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an error happened: a template line, a file offset, or a probe."""
+
+    line: int | None = None
+    source_line: str | None = None
+    offset: int | None = None
+    probe: str | None = None
+
+    def describe(self) -> str:
+        parts: list[str] = []
+        if self.probe:
+            parts.append(f"probe {self.probe}")
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.offset is not None:
+            parts.append(f"offset {self.offset}")
+        text = ", ".join(parts)
+        if self.source_line is not None:
+            text += f": {self.source_line.strip()[:200]}"
+        return text
+
+
+class ExplorerError(Exception):
+    """Base of every error the explorer raises on bad input."""
+
+    kind = "error"
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        self.message = message
+        self.location = location
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.location is None:
+            return self.message
+        where = self.location.describe()
+        return f"{self.message} ({where})" if where else self.message
+
+
+# --- sources -----------------------------------------------------------------
+
+
+class SourceError(ExplorerError):
+    """A template source could not be read: bad file, bad JSON, missing template."""
+
+    kind = "source"
+
+
+class GGUFError(SourceError):
+    """A GGUF header is malformed, truncated before the template, or absurd."""
+
+    kind = "gguf"
+
+
+class FetchError(SourceError):
+    """A Hugging Face Hub fetch failed: invalid id, missing or gated repo, too large."""
+
+    kind = "fetch"
+
+
+# --- templates ---------------------------------------------------------------
+
+
+class TemplateError(ExplorerError):
+    """A template could not be compiled or rendered."""
+
+    kind = "template"
+
+
+class TemplateSyntaxError(TemplateError):
+    """The template text is not valid Jinja."""
+
+    kind = "syntax"
+
+
+class TemplateRuntimeError(TemplateError):
+    """The template failed while rendering (undefined value, type error...)."""
+
+    kind = "runtime"
+
+
+class TemplateRaisedError(TemplateRuntimeError):
+    """The template called ``raise_exception`` itself; the message is its own."""
+
+    kind = "raise_exception"
+
+
+class RenderLimitError(TemplateError):
+    """Rendering exceeded a budget: wall time, output size, or recursion depth."""
+
+    kind = "limit"
+
+
+class SandboxViolation(TemplateError):
+    """The template tried to reach something the sandbox forbids."""
+
+    kind = "sandbox"
+
+
+# --- later stages ------------------------------------------------------------
+
+
+class AnalysisError(ExplorerError):
+    """The differential analysis could not run (not for silent probe failures)."""
+
+    kind = "analysis"
+
+
+class PegError(ExplorerError):
+    """A serialized PEG parser is malformed or uses an unknown parser kind."""
+
+    kind = "peg"
+
+
+class OutputParseError(ExplorerError):
+    """Model output does not match the expected format (llama.cpp's runtime_error)."""
+
+    kind = "output"
+
+
+class GrammarError(ExplorerError):
+    """A GBNF grammar could not be built or checked."""
+
+    kind = "grammar"
