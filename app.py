@@ -1,0 +1,43 @@
+"""Template Explorer: the Streamlit app entry point (`streamlit run app.py`).
+
+Input: the browser session (query parameters of a permalink, widget state). Output: the
+navigation between the pages in ``pages/``; each page only displays what the
+``explorer`` library computes for the template chosen on the Template page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import _shared
+
+PAGES = (
+    ("pages/template.py", "Template", "template", "📄"),
+    ("pages/probes.py", "Probes", "probes", "🔬"),
+    ("pages/analysis.py", "Analysis", "analysis", "🧭"),
+    ("pages/grammar.py", "Grammar", "grammar", "📐"),
+    ("pages/try_it.py", "Try it", "try", "▶️"),
+)
+
+
+def main() -> None:
+    st.set_page_config(page_title="Template Explorer", page_icon="🧩", layout="wide")
+    pages = {
+        url: st.Page(path, title=title, url_path=url, icon=icon, default=(url == "template"))
+        for path, title, url, icon in PAGES
+    }
+    nav = st.navigation(list(pages.values()))
+    current = next((url for url, page in pages.items() if page.url_path == nav.url_path), "template")
+    if nav.url_path == "":
+        current = "template"
+    _shared.apply_permalink(pages.get, current)
+    with st.sidebar:
+        st.caption("llama.cpp autoparser (commit 0c1e5709), step by step.")
+        request = _shared.current_request()
+        if request is not None:
+            label = request.name or "pasted text"
+            st.caption(f"Current template: **{label}** ({request.kind})")
+    nav.run()
+
+
+main()

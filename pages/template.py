@@ -1,0 +1,224 @@
+"""Template page: choose a chat template, see its source, capabilities and route."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import streamlit as st
+
+from explorer import ui_support as ui
+from pages import _shared as sh
+
+KINDS = {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}
+CAP_FIELDS = (
+    "supports_tools",
+    "supports_tool_calls",
+    "supports_system_role",
+    "supports_parallel_tool_calls",
+    "supports_preserve_reasoning",
+    "supports_reasoning_effort",
+    "supports_string_content",
+    "supports_typed_content",
+    "supports_object_arguments",
+)
+
+
+def _choose_example(sources: Any, request: ui.SourceRequest | None) -> None:
+    names = list(sources.list_examples())
+    if not names:
+        st.warning("No built-in examples are installed.")
+        return
+    current = request.name if request is not None and request.kind == "example" else None
+    index = names.index(current) if current in names else None
+
+    def picked() -> None:
+        name = st.session_state["tpl_example"]
+        if name:
+            sh.set_request(ui.SourceRequest("example", name=name))
+
+    st.selectbox("Example template", names, index=index, key="tpl_example", on_change=picked,
+                 placeholder="Choose an example")
+
+
+def _choose_paste(request: ui.SourceRequest | None, current_text: str) -> None:
+    with st.form("tpl_paste_form"):
+        text = st.text_area(
+            "Jinja chat template", value=current_text, height=260, key="tpl_paste_text",
+            help="Paste the template text itself (the chat_template string, unescaped).",
+        )
+        if st.form_submit_button("Use this template", type="primary"):
+            sh.set_request(ui.SourceRequest("text", text=text))
+            st.rerun()
+
+
+def _choose_upload(request: ui.SourceRequest | None) -> None:
+    upload = st.file_uploader(
+        "A .jinja file, tokenizer_config.json, chat_template.json or a .gguf (a truncated header is enough)",
+        type=["jinja", "j2", "json", "gguf", "txt"],
+        key="tpl_upload",
+    )
+    if upload is None:
+        return
+    data = upload.getvalue()
+    candidate = ui.SourceRequest("upload", name=upload.name, data=data)
+    same = request is not None and request.kind == "upload" and request.name == upload.name and request.data == data
+    if not same:
+        sh.set_request(candidate)
+
+
+def _choose_hub(request: ui.SourceRequest | None) -> None:
+    hub = request if request is not None and request.kind == "hub" else None
+    with st.form("tpl_hub_form"):
+        cols = st.columns([3, 2, 2])
+        repo = cols[0].text_input("Repository id", value=hub.name if hub else "", placeholder="owner/model",
+                                  key="tpl_hub_repo")
+        revision = cols[1].text_input("Revision (optional)", value=(hub.revision or "") if hub else "",
+                                      placeholder="main", key="tpl_hub_rev")
+        variant = cols[2].text_input("Named template (optional)", value=(hub.variant or "") if hub else "",
+                                     placeholder="default / tool_use", key="tpl_hub_variant")
+        if st.form_submit_button("Fetch", type="primary"):
+            if not repo.strip():
+                st.error("Enter a repository id such as owner/model.")
+            else:
+                sh.set_request(ui.SourceRequest("hub", name=repo.strip(), revision=revision.strip() or None,
+                                                variant=variant.strip() or None))
+                st.rerun()
+
+
+def _chooser(sources: Any) -> None:
+    request = sh.current_request()
+    kinds = list(KINDS)
+    default = request.kind if request is not None else "example"
+    if "tpl_kind" not in st.session_state:
+        st.session_state["tpl_kind"] = default
+    kind = st.radio("Source", kinds, format_func=KINDS.get, horizontal=True, key="tpl_kind")
+    if kind == "example":
+        _choose_example(sources, request)
+    elif kind == "text":
+        current_text = ""
+        if request is not None:
+            loaded = sh.guarded(lambda: sh.load_source(request))
+            current_text = loaded.text if loaded is not None else request.text
+        _choose_paste(request, current_text)
+    elif kind == "upload":
+        _choose_upload(request)
+    else:
+        _choose_hub(request)
+
+
+def _variant_picker(source: Any) -> None:
+    variants = list(getattr(source, "variants", ()) or ())
+    if len(variants) < 2:
+        return
+    request = sh.current_request()
+    current = source.variant if source.variant in variants else variants[0]
+
+    def picked() -> None:
+        sh.set_request(request.with_variant(st.session_state["tpl_variant"]))
+
+    st.selectbox("Named template variant", variants, index=variants.index(current), key="tpl_variant",
+                 on_change=picked, help="tokenizer_config.json can hold several named chat templates.")
+
+
+def _routing_banner(source: Any, caps: Any) -> None:
+    routing_mod = sh.stage("explorer.routing")
+    if routing_mod is None:
+        sh.not_available("explorer.routing", "The routing banner")
+        return
+    routing = sh.guarded(lambda: routing_mod.route(source.text, caps), context="routing")
+    if routing is None:
+        return
+    if routing.specialized:
+        hits = "; ".join(
+            f"`{e.needle}` {'at line ' + str(e.line) if e.line else ''}".strip()
+            if e.wanted else f"no `{e.needle}`"
+            for e in routing.evidence
+        )
+        st.warning(
+            f"**Route: specialized handler `{routing.handler}`.** llama.cpp does not use the "
+            f"autoparser for this template; its text decided: {hits}. The autoparser analysis on "
+            "the other pages is what llama.cpp computes too, but it does not build this parser.",
+            icon="🔀",
+        )
+    else:
+        st.success(
+            f"**Route: the differential autoparser.** None of the {len(routing.checks)} specialized "
+            "handlers' substring tests matched, so llama.cpp analyses this template by probing it.",
+            icon="🧪",
+        )
+    with st.expander("Why this route (every handler test, in llama.cpp's order)"):
+        rows = []
+        for check in routing.checks:
+            for e in check.evidence:
+                rows.append({
+                    "handler": check.rule,
+                    "test": ("contains " if e.wanted else "lacks ") + repr(e.needle),
+                    "result": "✓" if e.satisfied else "✗",
+                    "line": "" if e.line is None else str(e.line),
+                    "template line": (e.source_line or "").strip()[:120],
+                })
+        if rows:
+            st.table(rows)
+        if routing.note:
+            st.caption(routing.note)
+        patches = [p for p in routing.patches if p.triggered]
+        for p in patches:
+            st.markdown(f"- source patch **{p.name}** ({'applied' if p.replaced else 'triggered, text not found'}): {p.reason}")
+        work = [w for w in routing.workarounds if w.applies]
+        if work:
+            st.markdown("Message workarounds llama.cpp applies to requests: " +
+                        ", ".join(f"`{w.name}` ({w.reason})" for w in work))
+
+
+def _caps_table(caps: Any) -> None:
+    st.subheader("Capabilities")
+    values = caps.to_json() if hasattr(caps, "to_json") else dict(caps)
+    if isinstance(values, str):
+        values = json.loads(values)
+    rows = [{"capability": name, "detected": "✅ true" if values.get(name) else "❌ false"} for name in CAP_FIELDS]
+    st.table(rows)
+    st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
+
+
+def main() -> None:
+    st.title("📄 Template")
+    sources = sh.stage("explorer.sources")
+    if sources is None:
+        sh.not_available("explorer.sources", "Choosing a template")
+        sh.write_permalink("template", None)
+        return
+    _chooser(sources)
+    loaded = sh.active_template()
+    if loaded is None:
+        return
+    source, tmpl, compile_error = loaded
+    sh.source_caption(source)
+    _variant_picker(source)
+    query = sh.write_permalink("template", source)
+
+    caps = None
+    if tmpl is not None:
+        if sh.stage("explorer.caps") is None:
+            sh.not_available("explorer.caps", "Capability detection")
+        else:
+            caps = sh.guarded(lambda: sh.caps(tmpl), source.text, context="capability detection")
+    _routing_banner(source, caps)
+    left, right = st.columns([3, 2])
+    with right:
+        if caps is not None:
+            _caps_table(caps)
+        url = sh.permalink_url(query)
+        st.subheader("Share")
+        if url:
+            st.code(url, language=None)
+        else:
+            st.caption("This template is too long to fit in a link; share the file instead.")
+    with left:
+        st.subheader("Source")
+        error_line = getattr(getattr(compile_error, "location", None), "line", None)
+        hl = (error_line,) if error_line else ()
+        st.html(sh.highlighted(source.text, "jinja", True, hl))
+
+
+main()

@@ -1,0 +1,257 @@
+"""Unit tests of the app's pure display helpers (explorer.ui_support)."""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+import zlib
+import base64
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer import ui_support as ui
+from explorer.errors import SourceError
+
+
+def strip_tags(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+# --- whitespace -------------------------------------------------------------------
+
+
+def test_visible_whitespace_marks_newlines_tabs_and_trailing_spaces():
+    # the space before the tab is inner, the two before the newline and the last are trailing
+    assert ui.visible_whitespace("a \tb  \nc ") == "a →b··↵\nc·"
+
+
+def test_visible_whitespace_all_spaces_and_single_line():
+    assert ui.visible_whitespace("a b\n", spaces="all", keep_newlines=False) == "a·b↵"
+    assert ui.visible_whitespace("a b ", spaces="none") == "a b "
+    assert ui.visible_whitespace("x\r\n") == "x␍↵\n"
+
+
+def test_marker_text_shows_every_whitespace_and_empty_marker():
+    assert ui.marker_text("") == "∅"
+    assert ui.marker_text("<think>\n") == "<think>↵"
+    assert ui.marker_text(" [TOOL_CALLS] ") == "·[TOOL_CALLS]·"
+
+
+def test_whitespace_html_escapes_markup():
+    out = ui.visible_whitespace_html("<b>&</b> \n")
+    assert "&lt;b&gt;&amp;&lt;/b&gt;" in out
+    assert "<b>" not in out
+    assert strip_tags(out) == "<b>&</b>·↵\n"
+
+
+@given(st.text(alphabet=st.sampled_from("ab <>&\n\t\r"), max_size=40))
+def test_whitespace_html_keeps_every_character(text):
+    # removing the glyphs (and the newline glyph's companion) gives the text back
+    shown = strip_tags(ui.visible_whitespace_html(text, spaces="none"))
+    assert shown.replace("↵", "").replace("→", "\t").replace("␍", "\r") == text
+
+
+# --- diffs ------------------------------------------------------------------------
+
+
+@given(st.text(max_size=30), st.text(max_size=30))
+@settings(max_examples=150)
+def test_char_diff_rebuilds_both_sides(a, b):
+    ops = ui.char_diff(a, b)
+    assert "".join(t for op, t in ops if op <= 0) == a
+    assert "".join(t for op, t in ops if op >= 0) == b
+
+
+def test_pair_view_splits_on_common_prefix_and_suffix():
+    a = "<|user|>Hello<|end|>\n"
+    b = "<|user|>Hi there<|end|>\n"
+    view = ui.pair_view(a, b)
+    # "<|user|>H" is shared, then "ello" vs "i there", then "<|end|>\n"
+    assert view.prefix_len == len("<|user|>H")
+    assert view.suffix_len == len("<|end|>\n")
+    assert (view.left, view.right) == ("ello", "i there")
+    assert strip_tags(view.html_a) == "<|user|>Hello<|end|>↵\n"
+    assert strip_tags(view.html_b) == "<|user|>Hi·there<|end|>↵\n"
+    assert ui.LEFT_STRONG in view.html_a and ui.RIGHT_STRONG in view.html_b
+
+
+def test_pair_view_uses_a_consistent_given_split_and_rejects_a_wrong_one():
+    a, b = "<think>x</think>", "<think>y</think>"
+    # the marker-aware split keeps whole markers out of the prefix
+    view = ui.pair_view(a, b, prefix_len=len("<think>"), suffix_len=len("</think>"))
+    assert (view.left, view.right) == ("x", "y")
+    bad = ui.pair_view(a, b, prefix_len=3, suffix_len=40)
+    assert (bad.prefix_len, bad.suffix_len) == (7, 8)
+
+
+def test_pair_view_marks_an_empty_side():
+    view = ui.pair_view("ab", "aXb")
+    assert view.left == "" and view.right == "X"
+    assert "∅" in view.html_a
+
+
+def test_split_html_lists_the_four_parts():
+    out = ui.split_html("pre", "L", "R R", "suf")
+    text = strip_tags(out)
+    for part in ("prefix", "left", "right", "suffix", "R·R", "3 chars"):
+        assert part in text
+
+
+# --- highlighting -------------------------------------------------------------------
+
+
+def test_highlight_html_has_line_numbers_and_marks_lines():
+    src = "{% if x %}\n  {{ y }}\n{% endif %}\n"
+    out = ui.highlight_html(src, "jinja", hl_lines=[2])
+    text = strip_tags(out)
+    assert text.replace(" ", "").startswith("1{%ifx%}\n2{{y}}\n3{%endif%}")
+    assert "3" in text and "endif" in text
+    assert "background-color: #ffffcc" in out  # pygments' hl_lines colour in the default style
+
+
+def test_highlight_html_escapes_template_markup():
+    out = ui.highlight_html("<|im_start|>{{ '<b>' }}", "jinja", linenos=False)
+    assert "&#39;&lt;b&gt;&#39;" in out or "'&lt;b&gt;'" in out
+    assert "<b>" not in out
+    assert "&lt;|im_start|&gt;" in out
+
+
+def test_gbnf_lexer_names_rules_and_literals():
+    from pygments.token import Name, String
+
+    toks = list(ui.GbnfLexer().get_tokens('root ::= "<tool_call>" [a-z]+ ws # c\nws ::= [ \\t]*\n'))
+    kinds = {(t, v) for t, v in toks}
+    assert (Name.Function, "root") in kinds and (Name.Function, "ws") in kinds
+    assert (String.Double, '"<tool_call>"') in kinds
+    assert (String.Regex, "[a-z]") in kinds
+    assert (Name.Variable, "ws") in kinds
+
+
+def test_source_excerpt_clamps_to_the_template():
+    text = "\n".join(f"line {i}" for i in range(1, 11))
+    assert ui.source_excerpt(text, 1) == (1, "line 1\nline 2\nline 3")
+    assert ui.source_excerpt(text, 10, context=1) == (9, "line 9\nline 10")
+
+
+# --- spans --------------------------------------------------------------------------
+
+
+def test_spans_html_tints_each_tag_and_builds_a_legend():
+    text = "<think>hm</think>Hi"
+    spans = [ui.Span(0, 17, "reasoning"), ui.Span(7, 9, "reasoning-content"), ui.Span(17, 19, "content")]
+    out, legend = ui.spans_html(text, spans)
+    assert list(legend) == ["reasoning", "reasoning-content", "content"]
+    assert strip_tags(out) == text
+    assert 'title="reasoning-content">hm<' in out
+
+
+# --- permalinks ---------------------------------------------------------------------
+
+
+@given(st.text(max_size=300))
+def test_compressed_text_round_trips(text):
+    text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
+    token = ui.compress_text(text)
+    assert re.fullmatch(r"z1[A-Za-z0-9_-]*", token)
+    assert ui.decompress_text(token) == text
+
+
+def test_damaged_or_oversized_tokens_raise_source_error():
+    with pytest.raises(SourceError):
+        ui.decompress_text("z1!!!notbase64")
+    with pytest.raises(SourceError):
+        ui.decompress_text("xx" + ui.compress_text("a")[2:])
+    token = ui.compress_text("some template text " * 20)
+    with pytest.raises(SourceError, match="truncated"):
+        ui.decompress_text(token[:-6])
+    bomb = "z1" + base64.urlsafe_b64encode(zlib.compress(b"\0" * 5_000_000, 9)).decode().rstrip("=")
+    with pytest.raises(SourceError, match="larger than"):
+        ui.decompress_text(bomb)
+
+
+def test_permalink_round_trip_for_each_source_kind():
+    for link in (
+        ui.Permalink(page="template", example="qwen3"),
+        ui.Permalink(page="probes", hf="owner/model@abc123#tool_use"),
+        ui.Permalink(page="try", text="{{ messages[0]['content'] }}\n"),
+        ui.Permalink(page="grammar"),
+    ):
+        params = ui.encode_permalink(link)
+        assert ui.decode_permalink(params) == link
+
+
+def test_decode_accepts_list_values_and_gives_a_source_request():
+    link = ui.decode_permalink({"hf": ["ignored/old", "owner/model@v1#rag"], "page": "analysis"})
+    assert link.source_request() == ui.SourceRequest("hub", name="owner/model", revision="v1", variant="rag")
+    assert ui.decode_permalink({"example": "x"}).source_request() == ui.SourceRequest("example", name="x")
+    assert ui.decode_permalink({}).source_request() is None
+
+
+def test_permalink_for_chooses_the_shortest_faithful_form():
+    ex = ui.SourceRequest("example", name="qwen3")
+    assert ui.permalink_for(ex, "ignored", "probes") == ui.Permalink(page="probes", example="qwen3")
+    hub = ui.SourceRequest("hub", name="o/m", revision="main", variant="default")
+    assert ui.permalink_for(hub, "x", None).hf == "o/m@main#default"
+    # an uploaded file is shared as its (selected) template text
+    up = ui.SourceRequest("upload", name="tokenizer_config.json", data=b"{}", variant="tool_use")
+    assert ui.permalink_for(up, "{{ x }}", "template").text == "{{ x }}"
+    import random
+
+    rng = random.Random(7)
+    noise = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz{}%<>|") for _ in range(20_000))
+    assert ui.permalink_for(ui.SourceRequest("text", text=noise), noise, "template") is None
+
+
+def test_hf_spec_round_trip_and_rejects_bad_ids():
+    assert ui.parse_hf_spec(ui.hf_spec("a/b", "rev", "v")) == ("a/b", "rev", "v")
+    assert ui.parse_hf_spec("hf:a/b") == ("a/b", None, None)
+    with pytest.raises(SourceError):
+        ui.parse_hf_spec("not-a-repo")
+
+
+def test_source_request_cache_key_tracks_uploaded_bytes_and_variant():
+    a = ui.SourceRequest("upload", name="t.json", data=b"one")
+    b = ui.SourceRequest("upload", name="t.json", data=b"two")
+    assert a.cache_key() != b.cache_key()
+    assert a.with_variant("rag").cache_key() != a.cache_key()
+    assert a.with_variant("rag").data == b"one"
+
+
+# --- bug report ---------------------------------------------------------------------
+
+
+def test_bug_report_fences_survive_backticks_and_truncate_long_templates():
+    template = "```\n{{ x }}\n````" + "y" * 50
+    md = ui.bug_report_markdown(
+        title="Parse drops content",
+        source_name="mine.jinja",
+        source_origin="upload",
+        sha256="ab" * 32,
+        template_text=template,
+        handler="autoparser",
+        raw_output="Hi <tool_call>",
+        parsed_json='{"content": "Hi"}',
+        max_template_chars=30,
+    )
+    assert md.startswith("### Parse drops content\n")
+    assert "`autoparser`" in md and "0c1e5709" in md
+    # the template holds a run of four backticks, so its fence needs five
+    assert "`````jinja\n```\n{{ x }}\n````" in md
+    assert "truncated to 30 of" in md
+    assert "```\nHi <tool_call>\n```" in md
+
+
+# --- optional stages ------------------------------------------------------------------
+
+
+def test_optional_module_tolerates_only_the_missing_module_itself(tmp_path, monkeypatch):
+    assert ui.optional_module("explorer.no_such_stage_xyz") is None
+    assert ui.optional_module("explorer.errors") is not None
+    (tmp_path / "broken_stage_for_test.py").write_text("import definitely_missing_dependency_xyz\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError):
+        ui.optional_module("broken_stage_for_test")
+    sys.modules.pop("broken_stage_for_test", None)
