@@ -1,0 +1,10 @@
+"""Grammars: JSON schema -> GBNF, GBNF from a serialized PEG arena, and grammar checks.
+
+Input: JSON schemas, llama.cpp's serialized PEG parsers. Output: GBNF text identical to
+llama.cpp's, and verdicts from a real grammar engine (llguidance).
+"""
+
+from explorer.grammar.json_schema import build_grammar, format_literal, json_schema_to_grammar
+from explorer.grammar.schema import SchemaDocument, schema_from_json
+
+__all__ = ["SchemaDocument", "build_grammar", "format_literal", "json_schema_to_grammar", "schema_from_json"]
