@@ -1,0 +1,125 @@
+"""Model output to the chat message llama-server returns (``common_chat_parse``).
+
+Input: a PEG ``Arena`` (the serialized ``parser`` of a request, see ``explorer.peg``),
+the raw model output, the request's generation prompt and chat format name. Output: a
+frozen ``ChatMessage`` (role, content, reasoning_content, tool calls with llama.cpp's own
+argument text and id), or ``OutputParseError`` with llama.cpp's message when the output
+does not match.
+
+As in llama.cpp the generation prompt is put in front of the output, the parse is always
+lenient (running out of text is "need more input", not failure), and ``is_partial`` only
+matters when the parse fails: a partial parse then returns what was mapped so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.errors import Location, OutputParseError
+from explorer.peg.arena import Arena
+from explorer.peg.builder import Builder
+from explorer.peg.chat_mappers import MessageDraft, map_nodes
+from explorer.peg.engine import Engine, ParseResult, byte_offset, engine_for
+
+DEFAULT_FORMAT = "peg-native"
+CPP_EXCEPTION_TYPE = "std::runtime_error"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str  # the JSON text llama.cpp built, verbatim
+    id: str = ""  # empty when the output carried none (llama-server then makes one up)
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "arguments": self.arguments, "id": self.id}
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str = "assistant"
+    content: str = ""
+    reasoning_content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    content_parts: tuple[dict[str, str], ...] = field(default=())
+
+    def to_oracle_json(self) -> dict[str, Any]:
+        """The oracle's ``result`` shape: absent strings are "", never null."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content,
+                               "reasoning_content": self.reasoning_content,
+                               "tool_calls": [c.to_json() for c in self.tool_calls]}
+        if self.content_parts:
+            out["content_parts"] = [dict(p) for p in self.content_parts]
+        return out
+
+    @classmethod
+    def from_draft(cls, draft: MessageDraft) -> ChatMessage:
+        calls = tuple(ToolCall(c.name, c.arguments, c.id) for c in draft.tool_calls)
+        return cls("assistant", draft.content, draft.reasoning_content, calls)
+
+
+@dataclass(frozen=True)
+class OutputParse:
+    """Everything one parse produced: the message (or error) and the tree behind it."""
+
+    input: str  # generation prompt + output, what the engine saw
+    result: ParseResult
+    message: ChatMessage | None
+    error: OutputParseError | None
+
+
+def content_only_arena() -> Arena:
+    """llama.cpp's parser when a request has none: all text is content."""
+    b = Builder()
+    b.set_root(b.sequence([b.tag("content", b.rest()), b.end()]))
+    return b.build()
+
+
+_CONTENT_ONLY = content_only_arena()
+
+
+def mismatch_error(fmt: str, text: str, result: ParseResult) -> OutputParseError:
+    """llama.cpp's exception for output the parser rejects, located where parsing stopped."""
+    msg = f"The model produced output that does not match the expected {fmt} format"
+    err = OutputParseError(msg, Location(offset=byte_offset(text, result.end)))
+    err.cpp_type = CPP_EXCEPTION_TYPE  # type: ignore[attr-defined]
+    return err
+
+
+def exception_json(err: OutputParseError) -> dict[str, str]:
+    """The oracle's ``exception`` shape: the C++ type and message."""
+    return {"type": getattr(err, "cpp_type", CPP_EXCEPTION_TYPE), "message": err.message}
+
+
+def analyse_output(arena: Arena | None, text: str, *, generation_prompt: str = "",
+                   format: str = DEFAULT_FORMAT, is_partial: bool = False,
+                   engine: Engine | None = None) -> OutputParse:
+    """Parse and map, keeping the AST; never raises for a mismatch (see ``.error``)."""
+    if arena is None or len(arena) == 0:
+        arena = _CONTENT_ONLY
+    effective = generation_prompt + text if generation_prompt else text
+    eng = engine if engine is not None else engine_for(arena)
+    result = eng.parse(effective, lenient=True)
+    if result.fail() and not (is_partial and result.end > 0):
+        return OutputParse(effective, result, None, mismatch_error(format, effective, result))
+    message = ChatMessage.from_draft(map_nodes(result.nodes, format))
+    return OutputParse(effective, result, message, None)
+
+
+def parse_output(arena: Arena | None, text: str, *, generation_prompt: str = "",
+                 reasoning_format: str = "deepseek", is_partial: bool = False,
+                 format: str = DEFAULT_FORMAT) -> ChatMessage:
+    """``common_chat_parse``: the message llama-server returns for ``text``.
+
+    ``reasoning_format`` is accepted for the API's sake: llama.cpp bakes it into the
+    parser when the request is applied (reasoning tagged as content for ``none``), so
+    the parse itself never reads it.
+    """
+    del reasoning_format
+    parsed = analyse_output(arena, text, generation_prompt=generation_prompt, format=format,
+                            is_partial=is_partial)
+    if parsed.error is not None:
+        raise parsed.error
+    assert parsed.message is not None
+    return parsed.message

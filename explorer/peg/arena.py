@@ -1,0 +1,262 @@
+"""The PEG arena and its serialized form (the ``parser`` string llama-server uses).
+
+Input: the JSON text of a ``common_peg_arena`` (``{"parsers":[...],"rules":{...},"root":N}``)
+as llama.cpp's ``common_peg_arena::save`` writes it. Output: a frozen ``Arena``; and back:
+``Arena.dumps()`` writes the same bytes llama.cpp would (key order per kind, compact
+separators, UTF-8 left unescaped), so ``load_arena(s).dumps() == s``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.errors import PegError
+from explorer.peg.nodes import (
+    INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
+    Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+)
+
+
+@dataclass(frozen=True)
+class Arena:
+    """All parsers of one grammar, the named rules (in serialized order) and the root."""
+
+    parsers: tuple[ParserNode, ...]
+    rules: tuple[tuple[str, int], ...]
+    root: int = INVALID_PARSER_ID
+    _rule_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._rule_index.update(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.parsers)
+
+    @property
+    def has_root(self) -> bool:
+        return self.root != INVALID_PARSER_ID
+
+    def get(self, parser_id: int) -> ParserNode:
+        return self.parsers[parser_id]
+
+    def rule_id(self, name: str) -> int:
+        try:
+            return self._rule_index[name]
+        except KeyError:
+            raise PegError(f"Rule not found: {name}") from None
+
+    def has_rule(self, name: str) -> bool:
+        return name in self._rule_index
+
+    def dumps(self) -> str:
+        """The serialized arena, byte for byte as llama.cpp's ``save()``."""
+        parts = ",".join(_dump_node(p) for p in self.parsers)
+        rules = ",".join(f"{_str(name)}:{pid}" for name, pid in self.rules)
+        return f'{{"parsers":[{parts}],"rules":{{{rules}}},"root":{self.root}}}'
+
+    def to_json(self) -> dict[str, Any]:
+        return json.loads(self.dumps())
+
+    def dump(self, parser_id: int | None = None) -> str:
+        """llama.cpp's debugging notation (``common_peg_arena::dump``)."""
+        from explorer.peg.notation import llama_dump
+
+        return llama_dump(self, self.root if parser_id is None else parser_id)
+
+    def notation(self) -> str:
+        """The arena as named PEG rules in a readable notation."""
+        from explorer.peg.notation import arena_notation
+
+        return arena_notation(self)
+
+
+def _str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return "[" + ",".join(str(i) for i in ids) + "]"
+
+
+def _strs(items: tuple[str, ...]) -> str:
+    return "[" + ",".join(_str(s) for s in items) + "]"
+
+
+def _bool(b: bool) -> str:
+    return "true" if b else "false"
+
+
+def _dump_node(p: ParserNode) -> str:
+    t = f'{{"type":"{p.KIND}"'
+    if isinstance(p, (Epsilon, Start, End, AnyChar, Space)):
+        return t + "}"
+    if isinstance(p, Literal):
+        return f'{t},"literal":{_str(p.literal)}}}'
+    if isinstance(p, (Sequence, Choice)):
+        return f'{t},"children":{_ids(p.children)}}}'
+    if isinstance(p, Repetition):
+        return f'{t},"child":{p.child},"min_count":{p.min_count},"max_count":{p.max_count}}}'
+    if isinstance(p, (And, Not, Atomic)):
+        return f'{t},"child":{p.child}}}'
+    if isinstance(p, Chars):
+        ranges = ",".join(f'{{"start":{a},"end":{b}}}' for a, b in p.ranges)
+        return (f'{t},"pattern":{_str(p.pattern)},"ranges":[{ranges}],"negated":{_bool(p.negated)},'
+                f'"min_count":{p.min_count},"max_count":{p.max_count}}}')
+    if isinstance(p, String):
+        return f'{t},"delimiter":{_str(p.delimiter)}}}'
+    if isinstance(p, Until):
+        return f'{t},"delimiters":{_strs(p.delimiters)}}}'
+    if isinstance(p, Schema):
+        return f'{t},"child":{p.child},"name":{_str(p.name)},"raw":{_bool(p.raw)}}}'
+    if isinstance(p, Rule):
+        return f'{t},"name":{_str(p.name)},"child":{p.child},"trigger":{_bool(p.trigger)}}}'
+    if isinstance(p, Ref):
+        return f'{t},"name":{_str(p.name)}}}'
+    if isinstance(p, Tag):
+        return f'{t},"child":{p.child},"tag":{_str(p.tag)}}}'
+    if isinstance(p, Gbnf):
+        return f'{t},"child":{p.child},"grammar":{_str(p.grammar)}}}'
+    if isinstance(p, Ac):
+        return f'{t},"child":{p.child},"delimiters":{_strs(p.delimiters)}}}'
+    raise PegError(f"cannot serialize parser of type {type(p).__name__}")
+
+
+# --- loading -------------------------------------------------------------------------
+
+
+def _need(j: dict, kind: str, *keys: str) -> None:
+    missing = [k for k in keys if k not in j]
+    if missing:
+        raise PegError(f"{kind} parser missing required fields: expected {', '.join(keys)}, "
+                       f"missing {', '.join(missing)}")
+
+
+def _int(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise PegError(f"expected an integer for {what}, found {json.dumps(v)[:60]}")
+    return v
+
+
+def _child(j: dict, kind: str, count: int) -> int:
+    cid = _int(j["child"], f"{kind}.child")
+    if not 0 <= cid < count:
+        raise PegError(f"{kind} parser references invalid parser ID: {cid}")
+    return cid
+
+
+def _text(v: Any, what: str) -> str:
+    if not isinstance(v, str):
+        raise PegError(f"expected a string for {what}, found {json.dumps(v)[:60]}")
+    return v
+
+
+def _text_list(v: Any, what: str) -> tuple[str, ...]:
+    if not isinstance(v, list):
+        raise PegError(f"expected an array of strings for {what}")
+    return tuple(_text(s, what) for s in v)
+
+
+def _load_node(j: Any, count: int) -> ParserNode:  # noqa: C901 - one branch per kind
+    if not isinstance(j, dict) or not isinstance(j.get("type"), str):
+        raise PegError("Parser variant JSON missing or invalid 'type' field")
+    kind = j["type"]
+    simple = {"epsilon": Epsilon, "start": Start, "end": End, "any": AnyChar, "space": Space}
+    if kind in simple:
+        return simple[kind]()
+    if kind == "literal":
+        _need(j, kind, "literal")
+        return Literal(_text(j["literal"], "literal"))
+    if kind in ("sequence", "choice"):
+        if not isinstance(j.get("children"), list):
+            raise PegError(f"{kind} parser missing or invalid 'children' field")
+        ids = tuple(_int(c, f"{kind}.children") for c in j["children"])
+        bad = [c for c in ids if not 0 <= c < count]
+        if bad:
+            raise PegError(f"{kind} parser references invalid parser ID: {bad[0]}")
+        return Sequence(ids) if kind == "sequence" else Choice(ids)
+    if kind == "repetition":
+        _need(j, kind, "child", "min_count", "max_count")
+        return Repetition(_child(j, kind, count), _int(j["min_count"], "min_count"),
+                          _int(j["max_count"], "max_count"))
+    if kind in ("and", "not", "atomic"):
+        _need(j, kind, "child")
+        return {"and": And, "not": Not, "atomic": Atomic}[kind](_child(j, kind, count))
+    if kind == "chars":
+        _need(j, kind, "pattern", "ranges", "negated", "min_count", "max_count")
+        ranges = []
+        for r in j["ranges"]:
+            if not isinstance(r, dict) or "start" not in r or "end" not in r:
+                raise PegError("char_range missing 'start' or 'end' field")
+            ranges.append((_int(r["start"], "range start"), _int(r["end"], "range end")))
+        return Chars(_text(j["pattern"], "pattern"), tuple(ranges), bool(j["negated"]),
+                     _int(j["min_count"], "min_count"), _int(j["max_count"], "max_count"))
+    if kind == "string":
+        _need(j, kind, "delimiter")
+        delim = _text(j["delimiter"], "delimiter")
+        if not delim:
+            raise PegError("string parser delimiter is empty.")
+        return String(delim[0])
+    if kind == "until":
+        return Until(_text_list(j.get("delimiters"), "until.delimiters"))
+    if kind == "schema":
+        _need(j, kind, "child", "name", "raw")
+        return Schema(_child(j, kind, count), _text(j["name"], "name"), bool(j["raw"]))
+    if kind == "rule":
+        _need(j, kind, "name", "child", "trigger")
+        return Rule(_text(j["name"], "name"), _child(j, kind, count), bool(j["trigger"]))
+    if kind == "ref":
+        return Ref(_text(j.get("name"), "ref.name"))
+    if kind == "tag":
+        _need(j, kind, "child", "tag")
+        return Tag(_child(j, kind, count), _text(j["tag"], "tag"))
+    if kind == "gbnf":
+        _need(j, kind, "child", "grammar")
+        return Gbnf(_child(j, kind, count), _text(j["grammar"], "grammar"))
+    if kind == "ac":
+        delims = _text_list(j.get("delimiters"), "ac.delimiters")
+        if "child" not in j or not delims:
+            raise PegError("ac parser requires 'child' and a non-empty 'delimiters' array")
+        return Ac(_child(j, kind, count), delims)
+    raise PegError(f"Unknown parser type: {kind}")
+
+
+def load_arena(serialized: str) -> Arena:
+    """Parse llama.cpp's serialized arena; raise PegError on anything malformed."""
+    try:
+        j = json.loads(serialized, object_pairs_hook=_pairs)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise PegError(f"serialized parser is not JSON: {exc}") from None
+    if not isinstance(j, dict):
+        raise PegError("serialized parser must be a JSON object with parsers, rules and root")
+    if not isinstance(j.get("parsers"), list):
+        raise PegError("JSON missing or invalid 'parsers' array")
+    if not isinstance(j.get("rules"), _Pairs):
+        raise PegError("JSON missing or invalid 'rules' object")
+    if "root" not in j:
+        raise PegError("JSON missing 'root' field")
+    count = len(j["parsers"])
+    parsers = tuple(_load_node(p, count) for p in j["parsers"])
+    rules: dict[str, int] = {}
+    for name, pid in j["rules"].pairs:
+        pid = _int(pid, f"rule {name}")
+        if not 0 <= pid < count:
+            raise PegError(f"Rule '{name}' references invalid parser ID: {pid}")
+        rules[name] = pid  # a repeated key keeps its first position, last value (as JSON)
+    root = _int(j["root"], "root")
+    if root != INVALID_PARSER_ID and not 0 <= root < count:
+        raise PegError(f"Root references invalid parser ID: {root}")
+    return Arena(parsers, tuple(rules.items()), root)
+
+
+class _Pairs(dict):
+    """A JSON object that remembers its key order (for ``rules``)."""
+
+    pairs: list[tuple[str, Any]]
+
+
+def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
+    d = _Pairs(items)
+    d.pairs = items
+    return d

@@ -1,0 +1,502 @@
+"""The PEG engine: run an ``Arena`` over a text, with llama.cpp's partial-input semantics.
+
+Input: an ``Arena`` and a text (the model output, generation prompt in front). Output: a
+``ParseResult`` (fail / success / need-more-input, the span, and the AST nodes, each with
+its rule or tag, span, text and whether it is partial).
+
+Semantics follow ``parser_executor`` in llama.cpp's ``common/peg-parser.cpp``. With the
+*lenient* flag (what ``common_chat_parse`` always uses) a parser that runs into the end of
+the text answers need-more-input instead of failing. Positions are character offsets
+into a Python ``str`` (llama.cpp counts bytes; for valid UTF-8 the answers coincide, and
+``byte_offset`` converts).
+
+Each parser is compiled once into a closure ``fn(pos) -> (status, start, end, nodes)``.
+A closure that looks at the end of the text sets ``ctx.touched``: the incremental mode
+(``memo=True``) caches every result that did not, because such a result cannot change
+when the text grows (see ``explorer.streaming``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from explorer.errors import OutputParseError, PegError
+from explorer.peg.arena import Arena
+from explorer.peg.nodes import (
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
+    Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+)
+
+FAIL, SUCCESS, NEED_MORE_INPUT = 0, 1, 2
+STATUS_NAMES = ("fail", "success", "need_more_input")
+# std::isspace in the "C" locale.
+_SPACE_RE = re.compile(r"[ \t\n\v\f\r]*")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ESCAPABLE = frozenset("\\/bfnrt")
+
+Raw = tuple  # (status, start, end, nodes-tuple): the engine's internal result
+
+
+class AstNode:
+    """One node of the parse tree: a rule or a tag, the span it consumed, its children."""
+
+    __slots__ = ("rule", "tag", "start", "end", "text", "children", "is_partial")
+
+    def __init__(self, rule: str, tag: str, start: int, end: int, text: str,
+                 children: tuple[AstNode, ...], is_partial: bool) -> None:
+        self.rule = rule
+        self.tag = tag
+        self.start = start
+        self.end = end
+        self.text = text
+        self.children = children
+        self.is_partial = is_partial
+
+    @property
+    def label(self) -> str:
+        return f"rule {self.rule}" if self.rule else f"tag {self.tag}"
+
+    def find_by_tag(self, tag: str, max_depth: int = 3) -> AstNode | None:
+        for child in self.children:
+            if child.tag == tag:
+                return child
+            if max_depth > 1:
+                found = child.find_by_tag(tag, max_depth - 1)
+                if found is not None:
+                    return found
+        return None
+
+    def find_by_rule(self, rule: str, max_depth: int = 3) -> AstNode | None:
+        for child in self.children:
+            if child.rule == rule:
+                return child
+            if max_depth > 1:
+                found = child.find_by_rule(rule, max_depth - 1)
+                if found is not None:
+                    return found
+        return None
+
+    def walk(self):
+        """Pre-order: this node, then each child's subtree (llama.cpp's ``visit``)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "tag": self.tag, "start": self.start, "end": self.end,
+                "text": self.text, "is_partial": self.is_partial,
+                "children": [c.to_json() for c in self.children]}
+
+    def __repr__(self) -> str:
+        return f"AstNode({self.label}, {self.start}..{self.end}, {self.text[:30]!r})"
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    status: int
+    start: int
+    end: int
+    nodes: tuple[AstNode, ...]
+
+    @property
+    def status_name(self) -> str:
+        return STATUS_NAMES[self.status]
+
+    def fail(self) -> bool:
+        return self.status == FAIL
+
+    def success(self) -> bool:
+        return self.status == SUCCESS
+
+    def need_more_input(self) -> bool:
+        return self.status == NEED_MORE_INPUT
+
+    def walk(self):
+        for node in self.nodes:
+            yield from node.walk()
+
+    def dump(self) -> str:
+        """The AST as indented lines (like ``common_peg_ast_arena::dump``)."""
+        lines: list[str] = []
+
+        def emit(node: AstNode, depth: int) -> None:
+            part = " (partial)" if node.is_partial else ""
+            lines.append(f"{'  ' * depth}{node.label} [{node.start}:{node.end}]{part} {node.text!r}")
+            for child in node.children:
+                emit(child, depth + 1)
+
+        for node in self.nodes:
+            emit(node, 0)
+        return "\n".join(lines)
+
+
+class _Context:
+    __slots__ = ("text", "n", "lenient", "touched")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.n = 0
+        self.lenient = True
+        self.touched = False
+
+
+class Engine:
+    """A compiled arena. ``memo=True`` keeps results that cannot change as text grows."""
+
+    def __init__(self, arena: Arena, *, memo: bool = False) -> None:
+        self.arena = arena
+        self.memo = memo
+        self.ctx = _Context()
+        self._caches: list[dict[int, Raw]] = []
+        # Closures look their children up in this list, so it is filled in place.
+        self._fns: list[Callable[[int], Raw]] = []
+        compiled = [self._compile(i, p) for i, p in enumerate(arena.parsers)]
+        if memo:
+            compiled = [self._memoize(i, f) for i, f in enumerate(compiled)]
+        self._fns.extend(compiled)
+        self._text_seen = ""
+
+    # --- public ------------------------------------------------------------------
+
+    def parse(self, text: str, *, lenient: bool = True, start: int = 0,
+              parser_id: int | None = None) -> ParseResult:
+        pid = self.arena.root if parser_id is None else parser_id
+        if not 0 <= pid < len(self._fns):
+            raise PegError("No root parser set" if parser_id is None else f"invalid parser id {pid}")
+        ctx = self.ctx
+        if self.memo:
+            if lenient != ctx.lenient or not text.startswith(self._text_seen):
+                self.reset()
+            self._text_seen = text
+        ctx.text, ctx.n, ctx.lenient, ctx.touched = text, len(text), lenient, False
+        try:
+            status, s, e, nodes = self._fns[pid](start)
+        except RecursionError:
+            self.reset()
+            raise OutputParseError("the output nests too deeply for the parser "
+                                   "(recursion limit reached)") from None
+        return ParseResult(status, s, e, tuple(nodes))
+
+    def reset(self) -> None:
+        for cache in self._caches:
+            cache.clear()
+        self._text_seen = ""
+
+    # --- compilation ---------------------------------------------------------------
+
+    def _memoize(self, pid: int, fn: Callable[[int], Raw]) -> Callable[[int], Raw]:
+        cache: dict[int, Raw] = {}
+        self._caches.append(cache)
+        ctx = self.ctx
+
+        def memo(pos: int) -> Raw:
+            hit = cache.get(pos)
+            if hit is not None:
+                return hit
+            outer = ctx.touched
+            ctx.touched = False
+            r = fn(pos)
+            if ctx.touched:
+                return r
+            cache[pos] = r
+            ctx.touched = outer
+            return r
+
+        return memo
+
+    def _compile(self, pid: int, p) -> Callable[[int], Raw]:  # noqa: C901 - one case per kind
+        fns = self._fns
+        ctx = self.ctx
+        if isinstance(p, Epsilon):
+            return lambda pos: (SUCCESS, pos, pos, ())
+        if isinstance(p, Start):
+            return lambda pos: (SUCCESS if pos == 0 else FAIL, pos, pos, ())
+        if isinstance(p, End):
+            def end(pos: int) -> Raw:
+                if pos >= ctx.n:
+                    ctx.touched = True
+                    return (SUCCESS, pos, pos, ())
+                return (FAIL, pos, pos, ())
+            return end
+        if isinstance(p, Literal):
+            return _literal(ctx, p.literal)
+        if isinstance(p, Sequence):
+            return _sequence(fns, p.children)
+        if isinstance(p, Choice):
+            return _choice(fns, p.children)
+        if isinstance(p, Repetition):
+            return _repetition(ctx, fns, p.child, p.min_count, p.max_count)
+        if isinstance(p, And):
+            child = p.child
+            return lambda pos: (fns[child](pos)[0], pos, pos, ())
+        if isinstance(p, Not):
+            child = p.child
+            flip = (SUCCESS, FAIL, NEED_MORE_INPUT)
+            return lambda pos: (flip[fns[child](pos)[0]], pos, pos, ())
+        if isinstance(p, AnyChar):
+            def any_char(pos: int) -> Raw:
+                if pos >= ctx.n:
+                    ctx.touched = True
+                    return (NEED_MORE_INPUT if ctx.lenient else FAIL, pos, pos, ())
+                return (SUCCESS, pos, pos + 1, ())
+            return any_char
+        if isinstance(p, Space):
+            match = _SPACE_RE.match
+
+            def space(pos: int) -> Raw:
+                end = match(ctx.text, pos).end()
+                if end >= ctx.n:
+                    ctx.touched = True
+                return (SUCCESS, pos, end, ())
+            return space
+        if isinstance(p, Chars):
+            return _chars(ctx, p)
+        if isinstance(p, String):
+            return _string(ctx, p.delimiter)
+        if isinstance(p, Until):
+            return _until(ctx, p.delimiters)
+        if isinstance(p, (Schema, Gbnf, Ac)):
+            child = p.child
+            return lambda pos: fns[child](pos)
+        if isinstance(p, (Rule, Tag)):
+            return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
+                         p.tag if isinstance(p, Tag) else "")
+        if isinstance(p, Ref):
+            name = p.name
+            arena = self.arena
+            if arena.has_rule(name):
+                rid = arena.rule_id(name)
+                return lambda pos: fns[rid](pos)
+
+            def dangling(pos: int) -> Raw:
+                raise PegError(f"Rule not found: {name}")
+            return dangling
+        if isinstance(p, Atomic):
+            child = p.child
+
+            def atomic(pos: int) -> Raw:
+                r = fns[child](pos)
+                if r[0] == NEED_MORE_INPUT and r[3]:
+                    return (NEED_MORE_INPUT, r[1], r[2], ())
+                return r
+            return atomic
+        raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")
+
+
+def _literal(ctx: _Context, lit: str) -> Callable[[int], Raw]:
+    size = len(lit)
+
+    def literal(pos: int) -> Raw:
+        text = ctx.text
+        if text.startswith(lit, pos):
+            return (SUCCESS, pos, pos + size, ())
+        n = ctx.n
+        if pos + size > n and lit.startswith(text[pos:n]):
+            ctx.touched = True
+            if ctx.lenient:
+                return (NEED_MORE_INPUT, pos, max(pos, n), ())
+        return (FAIL, pos, pos, ())
+
+    return literal
+
+
+def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
+    def sequence(pos: int) -> Raw:
+        table = fns
+        start = pos
+        nodes: list[AstNode] = []
+        for cid in children:
+            status, _, end, kids = table[cid](pos)
+            if status == FAIL:
+                return (FAIL, start, end, ())
+            if kids:
+                nodes.extend(kids)
+            if status == NEED_MORE_INPUT:
+                return (NEED_MORE_INPUT, start, end, tuple(nodes))
+            pos = end
+        return (SUCCESS, start, pos, tuple(nodes))
+
+    return sequence
+
+
+def _choice(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
+    def choice(pos: int) -> Raw:
+        table = fns
+        for cid in children:
+            r = table[cid](pos)
+            if r[0] != FAIL:
+                return r
+        return (FAIL, pos, pos, ())
+
+    return choice
+
+
+def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int) -> Callable[[int], Raw]:
+    def repetition(pos: int) -> Raw:
+        run = fns[child]
+        start = pos
+        count = 0
+        nodes: list[AstNode] = []
+        while hi == -1 or count < hi:
+            if pos >= ctx.n:
+                ctx.touched = True
+                break
+            status, _, end, kids = run(pos)
+            if status == SUCCESS:
+                if end == pos:
+                    break  # an empty match would loop forever
+                if kids:
+                    nodes.extend(kids)
+                pos = end
+                count += 1
+                continue
+            if status == NEED_MORE_INPUT:
+                if kids:
+                    nodes.extend(kids)
+                return (NEED_MORE_INPUT, start, end, tuple(nodes))
+            break
+        if lo > 0 and count < lo:
+            if pos >= ctx.n and ctx.lenient:
+                return (NEED_MORE_INPUT, start, pos, tuple(nodes))
+            return (FAIL, start, pos, ())
+        return (SUCCESS, start, pos, tuple(nodes))
+
+    return repetition
+
+
+def _char_class_regex(p: Chars) -> re.Pattern[str] | None:
+    """One character of the class as a regex, or None for a class that matches nothing."""
+    if not p.ranges:
+        return re.compile(r"[\s\S]", re.S) if p.negated else None
+    parts = []
+    for a, b in p.ranges:
+        if a > b:
+            continue  # an empty range contains nothing
+        a, b = min(a, 0x10FFFF), min(b, 0x10FFFF)
+        parts.append(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}")
+    if not parts:
+        return re.compile(r"[\s\S]", re.S) if p.negated else None
+    return re.compile(("[^" if p.negated else "[") + "".join(parts) + "]", re.S)
+
+
+def _chars(ctx: _Context, p: Chars) -> Callable[[int], Raw]:
+    lo, hi = p.min_count, p.max_count
+    cls = _char_class_regex(p)
+    quant = "*" if hi == -1 else f"{{0,{hi}}}"
+    run = re.compile(f"(?:{cls.pattern}){quant}", re.S).match if cls is not None else None
+
+    def chars(pos: int) -> Raw:
+        end = run(ctx.text, pos).end() if run is not None else pos
+        count = end - pos
+        n = ctx.n
+        if end >= n and (hi == -1 or count < hi):
+            # the loop met the end of the text while it still wanted characters
+            ctx.touched = True
+            if count >= lo:
+                return (SUCCESS, pos, end, ())
+            return (NEED_MORE_INPUT, pos, end, ()) if ctx.lenient else (FAIL, pos, pos, ())
+        if count < lo:
+            return (FAIL, pos, end, ())
+        return (SUCCESS, pos, end, ())
+
+    return chars
+
+
+def _string(ctx: _Context, delim: str) -> Callable[[int], Raw]:
+    special = re.compile("[" + re.escape(delim) + r"\\]").search
+    escapable = _ESCAPABLE | {delim}
+
+    def string(start: int) -> Raw:
+        text, n = ctx.text, ctx.n
+        pos = start
+        while pos < n:
+            m = special(text, pos)
+            if m is None:
+                pos = n
+                break
+            pos = m.start()
+            if text[pos] == delim:
+                return (SUCCESS, start, pos, ())
+            save = pos
+            pos += 1
+            if pos >= n:
+                ctx.touched = True
+                return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
+            c = text[pos]
+            if c in escapable:
+                pos += 1
+                continue
+            if c != "u":
+                return (FAIL, start, start, ())
+            pos += 1
+            for _ in range(4):
+                if pos >= n:
+                    ctx.touched = True
+                    return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
+                if text[pos] not in _HEX:
+                    return (FAIL, start, start, ())
+                pos += 1
+        ctx.touched = True
+        return (NEED_MORE_INPUT if ctx.lenient else FAIL, start, pos, ())
+
+    return string
+
+
+def _until(ctx: _Context, delimiters: tuple[str, ...]) -> Callable[[int], Raw]:
+    # An empty delimiter never matches: llama.cpp's trie only reports a match after a character.
+    delims = tuple(d for d in delimiters if d)
+    longest = max((len(d) for d in delims), default=0)
+
+    def until(start: int) -> Raw:
+        text, n = ctx.text, ctx.n
+        best = n
+        for d in delims:
+            i = text.find(d, start, best + len(d))
+            if i != -1 and i < best:
+                best = i
+        # a delimiter cut short by the end of the text also stops the scan
+        for p in range(max(start, n - longest + 1), best):
+            tail = text[p:]
+            if any(d.startswith(tail) for d in delims):
+                ctx.touched = True
+                return (SUCCESS, start, p, ())
+        if best < n:
+            return (SUCCESS, start, best, ())
+        ctx.touched = True
+        return (NEED_MORE_INPUT if ctx.lenient else SUCCESS, start, n, ())
+
+    return until
+
+
+def _node(ctx: _Context, fns, child: int, rule: str, tag: str) -> Callable[[int], Raw]:
+    def node(pos: int) -> Raw:
+        status, s, e, kids = fns[child](pos)
+        if status == FAIL:
+            return (status, s, e, kids)
+        made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT)
+        return (status, s, e, (made,))
+
+    return node
+
+
+def parse(arena: Arena, text: str, *, lenient: bool = True, start: int = 0) -> ParseResult:
+    """Parse ``text`` from ``start`` with the arena's root (one-shot helper)."""
+    return engine_for(arena).parse(text, lenient=lenient, start=start)
+
+
+def engine_for(arena: Arena) -> Engine:
+    """The arena's compiled (non-memoising) engine, built once per arena object."""
+    engine = arena.__dict__.get("_engine")
+    if engine is None:
+        engine = Engine(arena)
+        object.__setattr__(arena, "_engine", engine)
+    return engine
+
+
+def byte_offset(text: str, char_offset: int) -> int:
+    """llama.cpp's byte position for a character offset into ``text``."""
+    return len(text[:char_offset].encode("utf-8", "surrogatepass"))
