@@ -1,0 +1,134 @@
+"""GBNF emission from serialized PEG arenas: llama.cpp's oracle grammars, and our own arenas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ORACLE, requires_oracle
+from explorer.errors import GrammarError
+from explorer.grammar.automaton import AhoCorasick, escape_char_class
+from explorer.grammar.gbnf import arena_to_gbnf, request_grammar, schemas_by_name
+
+FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
+
+
+def _arena(parsers: list[dict], rules: dict[str, int], root: int) -> str:
+    return json.dumps({"parsers": parsers, "rules": rules, "root": root})
+
+
+def _rules(grammar: str) -> dict[str, str]:
+    return dict(line.split(" ::= ", 1) for line in grammar.splitlines())
+
+
+def test_sequence_choice_and_repetition_parenthesise_like_llama_cpp() -> None:
+    parsers = [
+        {"type": "literal", "literal": "a"},
+        {"type": "literal", "literal": "b"},
+        {"type": "choice", "children": [0, 1]},
+        {"type": "repetition", "child": 2, "min_count": 0, "max_count": -1},
+        {"type": "not", "child": 0},
+        {"type": "sequence", "children": [0, 4, 3, 2]},
+    ]
+    rules = _rules(arena_to_gbnf(_arena(parsers, {}, 5)))
+    assert rules["root"] == '"a" ("a" | "b")* ("a" | "b")'
+    assert rules["space"] == '| " " | "\\n"{1,2} [ \\t]{0,20}'
+
+
+def test_until_emits_the_excluding_automaton() -> None:
+    parsers = [{"type": "until", "delimiters": ["</t>"]}]
+    rules = _rules(arena_to_gbnf(_arena(parsers, {}, 0)))
+    assert rules["root"] == "until-0"
+    assert rules["until-0"] == "| [<] until-0-01 | [^<] until-0"
+    assert rules["until-0-01"] == "| [<] until-0-01 | [/] until-0-02 | [^/<] until-0"
+    assert rules["until-0-03"] == "| [<] until-0-01 | [^<>] until-0"
+
+
+def test_ac_emits_the_including_automaton() -> None:
+    parsers = [{"type": "any"}, {"type": "ac", "child": 0, "delimiters": ["ab"]}]
+    rules = _rules(arena_to_gbnf(_arena(parsers, {}, 1)))
+    assert rules["ac-1"] == "[a] ac-1-01 | [^a] ac-1"
+    assert rules["ac-1-01"] == "[b] | [a] ac-1-01 | [^ab] ac-1"
+
+
+def test_lazy_grammar_roots_on_sorted_trigger_rules_only() -> None:
+    parsers = [
+        {"type": "literal", "literal": "x"},
+        {"type": "rule", "name": "zeta", "child": 0, "trigger": True},
+        {"type": "rule", "name": "alpha", "child": 0, "trigger": True},
+        {"type": "rule", "name": "unused", "child": 0, "trigger": False},
+        {"type": "sequence", "children": [1, 2, 3]},
+    ]
+    arena = _arena(parsers, {"zeta": 1, "alpha": 2, "unused": 3}, 4)
+    lazy = _rules(arena_to_gbnf(arena, lazy=True))
+    assert lazy["root"] == "alpha | zeta" and "unused" not in lazy
+    eager = _rules(arena_to_gbnf(arena))
+    assert eager["root"] == "zeta alpha unused"
+
+
+def test_schema_parser_uses_the_tool_schema_or_falls_back_to_its_child() -> None:
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"q": {"type": "integer"}}, "required": ["q"]}}}]
+    parsers = [{"type": "any"}, {"type": "schema", "child": 0, "name": "tool-f-schema", "raw": False}]
+    with_schema = _rules(request_grammar(_arena(parsers, {}, 1), lazy=False, tools=tools))
+    assert with_schema["root"] == "tool-f-schema"
+    assert with_schema["tool-f-schema"] == '"{" space tool-f-schema-q-kv space "}"'
+    assert _rules(arena_to_gbnf(_arena(parsers, {}, 1)))["root"] == "."
+    assert set(schemas_by_name(tools)) == {"tool-f-schema", "tool-f-arg-q-schema"}
+
+
+def test_char_class_escapes() -> None:
+    assert [escape_char_class(c) for c in (ord("-"), 10, 0x7F, 0x3000, 0x1F600)] == \
+        ["\\-", "\\n", "\\x7F", "\\u3000", "\\U0001F600"]
+    ac = AhoCorasick(["he", "she"])
+    assert ac.is_terminal(ac.next(ac.next(ac.next(0, ord("s")), ord("h")), ord("e")))
+
+
+def test_bad_arena_raises_grammar_error() -> None:
+    with pytest.raises(GrammarError):
+        arena_to_gbnf('{"parsers": [], "rules": {"x": 3}, "root": 0}')
+    with pytest.raises(GrammarError, match="unknown PEG parser type"):
+        arena_to_gbnf(_arena([{"type": "bogus"}], {}, 0))
+
+
+# --- llama.cpp's own grammars -------------------------------------------------------------
+
+
+def _oracle_cases() -> list[tuple[str, str, str, bool, list | None]]:
+    if not (ORACLE / "analysis" / "INDEX.json").is_file():
+        return []
+    fixtures = {}
+    for path in FIXTURES.glob("*/*.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                fixtures[row["id"]] = row
+    cases = []
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name == "INDEX.json":
+            continue
+        data = json.loads(path.read_text("utf-8"))
+        for key, applied in data["apply"].items():
+            cases.append((f"{path.stem}/{key}", applied["parser"], applied["grammar"], applied["grammar_lazy"],
+                          data["inputs"]["tools"]))
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            row = json.loads(line)
+            cases.append((row["id"], row["parser"], row["grammar"], row["grammar_lazy"],
+                          fixtures.get(row["id"], {}).get("tools")))
+    return [c for c in cases if c[2]]
+
+
+@requires_oracle
+def test_every_oracle_grammar_is_rebuilt_from_its_serialized_parser() -> None:
+    cases = _oracle_cases()
+    mismatches = []
+    for case_id, parser, grammar, lazy, tools in cases:
+        built = request_grammar(parser, lazy=lazy, tools=tools)
+        if built != grammar:
+            mismatches.append(case_id)
+    print(f"oracle grammars rebuilt: {len(cases) - len(mismatches)}/{len(cases)}; first mismatches: {mismatches[:5]}")
+    assert len(cases) >= 500
+    assert not mismatches
