@@ -136,3 +136,10 @@ class GrammarError(ExplorerError):
     """A GBNF grammar could not be built or checked."""
 
     kind = "grammar"
+
+
+class RequestError(ExplorerError):
+    """A chat request is malformed the way llama.cpp rejects it (bad messages, tool-call
+    arguments that are not JSON, an unknown tool_choice)."""
+
+    kind = "request"

@@ -1,0 +1,63 @@
+"""The chat.cpp apply path: from a request to the prompt llama.cpp renders.
+
+Input: a chat template and a ``Request``. Output: ``AppliedPrompt`` (messages after
+llama.cpp's workarounds, template context, full prompt, generation prompt,
+supports_thinking). Submodules: ``messages`` (OpenAI <-> llama.cpp message round trip),
+``workarounds`` (the ``workaround::`` functions), ``handlers`` (per-handler prompt
+behaviour), ``prompt`` (the apply path), ``prefill`` (reasoning prefill outcomes),
+``request`` (the request). Template-source patches live in ``explorer.routing``.
+"""
+
+from explorer.apply.handlers import HANDLER_APPLY, HandlerApply
+from explorer.apply.prefill import (
+    PrefillOutcome,
+    ReasoningPrefill,
+    classify_reasoning_prefill,
+    parser_prefix,
+)
+from explorer.apply.prompt import (
+    AppliedPrompt,
+    AppliedStep,
+    apply_request,
+    diff_suffix,
+    generation_prompt,
+    patched_template,
+    supports_enable_thinking,
+)
+from explorer.apply.request import GET_WEATHER_TOOL, Request, standard_request
+from explorer.apply.workarounds import (
+    convert_tool_responses_gemma4,
+    func_args_not_string,
+    map_developer_role_to_system,
+    requires_non_null_content,
+    system_message_not_supported,
+    trim_all_content,
+)
+from explorer.routing import SOURCE_PATCHES, patch_source
+
+__all__ = [
+    "HANDLER_APPLY",
+    "HandlerApply",
+    "PrefillOutcome",
+    "ReasoningPrefill",
+    "classify_reasoning_prefill",
+    "parser_prefix",
+    "AppliedPrompt",
+    "AppliedStep",
+    "apply_request",
+    "diff_suffix",
+    "generation_prompt",
+    "patched_template",
+    "supports_enable_thinking",
+    "GET_WEATHER_TOOL",
+    "Request",
+    "standard_request",
+    "convert_tool_responses_gemma4",
+    "func_args_not_string",
+    "map_developer_role_to_system",
+    "requires_non_null_content",
+    "system_message_not_supported",
+    "trim_all_content",
+    "SOURCE_PATCHES",
+    "patch_source",
+]

@@ -1,0 +1,92 @@
+"""A chat request as llama-server hands it to ``common_chat_templates_apply``.
+
+Input: OpenAI-style fields. Output: a frozen ``Request``; ``standard_request`` builds the
+request every oracle analysis file was computed with (its ``inputs``).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from explorer.errors import RequestError
+
+TOOL_CHOICES = ("auto", "none", "required")
+REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
+
+
+@dataclass(frozen=True)
+class Request:
+    messages: tuple[dict, ...]
+    tools: tuple[dict, ...] | None = None
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool = False
+    enable_thinking: bool = True
+    reasoning_format: str = "deepseek"
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    add_generation_prompt: bool = True
+    json_schema: dict | None = None
+    bos_token: str = ""
+    eos_token: str = ""
+
+    def __post_init__(self) -> None:
+        if self.tool_choice not in TOOL_CHOICES:
+            # common_chat_tool_choice_parse_oaicompat
+            raise RequestError(
+                f"Invalid tool_choice: {self.tool_choice!r} (expected one of {TOOL_CHOICES})"
+            )
+        if self.reasoning_format not in REASONING_FORMATS:
+            raise RequestError(
+                f"Unknown reasoning format: {self.reasoning_format!r} "
+                f"(expected one of {REASONING_FORMATS})"
+            )
+
+    def with_thinking(self, enabled: bool) -> "Request":
+        return replace(self, enable_thinking=enabled)
+
+    def to_oracle_inputs(self) -> dict[str, Any]:
+        """The shape of an oracle analysis file's ``inputs`` (no enable_thinking: the
+        oracle applies each request with both settings)."""
+        return {
+            "messages": [dict(m) for m in self.messages],
+            "tools": [dict(t) for t in self.tools] if self.tools is not None else None,
+            "tool_choice": self.tool_choice,
+            "parallel_tool_calls": self.parallel_tool_calls,
+            "reasoning_format": self.reasoning_format,
+            "add_generation_prompt": self.add_generation_prompt,
+            "bos_token": self.bos_token,
+            "eos_token": self.eos_token,
+            "chat_template_kwargs": dict(self.chat_template_kwargs),
+        }
+
+
+GET_WEATHER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "unit": {"type": "string", "enum": ["c", "f"]},
+            },
+            "required": ["city"],
+        },
+    },
+}
+
+
+def standard_request(enable_thinking: bool) -> Request:
+    """The oracle's standard request (its README, "Analysis files")."""
+    return Request(
+        messages=({"role": "user", "content": "Hello"},),
+        tools=(copy.deepcopy(GET_WEATHER_TOOL),),
+        tool_choice="auto",
+        parallel_tool_calls=True,
+        enable_thinking=enable_thinking,
+        reasoning_format="deepseek",
+        chat_template_kwargs={},
+        add_generation_prompt=True,
+    )

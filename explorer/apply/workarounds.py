@@ -1,0 +1,165 @@
+"""llama.cpp's ``workaround::`` functions as pure functions on message lists.
+
+Input: the message dicts llama.cpp hands to a template (or, for ``trim_all_content``,
+parsed ``ChatMsg`` values). Output: a new list; the input is never modified. Which of
+them run for a template is decided in ``explorer.routing.message_workarounds``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from explorer.apply.messages import ChatMsg
+from explorer.errors import RequestError
+
+
+def _copy(messages: list[dict]) -> list[dict]:
+    return copy.deepcopy(list(messages))
+
+
+def map_developer_role_to_system(messages: list[dict]) -> list[dict]:
+    """Role ``developer`` becomes ``system`` (skipped by llama.cpp for GPT-OSS)."""
+    out = _copy(messages)
+    for msg in out:
+        if msg.get("role") == "developer":
+            msg["role"] = "system"
+    return out
+
+
+def system_message_not_supported(messages: list[dict]) -> list[dict]:
+    """A leading system message is merged into the next one as ``system + "\\n" + next``,
+    or dropped when it is the only message. Only the first message is looked at."""
+    out = _copy(messages)
+    if not out or out[0].get("role") != "system":
+        return out
+    if len(out) > 1:
+        first, second = out[0], out[1]
+        sys_text, next_text = first.get("content"), second.get("content")
+        if not isinstance(sys_text, str) or not isinstance(next_text, str):
+            # llama.cpp quirk: the merge reads both contents as strings, so typed
+            # (array) content makes it throw instead of merging
+            raise RequestError(
+                "system_message_not_supported: expected string contents to merge the "
+                f"system message, found {type(sys_text).__name__} and "
+                f"{type(next_text).__name__}"
+            )
+        second["content"] = sys_text + "\n" + next_text
+    return out[1:]
+
+
+def requires_non_null_content(messages: list[dict]) -> list[dict]:
+    """A message with ``tool_calls`` and no ``content`` key gets ``content: ""``.
+    (A present-but-null content is left alone: the test is on the key.)"""
+    out = _copy(messages)
+    for msg in out:
+        if "tool_calls" in msg and "content" not in msg:
+            msg["content"] = ""
+    return out
+
+
+def func_args_not_string(messages: list[dict]) -> list[dict]:
+    """Tool-call arguments given as JSON text become JSON values, for templates that
+    iterate over argument objects. Text that is not JSON is an error, as in llama.cpp."""
+    out = _copy(messages)
+    for msg in out:
+        for call in msg.get("tool_calls") or ():
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or "arguments" not in fn:
+                continue
+            if isinstance(fn["arguments"], str):
+                try:
+                    fn["arguments"] = json.loads(fn["arguments"], parse_constant=_reject)
+                except ValueError as exc:
+                    raise RequestError(
+                        f"Failed to parse tool call arguments as JSON: {exc} "
+                        f"(arguments of {fn.get('name', '?')!r}: {fn['arguments'][:80]!r})"
+                    ) from exc
+    return out
+
+
+def _reject(token: str) -> Any:
+    raise ValueError(f"invalid literal {token}")  # NaN/Infinity are not JSON
+
+
+def trim_all_content(messages: tuple[ChatMsg, ...]) -> tuple[ChatMsg, ...]:
+    """Strip C whitespace from content, reasoning and text parts (StepFun templates).
+
+    Runs on parsed messages, before string-only templates join the parts, so each
+    part is trimmed on its own."""
+    return tuple(m.with_trimmed_content() for m in messages)
+
+
+def _has_content(msg: dict) -> bool:
+    content = msg.get("content")
+    return isinstance(content, (str, list)) and len(content) > 0
+
+
+def _has_tool_calls(msg: dict) -> bool:
+    calls = msg.get("tool_calls")
+    return isinstance(calls, list) and len(calls) > 0
+
+
+def _tool_response(tool_msg: dict) -> Any:
+    if "content" not in tool_msg:
+        return None
+    content = tool_msg["content"]
+    if isinstance(content, str):
+        try:
+            return json.loads(content)
+        except ValueError:
+            return content
+    return content
+
+
+def _gemma4_model_turn(messages: list[dict], pos: int) -> tuple[dict, int]:
+    """Fold assistant(tool_calls) + tool* [+ assistant(content)] into one message."""
+    first = messages[pos]
+    calls = list(first["tool_calls"])
+    reasoning = first.get("reasoning_content")
+    pos += 1
+    responses: list[dict] = []
+    while pos < len(messages) and messages[pos].get("role") == "tool":
+        idx = len(responses)
+        name = ""
+        if idx < len(calls) and isinstance(calls[idx], dict) and "function" in calls[idx]:
+            name = calls[idx]["function"].get("name", "")
+        if not name:
+            name = messages[pos].get("tool_call_id", "")
+        responses.append({"name": name, "response": _tool_response(messages[pos])})
+        pos += 1
+    content = None
+    if pos < len(messages) and messages[pos].get("role") == "assistant":
+        nxt = messages[pos]
+        if not _has_tool_calls(nxt) and _has_content(nxt):
+            content = nxt["content"]
+            pos += 1
+    turn: dict[str, Any] = {"role": "assistant", "tool_calls": calls}
+    if responses:
+        turn["tool_responses"] = responses
+    if content is not None:
+        turn["content"] = content
+    if isinstance(reasoning, str):
+        turn["reasoning_content"] = reasoning
+    return turn, pos
+
+
+def convert_tool_responses_gemma4(messages: list[dict]) -> list[dict]:
+    """Older Gemma 4 templates read ``tool_responses`` on the assistant turn instead of
+    ``role: tool`` messages; llama.cpp rewrites the conversation into that shape.
+
+    llama.cpp quirk: the folded turn takes its content only from the answer that
+    follows the tool results, so content sent alongside the tool calls is dropped."""
+    src = _copy(messages)
+    out: list[dict] = []
+    i = 0
+    while i < len(src):
+        msg = src[i]
+        if msg.get("role") != "assistant" or not _has_tool_calls(msg):
+            out.append(msg)
+            i += 1
+            continue
+        turn, i = _gemma4_model_turn(src, i)
+        out.append(turn)
+    return out

@@ -1,0 +1,243 @@
+"""The apply path on small hand-written templates: context, generation prompt, the
+order of workarounds, reasoning prefill outcomes, supports_enable_thinking."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from explorer.apply import (
+    PrefillOutcome,
+    Request,
+    apply_request,
+    classify_reasoning_prefill,
+    diff_suffix,
+    parser_prefix,
+    standard_request,
+    supports_enable_thinking,
+)
+from explorer.errors import RequestError
+
+ALL_CAPS = {
+    "supports_tools": True,
+    "supports_tool_calls": True,
+    "supports_system_role": True,
+    "supports_parallel_tool_calls": True,
+    "supports_preserve_reasoning": False,
+    "supports_reasoning_effort": False,
+    "supports_string_content": True,
+    "supports_typed_content": False,
+    "supports_object_arguments": True,
+}
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n"
+    "{% if enable_thinking %}<think>\n{% else %}<think>\n\n</think>\n\n{% endif %}{% endif %}"
+)
+
+
+def req(**kw):
+    base = dict(messages=({"role": "user", "content": "Hi"},))
+    base.update(kw)
+    return Request(**base)
+
+
+def test_generation_prompt_is_the_added_suffix():
+    a = apply_request(CHATML, req(enable_thinking=True), caps=ALL_CAPS)
+    assert a.handler == "autoparser"
+    assert a.generation_prompt == "<|im_start|>assistant\n<think>\n"
+    assert a.prompt == "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    assert a.prompt_without_generation == "<|im_start|>user\nHi<|im_end|>\n"
+    off = apply_request(CHATML, req(enable_thinking=False), caps=ALL_CAPS)
+    assert off.generation_prompt == "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+
+
+def test_no_generation_prompt_request_still_reports_the_suffix():
+    # llama.cpp always computes the diff, whatever the request's add_generation_prompt
+    a = apply_request(CHATML, req(add_generation_prompt=False), caps=ALL_CAPS)
+    assert a.prompt == "<|im_start|>user\nHi<|im_end|>\n"
+    assert a.generation_prompt == "<|im_start|>assistant\n<think>\n"
+
+
+def test_diff_is_bytewise():
+    # common_chat_template_generation_prompt_impl compares bytes: "é" (C3 A9) and
+    # "è" (C3 A8) share one byte, so the suffix starts mid-character
+    assert diff_suffix("xé", "xè") == "\udca8"
+    assert diff_suffix("abc", "abcdef") == "def"
+    assert diff_suffix("abc", "ab") == ""
+
+
+def test_chat_template_kwargs_override_enable_thinking():
+    # extra_context (kwargs) is merged after enable_thinking, so it wins
+    a = apply_request(
+        CHATML, req(enable_thinking=True, chat_template_kwargs={"enable_thinking": False}), caps=ALL_CAPS
+    )
+    assert a.generation_prompt.endswith("</think>\n\n")
+    assert a.context["enable_thinking"] is False
+
+
+def test_extra_context_dates():
+    tmpl = "{{ datetime }}|{{ date_string }}"
+    a = apply_request(tmpl, req(), caps=ALL_CAPS, now=datetime(2026, 11, 29, 12, 0))
+    assert a.prompt == "Nov 29 2026|29 Nov 2026"
+
+
+def test_preserve_reasoning_aliases():
+    # caps_apply_preserve_reasoning: preserve_thinking = x, the three others = not x
+    tmpl = "{{ preserve_thinking }} {{ clear_thinking }} {{ truncate_history_thinking }} {{ drop_thinking }}"
+    a = apply_request(tmpl, req(chat_template_kwargs={"preserve_reasoning": True}), caps=ALL_CAPS)
+    assert a.prompt == "True False False False"
+    # explicit keys are set after the aliases and win
+    b = apply_request(
+        tmpl, req(chat_template_kwargs={"preserve_reasoning": False, "drop_thinking": "kept"}), caps=ALL_CAPS
+    )
+    assert b.prompt == "False True True kept"
+    # a non-boolean preserve_reasoning sets nothing
+    c = apply_request("{{ clear_thinking is defined }}", req(chat_template_kwargs={"preserve_reasoning": "yes"}), caps=ALL_CAPS)
+    assert c.prompt == "False"
+
+
+def test_reasoning_effort_aliases():
+    tmpl = "{{ reasoning_effort }}/{{ reasoning_strength }}"
+    a = apply_request(tmpl, req(chat_template_kwargs={"reasoning_effort": "high"}), caps=ALL_CAPS)
+    assert a.prompt == "high/high"
+    empty = apply_request("{{ reasoning_strength is defined }}", req(chat_template_kwargs={"reasoning_effort": ""}), caps=ALL_CAPS)
+    assert empty.prompt == "False"
+
+
+def test_workarounds_in_llama_cpp_order():
+    # developer -> system happens before the system merge, so a developer message is
+    # merged into the next one when the template has no system role
+    tmpl = "{% for m in messages %}[{{ m.role }}:{{ m.content }}]{% endfor %}"
+    caps = dict(ALL_CAPS, supports_system_role=False)
+    r = req(messages=({"role": "developer", "content": "D"}, {"role": "user", "content": "U"}))
+    a = apply_request(tmpl, r, caps=caps)
+    assert a.prompt == "[user:D\nU]"
+    assert [s.name for s in a.steps][:2] == ["map_developer_role_to_system", "system_message_not_supported"]
+
+
+def test_gpt_oss_keeps_developer_role():
+    tmpl = "<|channel|>{% for m in messages %}[{{ m.role }}]{% endfor %}"
+    r = req(messages=({"role": "developer", "content": "D"}, {"role": "user", "content": "U"}))
+    assert apply_request(tmpl, r, caps=ALL_CAPS).prompt.startswith("<|channel|>[developer][user]")
+
+
+def test_object_arguments_reach_the_template_as_objects():
+    tmpl = "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.arguments.city }}{% endfor %}{% endfor %}"
+    call = {"type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    r = req(messages=({"role": "user", "content": "U"}, {"role": "assistant", "tool_calls": [call]}))
+    assert apply_request(tmpl, r, caps=ALL_CAPS).prompt == "Paris"
+    # without the capability the arguments stay a string
+    caps = dict(ALL_CAPS, supports_object_arguments=False)
+    tmpl2 = "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.arguments }}{% endfor %}{% endfor %}"
+    assert apply_request(tmpl2, r, caps=caps).prompt == '{"city": "Paris"}'
+
+
+def test_stepfun_marker_trims_content():
+    tmpl = "You have access to the following functions in JSONSchema format{% for m in messages %}[{{ m.content }}]{% endfor %}"
+    a = apply_request(tmpl, req(messages=({"role": "user", "content": "  hi \n"},)), caps=ALL_CAPS)
+    assert a.prompt.endswith("[hi]")
+    assert a.steps[0].name == "trim_all_content"
+
+
+def test_source_patch_is_rendered():
+    guard = (
+        '{%- if "<|channel|>analysis<|message|>" in message.content or '
+        '"<|channel|>final<|message|>" in message.content %}'
+    )
+    tmpl = "{% for message in messages %}" + guard + "{{ raise_exception('no') }}{% endif %}{{ message.content }}{% endfor %}"
+    r = req(messages=({"role": "user", "content": "<|channel|>final<|message|>x"},))
+    a = apply_request(tmpl, r, caps=ALL_CAPS)
+    assert a.prompt == "<|channel|>final<|message|>x"
+    assert a.steps[0].name == "source_patch"
+
+
+def test_muse_glimmer_generation_prompt_is_fixed():
+    tmpl = "<atem:function_calls><|eom|>{% if add_generation_prompt %}<|start|>assistant to=user{% endif %}"
+    a = apply_request(tmpl, req(), caps=ALL_CAPS)
+    assert a.handler == "muse-glimmer"
+    assert a.generation_prompt == "<|start|>assistant"
+
+
+def test_invalid_request_values():
+    with pytest.raises(RequestError):
+        req(tool_choice="sometimes")
+    with pytest.raises(RequestError):
+        req(reasoning_format="xml")
+
+
+def test_standard_request_shape():
+    r = standard_request(True)
+    inputs = r.to_oracle_inputs()
+    assert inputs["messages"] == [{"role": "user", "content": "Hello"}]
+    fn = inputs["tools"][0]["function"]
+    assert fn["name"] == "get_weather"
+    assert fn["parameters"]["required"] == ["city"]
+    assert fn["parameters"]["properties"]["unit"]["enum"] == ["c", "f"]
+    assert (inputs["tool_choice"], inputs["parallel_tool_calls"], inputs["reasoning_format"]) == (
+        "auto", True, "deepseek")
+    assert standard_request(False).enable_thinking is False
+
+
+# --- supports_enable_thinking --------------------------------------------------------------
+
+
+def test_supports_enable_thinking_specialised_routes_need_no_render():
+    assert supports_enable_thinking(">>>all >>>${recipient}") is False  # functionary v3.2
+    assert supports_enable_thinking("<|role_sep|><|message_sep|>") is False  # gigachat
+    assert supports_enable_thinking("<tool_call>\n<function=\n<parameter=") is False  # qwen3-coder
+    assert supports_enable_thinking("<think><tool_call>\n<function=\n<parameter=") is True
+    assert supports_enable_thinking("<|channel|>") is True  # gpt-oss
+
+
+def test_supports_enable_thinking_autoparser_uses_reasoning_mode():
+    assert supports_enable_thinking(CHATML, reasoning_mode="TAG_BASED") is True
+    assert supports_enable_thinking(CHATML, reasoning_mode="TOOLS_ONLY") is True
+    assert supports_enable_thinking(CHATML, reasoning_mode="NONE") is False
+
+
+# --- reasoning prefill outcomes (docs/autoparser.md) -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "gen,start,end,outcome",
+    [
+        ("<|im_start|>assistant\n<think></think>\n", "<think>", "</think>", PrefillOutcome.START_AND_END),
+        ("<|im_start|>assistant\n<think>\n\n</think>\n\n", "<think>\n", "\n</think>\n\n", PrefillOutcome.START_AND_END),
+        ("<|im_start|>assistant\n<think>\n", "<think>", "</think>", PrefillOutcome.START_ONLY),
+        ("\n<|begin_assistant|>\nHere are my reasoning steps:\n", "<|begin_assistant|>\n",
+         "\n[BEGIN FINAL RESPONSE]\n", PrefillOutcome.START_NOT_AT_END),
+        ("<|im_start|>assistant\n", "<think>", "</think>", PrefillOutcome.NONE),
+        ("<｜Assistant｜></think>", "<think>", "</think>", PrefillOutcome.END_ONLY),
+        ("anything", "", "", PrefillOutcome.NONE),
+    ],
+)
+def test_prefill_outcomes(gen, start, end, outcome):
+    assert classify_reasoning_prefill(gen, start, end).outcome is outcome
+
+
+def test_parser_prefix_stops_at_first_start_marker():
+    # common_chat_peg_builder::prefix: s.substr(0, s.find(delimiter)); npos -> whole string
+    assert parser_prefix("<|im_start|>assistant\n<think>\n", "<think>") == "<|im_start|>assistant\n"
+    assert parser_prefix("A<think>B<think>", "<think>") == "A"
+    assert parser_prefix("<|im_start|>assistant\n", "<think>") == "<|im_start|>assistant\n"
+    assert parser_prefix("abc", "") == "abc"
+    assert parser_prefix("", "<think>") == ""
+
+
+def test_add_generation_prompt_is_undefined_when_off():
+    # direct_apply_impl only sets add_generation_prompt when true; templates such as
+    # Solar Open default an undefined one to true, so the "off" render must see it
+    # undefined, not false
+    tmpl = "{{ add_generation_prompt is defined }}"
+    assert apply_request(tmpl, req(add_generation_prompt=False), caps=ALL_CAPS).prompt == "False"
+    assert apply_request(tmpl, req(add_generation_prompt=True), caps=ALL_CAPS).prompt == "True"
+    solar_like = (
+        "{%- set add_generation_prompt = add_generation_prompt if add_generation_prompt is defined else true %}"
+        "U{% if add_generation_prompt %}<A>{% endif %}"
+    )
+    # both renders add the turn, so llama.cpp's generation prompt is empty
+    a = apply_request(solar_like, req(), caps=ALL_CAPS)
+    assert (a.prompt, a.generation_prompt) == ("U<A>", "")
