@@ -32,18 +32,23 @@ from explorer.errors import SourceError
 # --- optional library stages ----------------------------------------------------
 
 
-def optional_module(name: str) -> ModuleType | None:
-    """Import a library stage, or None when that module itself does not exist yet.
+def optional_module(name: str, *needs: str) -> ModuleType | None:
+    """Import a library stage, or None when it has not landed yet.
 
-    Only a missing ``name`` is tolerated: an ImportError raised *inside* an existing
-    module (a real bug) propagates, so a broken stage is never shown as "not landed".
+    "Not landed" means the module itself does not exist, or it exists without the names
+    in ``needs`` (a package directory still being written). An ImportError raised
+    *inside* an existing module (a real bug) propagates, so a broken stage is never
+    shown as merely missing.
     """
     try:
-        return importlib.import_module(name)
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name == name or (exc.name and name.startswith(exc.name + ".")):
             return None
         raise
+    if any(not hasattr(module, attr) for attr in needs):
+        return None
+    return module
 
 
 # --- whitespace made visible ----------------------------------------------------

@@ -25,8 +25,19 @@ PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 # --- library stages that may not have landed yet -----------------------------------
 
 
+# The names each page needs from a stage: a stage counts as landed once they exist.
+STAGE_NEEDS: dict[str, tuple[str, ...]] = {
+    "explorer.sources": ("from_example", "list_examples", "from_text", "from_upload", "from_hub"),
+    "explorer.caps": ("detect_caps",),
+    "explorer.routing": ("route",),
+    "explorer.analysis": ("analyze_template",),
+    "explorer.diff": ("trace_diff",),
+    "explorer.chat_output": ("analyse_output",),
+}
+
+
 def stage(module: str) -> ModuleType | None:
-    return ui.optional_module(module)
+    return ui.optional_module(module, *STAGE_NEEDS.get(module, ()))
 
 
 def not_available(module: str, what: str) -> None:

@@ -250,6 +250,8 @@ def test_bug_report_fences_survive_backticks_and_truncate_long_templates():
 def test_optional_module_tolerates_only_the_missing_module_itself(tmp_path, monkeypatch):
     assert ui.optional_module("explorer.no_such_stage_xyz") is None
     assert ui.optional_module("explorer.errors") is not None
+    assert ui.optional_module("explorer.errors", "ExplorerError") is not None
+    assert ui.optional_module("explorer.errors", "no_such_name") is None
     (tmp_path / "broken_stage_for_test.py").write_text("import definitely_missing_dependency_xyz\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ModuleNotFoundError):
