@@ -2,35 +2,60 @@
 
 Input: template text (compiled once into a ``CompiledTemplate``) and ``RenderInputs``
 (messages, tools, flags, extra context). Output: the rendered string, or a
-``TemplateError`` subclass that quotes the template line.
+``TemplateError`` subclass that quotes the template line and, for ``raise_exception``,
+the template's own message.
 
-PROVISIONAL minimal version: the full llama.cpp-compatible environment, limits and
-dialect switch are being built (issue 2). The public API below is the contract.
+Two dialects share the jinja2 parser and the Hugging Face transformers environment
+(sandbox, trim_blocks, lstrip_blocks, loopcontrols, ``generation`` blocks):
+``"llama.cpp"`` (default) reproduces llama.cpp's own Jinja engine and the context its
+``common_chat_template_direct_apply_impl`` builds; ``"transformers"`` is plain
+transformers. The differences are listed in docs/jinja-differences.md.
+
+Every render runs under ``RenderLimits``: a wall-time budget, an output/string size cap, a
+call-depth cap and a range-size cap, checked cooperatively by the sandbox hooks.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Literal
 
 import jinja2
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.sandbox import SecurityError
 
-from explorer.errors import TemplateRaisedError, TemplateRuntimeError, TemplateSyntaxError
+from explorer.errors import (
+    ExplorerError,
+    Location,
+    RenderLimitError,
+    SandboxViolation,
+    TemplateRaisedError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
+from explorer.jinja_compat import TemplateRaised, compile_ast, environment
+from explorer.jinja_compat_state import RenderState, activate, deactivate
 
 Dialect = Literal["llama.cpp", "transformers"]
 
 FIXED_CLOCK = datetime(2026, 11, 29, 12, 0, 0)
 
 
+def fixed_clock() -> datetime:
+    """The reproducible default clock: the oracle's run date."""
+    return FIXED_CLOCK
+
+
 @dataclass(frozen=True)
 class RenderLimits:
+    """Budgets of one render; exceeding any raises ``RenderLimitError``."""
+
     wall_seconds: float = 2.0
     max_output_chars: int = 2_000_000
     max_call_depth: int = 200
+    max_range_items: int = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -48,39 +73,107 @@ class RenderInputs:
 
 @dataclass(frozen=True, eq=False)
 class CompiledTemplate:
+    """A template compiled once; ``render`` reuses the compiled jinja2 code."""
+
     source: str
     sha256: str
     dialect: Dialect
     template: jinja2.Template = field(repr=False)
+    _variants: dict[str, jinja2.Template] = field(default_factory=dict, repr=False, compare=False)
+
+    def stats_template(self) -> jinja2.Template:
+        """The llama.cpp build that records input usage (for capability detection)."""
+        cached = self._variants.get("stats")
+        if cached is None:
+            cached = _compile(self.source, "llama.cpp", stats=True)
+            self._variants["stats"] = cached
+        return cached
 
 
-class _RaisedByTemplate(Exception):
-    pass
-
-
-def _raise_exception(message: str) -> None:
-    raise _RaisedByTemplate(message)
-
-
-def _environment() -> ImmutableSandboxedEnvironment:
-    env = ImmutableSandboxedEnvironment(
-        trim_blocks=True, lstrip_blocks=True, extensions=["jinja2.ext.loopcontrols"]
-    )
-    env.policies["json.dumps_kwargs"] = {"ensure_ascii": False, "sort_keys": False}
-    env.filters["tojson"] = lambda v, indent=None, **kw: json.dumps(
-        v, ensure_ascii=False, indent=indent
-    )
-    env.globals["raise_exception"] = _raise_exception
-    return env
+def _compile(text: str, dialect: str, *, stats: bool = False) -> jinja2.Template:
+    env = environment(dialect, stats)
+    try:
+        return compile_ast(env, text, stats=stats)
+    except jinja2.TemplateSyntaxError as exc:
+        where = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
+        raise TemplateSyntaxError(f"template syntax error: {exc.message}", where) from None
+    except RecursionError:
+        raise TemplateSyntaxError("template nests too deeply to compile") from None
 
 
 def compile_template(text: str, dialect: Dialect = "llama.cpp") -> CompiledTemplate:
-    try:
-        tmpl = _environment().from_string(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise TemplateSyntaxError(f"template syntax error: {exc.message}") from exc
+    """Compile template text (raises ``TemplateSyntaxError`` with the offending line)."""
+    tmpl = _compile(text, dialect)
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return CompiledTemplate(source=text, sha256=sha, dialect=dialect, template=tmpl)
+
+
+def chat_extra_context(clock: Callable[[], datetime] = fixed_clock) -> dict[str, str]:
+    """The ``datetime`` and ``date_string`` variables llama.cpp's chat layer always adds."""
+    now = clock()
+    return {"datetime": now.strftime("%b %d %Y"), "date_string": now.strftime("%d %b %Y")}
+
+
+def build_context(
+    inputs: RenderInputs, dialect: Dialect, clock: Callable[[], datetime] = fixed_clock
+) -> dict[str, Any]:
+    """The template variables, exactly as the dialect's caller passes them."""
+    if dialect == "transformers":
+        ctx: dict[str, Any] = {
+            "messages": _copy(list(inputs.messages)),
+            "tools": None if inputs.tools is None else _copy(list(inputs.tools)),
+            "documents": None,
+            "add_generation_prompt": inputs.add_generation_prompt,
+            "bos_token": inputs.bos_token,
+            "eos_token": inputs.eos_token,
+            "enable_thinking": inputs.enable_thinking,
+        }
+        ctx.update(_copy(inputs.extra_context or {}))
+    else:
+        ctx = {
+            "messages": _copy(list(inputs.messages)),
+            "bos_token": inputs.bos_token,
+            "eos_token": inputs.eos_token,
+            "enable_thinking": inputs.enable_thinking,
+        }
+        if inputs.tools:
+            ctx["tools"] = _copy(list(inputs.tools))
+        ctx.update(_copy(inputs.extra_context or {}))
+        if inputs.add_generation_prompt:
+            ctx["add_generation_prompt"] = True
+        apply_reasoning_switches(ctx)
+    ctx.setdefault("strftime_now", _strftime(clock))
+    return ctx
+
+
+def apply_reasoning_switches(ctx: dict[str, Any]) -> None:
+    """llama.cpp's caps_apply_preserve_reasoning / caps_apply_reasoning_effort aliases."""
+    preserve = ctx.get("preserve_reasoning")
+    if isinstance(preserve, bool):
+        ctx["preserve_thinking"] = preserve
+        for name in ("clear_thinking", "truncate_history_thinking", "drop_thinking"):
+            ctx[name] = not preserve
+    effort = ctx.get("reasoning_effort")
+    if isinstance(effort, str) and effort:
+        ctx["reasoning_strength"] = effort
+
+
+def _strftime(clock: Callable[[], datetime]) -> Callable[[str], str]:
+    def strftime_now(fmt: Any = None) -> str:
+        if not isinstance(fmt, str):
+            raise TemplateRuntimeError("strftime_now expects a format string")
+        return clock().strftime(fmt)
+
+    return strftime_now
+
+
+def _copy(value: Any) -> Any:
+    """A private copy of JSON-like input (templates may append to lists they are given)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copy(v) for v in value]
+    return value
 
 
 def render(
@@ -88,23 +181,76 @@ def render(
     inputs: RenderInputs,
     *,
     limits: RenderLimits = RenderLimits(),
-    clock: Callable[[], datetime] = lambda: FIXED_CLOCK,
+    clock: Callable[[], datetime] = fixed_clock,
 ) -> str:
-    ctx: dict[str, Any] = {
-        "messages": list(inputs.messages),
-        "bos_token": inputs.bos_token,
-        "eos_token": inputs.eos_token,
-        "enable_thinking": inputs.enable_thinking,
-        "add_generation_prompt": inputs.add_generation_prompt,
-        "strftime_now": lambda fmt: clock().strftime(fmt),
-    }
-    if inputs.tools:
-        ctx["tools"] = list(inputs.tools)
-    if inputs.extra_context:
-        ctx.update(inputs.extra_context)
+    """Render ``inputs`` with the template's dialect, within ``limits``."""
+    ctx = build_context(inputs, tmpl.dialect, clock)
+    return render_context(tmpl.template, tmpl.source, ctx, limits=limits)
+
+
+def render_context(
+    template: jinja2.Template, source: str, ctx: dict[str, Any], *, limits: RenderLimits = RenderLimits()
+) -> str:
+    """Render a ready-made context (used by capability probes and advanced callers)."""
+    state = RenderState(
+        deadline=time.monotonic() + limits.wall_seconds,
+        wall_seconds=limits.wall_seconds,
+        max_chars=limits.max_output_chars,
+        max_depth=limits.max_call_depth,
+        max_range=limits.max_range_items,
+    )
+    token = activate(state)
     try:
-        return tmpl.template.render(ctx)
-    except _RaisedByTemplate as exc:
-        raise TemplateRaisedError(str(exc)) from exc
-    except jinja2.TemplateError as exc:
-        raise TemplateRuntimeError(f"template error: {exc}") from exc
+        parts: list[str] = []
+        total = 0
+        for chunk in template.generate(ctx):
+            total += len(chunk)
+            if total > limits.max_output_chars:
+                raise RenderLimitError(
+                    f"output passed the {limits.max_output_chars:,} character cap"
+                )
+            parts.append(chunk)
+            if not len(parts) & 255:
+                state.check_time()
+        return "".join(parts)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
+        raise _translate(exc, source) from None
+    finally:
+        deactivate(token)
+
+
+def _translate(exc: BaseException, source: str) -> ExplorerError:
+    lineno = _template_lineno(exc)
+    where = Location(line=lineno, source_line=_line(source, lineno)) if lineno else None
+    if isinstance(exc, TemplateRaised):
+        return TemplateRaisedError(f"template raised an exception: {exc.message}", where)
+    if isinstance(exc, ExplorerError):
+        if exc.location is None and where is not None:
+            return type(exc)(exc.message, where)
+        return exc
+    if isinstance(exc, SecurityError):
+        return SandboxViolation(f"sandbox violation: {exc}", where)
+    if isinstance(exc, RecursionError):
+        return RenderLimitError("recursion too deep (runaway recursive macro?)", where)
+    if isinstance(exc, MemoryError):
+        return RenderLimitError("ran out of memory while rendering", where)
+    detail = str(exc) or type(exc).__name__
+    kind = "" if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: "
+    return TemplateRuntimeError(f"template error: {kind}{detail}", where)
+
+
+def _template_lineno(exc: BaseException) -> int | None:
+    lineno = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    return lineno
+
+
+def _line(source: str, lineno: int | None) -> str | None:
+    if not lineno:
+        return None
+    lines = source.split("\n")
+    return lines[lineno - 1] if 0 < lineno <= len(lines) else None

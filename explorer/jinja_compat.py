@@ -1,0 +1,473 @@
+"""The jinja2 environments behind ``explorer.render``: one per dialect, plus llama.cpp stats.
+
+Input: a dialect name (``"llama.cpp"`` or ``"transformers"``) and whether usage statistics
+are wanted. Output: a sandboxed jinja2 ``Environment`` configured like Hugging Face
+transformers' chat-template environment, whose hooks enforce the render budgets and, for
+the ``llama.cpp`` dialect, reproduce llama.cpp's own Jinja engine (see
+``explorer.jinja_compat_llama`` and docs/jinja-differences.md).
+
+Budgets are cooperative: every sandboxed call, loop, ``+``/``*``/``**``/``~`` and output
+chunk checks the per-render state, so a runaway template stops inside the budget without a
+subprocess.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any, Callable, Iterable, Iterator
+
+import jinja2
+from jinja2 import nodes
+from jinja2.ext import Extension
+from jinja2.runtime import Undefined
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
+from jinja2.utils import Namespace
+
+from explorer import jinja_compat_llama as ll
+from explorer.jinja_compat_state import current, mark, mark_deep
+
+DIALECTS = ("llama.cpp", "transformers")
+
+# A list this long is iterated through a generator that re-checks the deadline.
+_GUARDED_LOOP_LEN = 10_000
+
+
+class TemplateRaised(Exception):
+    """``raise_exception(msg)`` was called by the template."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def raise_exception(message: Any = "") -> None:
+    raise TemplateRaised(message if isinstance(message, str) else str(message))
+
+
+class GenerationExtension(Extension):
+    """``{% generation %}...{% endgeneration %}``: transformers' assistant-mask block.
+
+    Both transformers (AssistantTracker) and llama.cpp render the body unchanged.
+    """
+
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> list[nodes.Node]:
+        next(parser.stream)
+        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+
+
+# --- compile-time rewriting --------------------------------------------------------------
+
+
+class _Rewriter:
+    """Routes loops and ``~`` through environment hooks (and, for stats, identifiers)."""
+
+    def __init__(self, mark_names: bool) -> None:
+        self.mark_names = mark_names
+
+    def visit(self, node: nodes.Node) -> nodes.Node:
+        for field in node.fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                setattr(node, field, [self.visit(v) if isinstance(v, nodes.Node) else v for v in value])
+            elif isinstance(value, nodes.Node):
+                setattr(node, field, self.visit(value))
+        return self.rewrite(node)
+
+    def rewrite(self, node: nodes.Node) -> nodes.Node:
+        if isinstance(node, nodes.For):
+            pairs = nodes.Const(isinstance(node.target, nodes.Tuple))
+            node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
+        elif isinstance(node, nodes.Concat):
+            return _env_call("jx_concat", list(node.nodes), node.lineno)
+        elif self.mark_names and isinstance(node, nodes.Name) and node.ctx == "load":
+            return _env_call("jx_mark", [node], node.lineno)
+        return node
+
+
+def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
+    call = nodes.Call(nodes.EnvironmentAttribute(hook), args, [], None, None)
+    call.set_lineno(lineno, override=True)
+    return call
+
+
+# --- the sandbox -------------------------------------------------------------------------
+
+
+class _Budgeted:
+    """Hooks shared by both dialects: deadlines, call depth and size caps."""
+
+    intercepted_binops = frozenset({"+", "*", "**"})
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        state = current()
+        state.check_time()
+        state.depth += 1
+        if state.depth > state.max_depth:
+            state.depth = 0
+            from explorer.errors import RenderLimitError
+
+            raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
+        try:
+            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]
+        finally:
+            state.depth -= 1
+
+    def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
+        current().check_time()
+        try:
+            size = len(iterable)
+        except TypeError:
+            return _guarded(iterable)
+        return iterable if size <= _GUARDED_LOOP_LEN else _guarded(iterable)
+
+    def check_binop(self, operator: str, left: Any, right: Any) -> None:
+        state = current()
+        if operator == "*":
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
+                    state.check_size(len(seq) * max(n, 0), "repetition result")
+        elif operator == "+":
+            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+                state.check_size(len(left) + len(right), "concatenation result")
+        elif operator == "**":
+            if isinstance(left, (int, float)) and isinstance(right, (int, float)) and abs(left) > 1:
+                if right > 4096:
+                    from explorer.errors import RenderLimitError
+
+                    raise RenderLimitError(f"power {left!r} ** {right!r} is too large to compute")
+
+
+def _guarded(iterable: Iterable[Any]) -> Iterator[Any]:
+    state = current()
+    for n, item in enumerate(iterable):
+        if not n & 1023:
+            state.check_time()
+        yield item
+
+
+def _checked_range(*args: Any) -> list[int] | range:
+    for a in args:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise ll.LlamaError(f"Function 'range' expected value of type Integer, got {ll.type_name(a)}")
+    if not 1 <= len(args) <= 3:
+        raise ll.LlamaError(f"Function 'range' expected between 1 and 3 arguments, got {len(args)}")
+    if len(args) == 3 and args[2] == 0:
+        raise ll.LlamaError("range() step argument must not be zero")
+    rng = range(*args)
+    state = current()
+    if len(rng) > state.max_range:
+        from explorer.errors import RenderLimitError
+
+        raise RenderLimitError(f"range of {len(rng):,} items is over the {state.max_range:,} item cap")
+    return list(rng) if len(rng) <= _GUARDED_LOOP_LEN else rng
+
+
+class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
+    """transformers' environment: plain jinja2 semantics, budgets added."""
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        self.check_binop(operator, left, right)
+        return super().call_binop(context, operator, left, right)
+
+    def jx_concat(self, *values: Any) -> str:
+        out = "".join(map(str, values))
+        current().check_size(len(out), "'~' result")
+        return out
+
+
+def _hf_tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
+               sort_keys: bool = False) -> str:
+    out = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+    current().check_size(len(out), "tojson output")
+    return out
+
+
+class _AnyName(dict):
+    """A filter/test table that resolves every name at runtime, as llama.cpp does."""
+
+    def __init__(self, factory: Callable[[str], Callable[..., Any]]) -> None:
+        super().__init__()
+        self._factory = factory
+
+    def __missing__(self, name: str) -> Callable[..., Any]:
+        fn = self._factory(name)
+        self[name] = fn
+        return fn
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[name]
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def _unknown_test(name: str) -> Callable[..., Any]:
+    def fail(*_a: Any, **_k: Any) -> Any:
+        raise ll.LlamaError(f"Unknown test '{name}'")
+
+    return fail
+
+
+class LlamaSandbox(_Budgeted, SandboxedEnvironment):
+    """llama.cpp's engine semantics on top of the jinja2 sandbox."""
+
+    def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
+        if isinstance(iterable, Undefined):
+            return ()
+        if isinstance(iterable, (dict, Namespace)):
+            iterable = ll._items(iterable) if pairs else [k for k, _ in ll._items(iterable)]
+        elif not isinstance(iterable, (list, tuple, range)):
+            raise ll.LlamaError(f"Expected iterable or object type in for loop: got {ll.type_name(iterable)}")
+        return super().jx_loop(iterable, pairs)
+
+    def jx_concat(self, *values: Any) -> Any:
+        acc = values[0]
+        for v in values[1:]:
+            acc = self._concat2("~", acc, v)
+        return acc
+
+    def _concat2(self, op: str, a: Any, b: Any) -> Any:
+        a_null = a is None or isinstance(a, Undefined)
+        b_null = b is None or isinstance(b, Undefined)
+        if a_null or b_null:
+            if (a_null and isinstance(b, str)) or (b_null and isinstance(a, str)):
+                return b if a_null else a
+            if isinstance(a, Undefined) or isinstance(b, Undefined):
+                raise ll.LlamaError(f"Cannot perform operation {op} on undefined values")
+            raise ll.LlamaError("Cannot perform operation on null values")
+        if op == "+":
+            if _is_num(a) and _is_num(b):
+                return a + b
+            if isinstance(a, list) and isinstance(b, list):
+                current().check_size(len(a) + len(b), "array concatenation")
+                return a + b
+        if isinstance(a, str) or isinstance(b, str):
+            out = ll.as_string(a) + ll.as_string(b)
+            current().check_size(len(out), f"'{op}' result")
+            return out
+        raise ll.LlamaError(f'Unknown operator "{op}" between {ll.type_name(a)} and {ll.type_name(b)}')
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        self.check_binop(operator, left, right)
+        if operator == "+":
+            return self._concat2("+", left, right)
+        if operator == "*":
+            if _is_num(left) and _is_num(right):
+                return left * right
+            if isinstance(left, str) and _is_int(right):
+                return left * right
+            if _is_int(left) and isinstance(right, str):
+                return right * left
+            raise ll.LlamaError(f'Unknown operator "*" between {ll.type_name(left)} and {ll.type_name(right)}')
+        return super().call_binop(context, operator, left, right)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if attribute[:2] == "__":
+            raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} is unsafe")
+        if not _is_llama_value(obj):
+            return super().getattr(obj, attribute)
+        method = ll.bound_method(obj, attribute)
+        if method is not None:
+            return method
+        return self._lookup(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(argument, str) and argument[:2] == "__":
+            raise SecurityError(f"access to item {argument!r} of {type(obj).__name__!r} is unsafe")
+        if isinstance(argument, slice):
+            if isinstance(obj, (list, tuple, str)):
+                return obj[argument]
+            raise ll.LlamaError(f"Unknown (built-in) filter 'slice' for type {ll.type_name(obj)}")
+        if not _is_llama_value(obj):
+            return super().getitem(obj, argument)
+        if isinstance(argument, Undefined):
+            return self.undefined(name="object_property")
+        if isinstance(argument, (list, dict)):
+            raise ll.LlamaError(f"Type: {ll.type_name(argument)} is not allowed as object key")
+        val = self._lookup(obj, argument)
+        if isinstance(val, Undefined) and isinstance(argument, str):
+            method = ll.bound_method(obj, argument)
+            if method is not None:
+                return method
+        return val
+
+    def _lookup(self, obj: Any, key: Any) -> Any:
+        if isinstance(obj, dict):
+            try:
+                return obj[key]
+            except (KeyError, TypeError):
+                return self.undefined(name=str(key))
+        if isinstance(obj, Namespace):
+            return dict(ll._items(obj)).get(key, self.undefined(name=str(key)))
+        if isinstance(obj, (list, tuple, str)):
+            if isinstance(key, int):
+                if isinstance(obj, str):
+                    raw = obj.encode("utf-8", "surrogatepass")
+                    if 0 <= key < len(raw):
+                        return raw[key : key + 1].decode("utf-8", "replace")
+                elif -len(obj) <= key < len(obj):
+                    return obj[key]
+            return self.undefined(name=str(key))
+        if isinstance(obj, Undefined):
+            return obj
+        if not isinstance(key, str):
+            raise ll.LlamaError(f"Cannot access property with non-string: got {ll.type_name(key)}")
+        return self.undefined(name=key)
+
+
+class LlamaStatsSandbox(LlamaSandbox):
+    """llama.cpp with ``is_get_stats``: records which inputs the template touches."""
+
+    def jx_mark(self, value: Any) -> Any:
+        mark(value)
+        return value
+
+    def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
+        mark(iterable, "array_access")
+        if isinstance(iterable, dict):
+            mark(iterable, "object_access")
+        return super().jx_loop(iterable, pairs)
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if attribute[:2] != "__" and _is_llama_value(obj):
+            mark(obj, attribute)
+            method = ll.bound_method(obj, attribute)
+            if method is not None:
+                return method
+            val = self._lookup(obj, attribute)
+            _mark_access(obj, attribute, val)
+            return val
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        val = super().getitem(obj, argument)
+        if not isinstance(argument, (slice, Undefined)) and _is_llama_value(obj):
+            if isinstance(val, functools.partial):
+                mark(obj, argument)
+            else:
+                _mark_access(obj, argument, val)
+        elif isinstance(argument, slice) and _is_llama_value(obj):
+            mark(obj, "slice")
+        return val
+
+
+def _mark_access(obj: Any, prop: Any, val: Any) -> None:
+    mark(val)
+    mark(prop)
+    if isinstance(obj, dict) or isinstance(prop, (str, float, list)) or prop is None:
+        mark(obj, "object_access")
+    elif isinstance(prop, int):
+        mark(obj, "array_access")
+    else:
+        mark(obj)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_llama_value(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, list, tuple, dict, Namespace, Undefined))
+
+
+def _toobject(*args: Any, **kwargs: Any) -> Namespace:
+    items: dict[Any, Any] = {}
+    if args:
+        first = args[0]
+        if isinstance(first, (dict, Namespace)):
+            items.update(ll._items(first))
+        elif isinstance(first, (list, tuple)):
+            for pair in first:
+                if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                    raise ll.LlamaError(
+                        f"namespace/dict() iterable argument must consist of tuples, not {ll.type_name(pair)}"
+                    )
+                items[pair[0]] = pair[1]
+        else:
+            raise ll.LlamaError(
+                f"namespace/dict() arguments must be kwargs, dict and/or iterable of tuples, not {ll.type_name(first)}"
+            )
+        if len(args) > 1:
+            raise ll.LlamaError("namespace/dict() arguments must be kwargs, dict and/or iterable of tuples")
+    items.update(kwargs)
+    return Namespace(items)
+
+
+def _llama_dict(*args: Any, **kwargs: Any) -> dict:
+    return dict(ll._items(_toobject(*args, **kwargs)))
+
+
+def _stats_filter(name: str) -> Callable[..., Any]:
+    resolved = ll.FILTER_ALIASES.get(name, name)
+    inner = ll.make_filter(name)
+
+    def stats_filter(value: Any, *args: Any, **kwargs: Any) -> Any:
+        if resolved == "tojson" or (resolved == "string" and isinstance(value, (list, tuple, dict))):
+            mark_deep(value)
+        if not (resolved in ll._COERCED and not isinstance(value, (str, Undefined))):
+            mark(value, resolved)
+        return inner(value, *args, **kwargs)
+
+    return stats_filter
+
+
+def _stats_test(name: str) -> Callable[..., Any]:
+    inner = ll.TESTS.get(name) or _unknown_test(name)
+
+    def stats_test(value: Any, *args: Any) -> Any:
+        if name in ll.TESTS:
+            mark(value, "test_is_" + name)
+        return inner(value, *args)
+
+    return stats_test
+
+
+@functools.lru_cache(maxsize=None)
+def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
+    """The (shared, thread-safe) environment of a dialect; ``stats`` only for llama.cpp."""
+    options: dict[str, Any] = dict(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=["jinja2.ext.loopcontrols", GenerationExtension],
+    )
+    if dialect == "transformers":
+        env: jinja2.Environment = TransformersSandbox(**options)
+        env.filters["tojson"] = _hf_tojson
+        env.globals["raise_exception"] = raise_exception
+        env.globals["range"] = _checked_range
+        return env
+    if dialect != "llama.cpp":
+        raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
+    cls = LlamaStatsSandbox if stats else LlamaSandbox
+    env = cls(undefined=ll.LlamaUndefined, finalize=ll.print_value, **options)
+    env.filters = _AnyName(_stats_filter if stats else ll.make_filter)
+    if stats:
+        env.tests = _AnyName(_stats_test)
+    else:
+        tests = _AnyName(_unknown_test)
+        tests.update(ll.TESTS)
+        env.tests = tests
+    env.globals.clear()
+    env.globals.update(
+        raise_exception=raise_exception,
+        dict=_llama_dict,
+        namespace=_toobject,
+        range=_checked_range,
+        tojson=ll.f_tojson,
+    )
+    return env
+
+
+def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) -> jinja2.Template:
+    """Parse, rewrite the hooks in, and compile a template (raises jinja2 errors)."""
+    tree = env.parse(source)
+    _Rewriter(mark_names=stats).visit(tree)
+    code = env.compile(tree, filename="<template>")
+    return env.template_class.from_code(env, code, env.make_globals(None), None)
