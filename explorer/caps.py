@@ -1,0 +1,233 @@
+"""Capabilities: the nine template flags llama.cpp detects, found by rendering probes.
+
+Input: a ``CompiledTemplate``. Output: ``Caps`` (frozen), computed the way llama.cpp's
+``jinja::caps_get`` (common/jinja/caps.cpp) does: render a fixed series of probe
+conversations with usage statistics switched on, then ask which probe inputs the
+template touched (``used``), how (``ops`` such as ``test_is_string``, ``selectattr``,
+``array_access``), whether the render succeeded, and what it printed.
+
+A probe that fails to render is not an error here: like llama.cpp, the failure itself is
+evidence (e.g. no string content support). ``detect_caps_trace`` also returns each probe's
+outcome for display.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from explorer.errors import ExplorerError
+from explorer.jinja_compat_state import TrackedStr, has_op, is_used, track
+from explorer.render import CompiledTemplate, RenderLimits, apply_reasoning_switches, fixed_clock, render_context
+
+CONTENT_MARKER = "STRING_MARKER"
+REASONING_PLACEHOLDER = "<REASONING_CONTENT_PLACEHOLDER>"
+PROBE_LIMITS = RenderLimits(wall_seconds=2.0)
+
+
+@dataclass(frozen=True)
+class Caps:
+    """llama.cpp's ``jinja::caps``; defaults are llama.cpp's before any probe runs."""
+
+    supports_tools: bool = True
+    supports_tool_calls: bool = True
+    supports_system_role: bool = True
+    supports_parallel_tool_calls: bool = True
+    supports_preserve_reasoning: bool = False
+    supports_reasoning_effort: bool = False
+    supports_string_content: bool = True
+    supports_typed_content: bool = False
+    supports_object_arguments: bool = False
+
+    def to_json(self) -> dict[str, bool]:
+        return asdict(self)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=2)
+
+
+@dataclass(frozen=True)
+class CapsProbe:
+    """One probe render: its name, whether it rendered, its output or error."""
+
+    name: str
+    success: bool
+    output: str
+    error: str | None = None
+
+
+@dataclass
+class _Run:
+    success: bool
+    output: str
+    messages: Any
+    tools: Any
+    ctx: dict[str, Any] = field(default_factory=dict)
+
+
+_TOOLS = [
+    {
+        "name": "tool",
+        "type": "function",
+        "function": {
+            "name": "tool1",
+            "description": "Tool description",
+            "parameters": {
+                "type": "object",
+                "properties": {"arg": {"type": "string", "description": "Arg description"}},
+                "required": ["arg"],
+            },
+        },
+    }
+]
+
+
+def _call(call_id: str, arguments: Any) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": "tool1", "arguments": arguments}}
+
+
+def _tool_conversation(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "User message"},
+        {"role": "assistant", "content": "", "tool_calls": calls},
+        {"role": "tool", "content": "Tool response", "tool_call_id": "call00001"},
+        {"role": "assistant", "content": "The tool response was 'tool response'"},
+        {"role": "user", "content": "User message"},
+    ]
+
+
+def _reasoning_conversation() -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "User message"},
+        {"role": "assistant", "content": "Assistant message", "reasoning_content": REASONING_PLACEHOLDER},
+        {"role": "user", "content": "User message"},
+        {"role": "assistant", "content": "Assistant message", "reasoning_content": "Reasoning content"},
+        {"role": "user", "content": "User message"},
+    ]
+
+
+class _Prober:
+    def __init__(self, tmpl: CompiledTemplate) -> None:
+        self.template = tmpl.stats_template()
+        self.source = tmpl.source
+        self.trace: list[CapsProbe] = []
+
+    def run(
+        self,
+        name: str,
+        messages: list[Any],
+        tools: list[Any] | None = None,
+        ctx_fn: Callable[[dict[str, Any]], None] | None = None,
+    ) -> _Run:
+        ctx: dict[str, Any] = {
+            "messages": track(messages),
+            "tools": track(tools or []),
+            "bos_token": TrackedStr(""),
+            "eos_token": TrackedStr(""),
+            "add_generation_prompt": True,
+        }
+        if ctx_fn is not None:
+            ctx_fn(ctx)
+        ctx["strftime_now"] = lambda fmt: fixed_clock().strftime(str(fmt))
+        run = _Run(False, "", ctx["messages"], ctx["tools"], ctx)
+        error = None
+        try:
+            run.output = render_context(self.template, self.source, dict(ctx), limits=PROBE_LIMITS)
+            run.success = True
+        except ExplorerError as exc:  # a failing probe is evidence, as in llama.cpp
+            error = str(exc)
+        self.trace.append(CapsProbe(name, run.success, run.output, error))
+        return run
+
+
+def _thinking_with(**switches: Any) -> Callable[[dict[str, Any]], None]:
+    def apply(ctx: dict[str, Any]) -> None:
+        ctx["enable_thinking"] = True
+        ctx.update(switches)
+        apply_reasoning_switches(ctx)
+        ctx.pop("preserve_reasoning", None)
+
+    return apply
+
+
+def _effort(ctx: dict[str, Any]) -> None:
+    ctx["enable_thinking"] = True
+    effort = TrackedStr("low")  # one value bound to both names, as llama.cpp does
+    ctx["reasoning_effort"] = effort
+    ctx["reasoning_strength"] = effort
+
+
+def detect_caps_trace(tmpl: CompiledTemplate) -> tuple[Caps, tuple[CapsProbe, ...]]:
+    """The capabilities and every probe render that decided them."""
+    p = _Prober(tmpl)
+    flags = asdict(Caps())
+
+    run = p.run("typed_content", [{"role": "user", "content": CONTENT_MARKER}])
+    content = run.messages[0]["content"]
+    checks_for_string = has_op(content, "test_is_string")
+    used_as_array = has_op(content, "selectattr") or has_op(content, "array_access")
+    if used_as_array:
+        flags["supports_typed_content"] = True
+    if not run.success or (used_as_array and CONTENT_MARKER not in run.output):
+        flags["supports_string_content"] = False
+
+    if checks_for_string:
+        run = p.run("typed_content_array", [{"role": "user", "content": []}])
+        content = run.messages[0]["content"]
+        if (has_op(content, "selectattr") or has_op(content, "array_access")) and run.success:
+            flags["supports_typed_content"] = True
+
+    run = p.run(
+        "system_role",
+        [{"role": "system", "content": "System message"}, {"role": "user", "content": "User message"}],
+    )
+    if not is_used(run.messages[0]["content"]):
+        flags["supports_system_role"] = False
+
+    run = p.run("tool_call_object_arguments", _tool_conversation([_call("call00001", {"arg": "value"})]), _TOOLS)
+    if run.success:
+        if not is_used(run.tools[0]["function"]["name"]):
+            flags["supports_tools"] = False
+        tool_calls = run.messages[1]["tool_calls"]
+        if not is_used(tool_calls):
+            flags["supports_tool_calls"] = False
+        elif is_used(tool_calls[0]["function"]["arguments"]["arg"]):
+            flags["supports_object_arguments"] = True
+
+    if not flags["supports_object_arguments"]:
+        run = p.run(
+            "tool_call_string_arguments", _tool_conversation([_call("call00001", '{"arg": "value"}')]), _TOOLS
+        )
+        if not run.success:
+            flags["supports_tool_calls"] = False
+            flags["supports_tools"] = False
+        else:
+            if not is_used(run.tools[0]["function"]["name"]):
+                flags["supports_tools"] = False
+            if not is_used(run.messages[1]["tool_calls"]):
+                flags["supports_tool_calls"] = False
+
+    args: Any = {"arg": "value"} if flags["supports_object_arguments"] else '{"arg": "value"}'
+    run = p.run(
+        "parallel_tool_calls", _tool_conversation([_call("call00001", args), _call("call00002", args)]), _TOOLS
+    )
+    if not run.success:
+        flags["supports_parallel_tool_calls"] = False
+    elif not is_used(run.messages[1]["tool_calls"][1]["function"]):
+        flags["supports_parallel_tool_calls"] = False
+
+    # The output, not usage: reasoning may be tested in an `if` without being printed.
+    run = p.run("preserve_reasoning", _reasoning_conversation(), None, _thinking_with(preserve_reasoning=True))
+    if REASONING_PLACEHOLDER in run.output:
+        flags["supports_preserve_reasoning"] = True
+
+    run = p.run("reasoning_effort", [{"role": "user", "content": "User message"}], None, _effort)
+    flags["supports_reasoning_effort"] = is_used(run.ctx["reasoning_effort"])
+
+    return Caps(**flags), tuple(p.trace)
+
+
+def detect_caps(tmpl: CompiledTemplate) -> Caps:
+    """llama.cpp's capability flags for a template."""
+    return detect_caps_trace(tmpl)[0]
