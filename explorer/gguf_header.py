@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import BinaryIO, Literal, Protocol
+from typing import Literal, Protocol
 
 from gguf.constants import GGUF_MAGIC, GGUF_VERSION, GGUFValueType, Keys
 
@@ -209,20 +209,27 @@ def _error(message: str, offset: int) -> GGUFError:
 
 
 def _mib(n: int) -> str:
-    return f"{n / (1024 * 1024):.0f} MiB"
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):g} MiB"
+    return f"{n / 1024:g} KiB"
+
+
+def _check_size(cur: _Cursor, nbytes: int, message: str, at: int) -> None:
+    """A value larger than the whole cap is corrupt; one that only overruns what is
+    left of the cap ends the read like a truncation (``_CapReached``)."""
+    if nbytes > cur.max_bytes:
+        raise _error(f"{message}, more than the {_mib(cur.max_bytes)} header cap allows", at)
+    if nbytes > cur.remaining_budget():
+        raise _CapReached(at, nbytes)
 
 
 def _string_bytes(cur: _Cursor, what: str, limit: int) -> bytes:
     """Read a u64-length-prefixed string, checking the length before reading it."""
     at = cur.offset
     length = cur.u64()
-    if length > limit or length > cur.remaining_budget():
-        raise _error(
-            f"absurd GGUF string length {length} for {what}: more than the "
-            f"{_mib(cur.max_bytes)} header cap allows (expected at most "
-            f"{min(limit, cur.remaining_budget())} bytes)",
-            at,
-        )
+    if length > limit:
+        raise _error(f"absurd GGUF string length {length} for {what} (at most {limit})", at)
+    _check_size(cur, length, f"absurd GGUF string length {length} for {what}", at)
     return cur.take(length)
 
 
@@ -265,13 +272,13 @@ def _read_array(cur: _Cursor, key: str, keep_all: bool) -> tuple | ArraySummary:
     at = cur.offset
     length = cur.u64()
     min_size = 8 if etype == GGUFValueType.STRING else struct.calcsize(_SCALAR_FORMATS[etype])
-    if length * min_size > cur.remaining_budget():
-        raise _error(
-            f"absurd GGUF array length {length} for key '{key}' ({etype.name} elements): "
-            f"at least {length * min_size} bytes, more than the {_mib(cur.max_bytes)} header "
-            f"cap allows",
-            at,
-        )
+    _check_size(
+        cur,
+        length * min_size,
+        f"absurd GGUF array length {length} for key '{key}' ({etype.name} elements, at least "
+        f"{length * min_size} bytes)",
+        at,
+    )
     keep = keep_all or length <= MAX_KEPT_ARRAY_LENGTH
     if etype != GGUFValueType.STRING:
         if not keep:
@@ -292,12 +299,7 @@ def _read_array(cur: _Cursor, key: str, keep_all: bool) -> tuple | ArraySummary:
 def _string_length(cur: _Cursor, key: str, index: int) -> int:
     at = cur.offset
     length = cur.u64()
-    if length > cur.remaining_budget():
-        raise _error(
-            f"absurd GGUF string length {length} in array '{key}' element {index}: more than "
-            f"the {_mib(cur.max_bytes)} header cap allows",
-            at,
-        )
+    _check_size(cur, length, f"absurd GGUF string length {length} in array '{key}' element {index}", at)
     return length
 
 
@@ -350,8 +352,7 @@ def read_gguf_header(
         version, tensor_count, kv_count = _read_fixed_header(cur)
     except (_Truncated, _CapReached) as exc:
         raise _error(
-            f"GGUF file too short: it ends at byte {exc.offset + 0} inside the 24-byte fixed "
-            "header",
+            f"GGUF file too short: it ends at byte {exc.offset} inside the 24-byte fixed header",
             exc.offset,
         ) from None
     metadata: dict[str, MetaValue] = {}
@@ -439,11 +440,7 @@ def read_gguf_header_from_bytes(data: bytes, **kwargs: int) -> GGUFHeader:
 def read_gguf_header_from_file(path: str | Path, **kwargs: int) -> GGUFHeader:
     """Read a header from a local file without reading past the key-value section."""
     with open(path, "rb") as handle:
-        return read_gguf_header(_unbuffered(handle), **kwargs)
-
-
-def _unbuffered(handle: BinaryIO) -> ByteStream:
-    return handle
+        return read_gguf_header(handle, **kwargs)
 
 
 def stream_from_callable(read_range: Callable[[int, int], bytes]) -> ByteStream:
