@@ -1,0 +1,93 @@
+"""``render TEMPLATE --messages FILE``: print a template's rendering of a conversation.
+
+Input: a TEMPLATE spec, a JSON messages file (a list of messages, or an object with
+``messages`` and optionally ``tools``, e.g. an oracle ``inputs`` object), optional tools,
+thinking and generation-prompt switches. Output: the rendered text, exactly, on stdout.
+
+This is the direct render (llama.cpp's ``common_chat_template_direct_apply``), with the
+``datetime``/``date_string`` variables llama.cpp's chat layer adds; message workarounds
+of the full apply path are not applied here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.cli.caps import load_template_text
+from explorer.errors import SourceError
+from explorer.render import RenderInputs, RenderLimits, chat_extra_context, compile_template, render
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "render", help="render a conversation with a template",
+        description="Render messages (and tools) with a chat template, as llama.cpp does.")
+    p.add_argument("template", metavar="TEMPLATE",
+                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    p.add_argument("--messages", metavar="FILE", required=True,
+                   help="JSON list of messages, or an object with 'messages' (and 'tools')")
+    p.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI format)")
+    p.add_argument("--thinking", choices=("true", "false"), default="true",
+                   help="enable_thinking (default true)")
+    p.add_argument("--add-generation-prompt", action="store_true")
+    p.add_argument("--kwargs", metavar="JSON", default=None,
+                   help="chat_template_kwargs as a JSON object (extra template variables)")
+    p.add_argument("--dialect", choices=("llama.cpp", "transformers"), default="llama.cpp")
+    p.add_argument("--bos-token", default=None, help="default: the source's BOS, else empty")
+    p.add_argument("--eos-token", default=None, help="default: the source's EOS, else empty")
+    p.add_argument("--timeout", type=float, default=RenderLimits().wall_seconds,
+                   help="wall-time budget in seconds")
+    p.set_defaults(run=run)
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SourceError(f"cannot read the {what} file {path}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"the {what} file {path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+def _messages_and_tools(data: Any, path: str) -> tuple[list[Any], list[Any] | None]:
+    if isinstance(data, dict) and isinstance(data.get("inputs"), dict):
+        data = data["inputs"]
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        return data["messages"], data.get("tools")
+    if isinstance(data, list):
+        return data, None
+    raise SourceError(f"{path}: expected a JSON list of messages or an object with 'messages'")
+
+
+def run(args: argparse.Namespace) -> int:
+    text, source = load_template_text(args.template)
+    messages, tools = _messages_and_tools(_read_json(args.messages, "messages"), args.messages)
+    if args.tools:
+        tools = _read_json(args.tools, "tools")
+        if not isinstance(tools, list):
+            raise SourceError(f"{args.tools}: expected a JSON list of tools")
+    extra: dict[str, Any] = chat_extra_context() if args.dialect == "llama.cpp" else {}
+    if args.kwargs:
+        try:
+            kwargs = json.loads(args.kwargs)
+        except json.JSONDecodeError as exc:
+            raise SourceError(f"--kwargs is not JSON: {exc.msg}") from None
+        if not isinstance(kwargs, dict):
+            raise SourceError("--kwargs must be a JSON object")
+        extra.update(kwargs)
+    bos = args.bos_token if args.bos_token is not None else (getattr(source, "bos_token", None) or "")
+    eos = args.eos_token if args.eos_token is not None else (getattr(source, "eos_token", None) or "")
+    inputs = RenderInputs(
+        messages=messages, tools=tools, add_generation_prompt=args.add_generation_prompt,
+        enable_thinking=args.thinking == "true", bos_token=bos, eos_token=eos, extra_context=extra,
+    )
+    out = render(compile_template(text, args.dialect), inputs, limits=RenderLimits(wall_seconds=args.timeout))
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return 0
