@@ -110,11 +110,12 @@ def capability_aliases(inp: dict[str, Any]) -> dict[str, Any]:
     return aliases
 
 
-def template_context(
+def template_inputs(
     request: Request, now: datetime, additional: dict | None, add_generation_prompt: bool
 ) -> dict[str, Any]:
-    """The variables besides messages/tools that ``common_chat_template_direct_apply_impl``
-    sets, in its order of precedence."""
+    """``inp`` of ``common_chat_template_direct_apply_impl`` minus messages and tools:
+    the flags, then extra context (dates, chat_template_kwargs), then the handler's
+    additional context; add_generation_prompt only when true (else undefined)."""
     inp: dict[str, Any] = {
         "bos_token": request.bos_token,
         "eos_token": request.eos_token,
@@ -125,10 +126,15 @@ def template_context(
         inp.update(additional)
     if add_generation_prompt:
         inp["add_generation_prompt"] = True
+    return inp
+
+
+def template_context(
+    request: Request, now: datetime, additional: dict | None, add_generation_prompt: bool
+) -> dict[str, Any]:
+    """Every variable besides messages/tools the template sees, aliases included."""
+    inp = template_inputs(request, now, additional, add_generation_prompt)
     return {**capability_aliases(inp), **inp}
-
-
-# --- rendering ------------------------------------------------------------------------------------
 
 
 def _render(
@@ -140,36 +146,22 @@ def _render(
     additional: dict | None,
     add_generation_prompt: bool,
 ) -> str:
-    ctx = template_context(request, now, additional, add_generation_prompt)
-    agp = ctx.pop("add_generation_prompt", None)
-    if agp is None:
-        # llama.cpp leaves add_generation_prompt undefined (not false) when off, and
-        # templates such as Solar Open and RWKV World default an undefined one to true
-        undefined = _undefined_value(tmpl, "add_generation_prompt")
-        if undefined is not None:
-            ctx["add_generation_prompt"] = undefined
-        agp = False
+    # explorer.render's llama.cpp dialect builds the rest as direct_apply_impl does:
+    # add_generation_prompt left undefined when false, reasoning aliases added
+    ctx = template_inputs(request, now, additional, add_generation_prompt)
     return render(
         tmpl,
         RenderInputs(
             messages=messages,
             tools=tools,
-            add_generation_prompt=agp,
+            add_generation_prompt=bool(ctx.pop("add_generation_prompt", False)),
             enable_thinking=ctx.pop("enable_thinking"),
             bos_token=ctx.pop("bos_token"),
             eos_token=ctx.pop("eos_token"),
             extra_context=ctx or None,
         ),
+        clock=lambda: now,
     )
-
-
-def _undefined_value(tmpl: CompiledTemplate, name: str) -> Any:
-    """The renderer's own undefined value, passed through extra_context so the variable
-    reads as undefined. None when the compiled template does not expose its jinja2
-    environment (then the render API's ``False`` is used: a known gap)."""
-    env = getattr(getattr(tmpl, "template", None), "environment", None)
-    make = getattr(env, "undefined", None)
-    return make(name=name) if make is not None else None
 
 
 def diff_suffix(without: str, with_prompt: str) -> str:
