@@ -123,3 +123,25 @@ def parse_output(arena: Arena | None, text: str, *, generation_prompt: str = "",
         raise parsed.error
     assert parsed.message is not None
     return parsed.message
+
+
+def _incomplete_tail(data: bytes) -> int:
+    """Length of a UTF-8 sequence cut short at the end of ``data`` (0 when none)."""
+    for back in range(1, min(4, len(data)) + 1):
+        lead = data[-back]
+        if lead & 0xC0 == 0x80:
+            continue  # a continuation byte: keep looking for the lead byte
+        need = 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 1
+        return back if back < need else 0
+    return 0
+
+
+def decode_output_bytes(data: bytes) -> str:
+    """Model output bytes as the text the engine sees.
+
+    llama.cpp's parse is always lenient: a UTF-8 sequence cut short at the very end is
+    left out (more bytes may come), and each undecodable run elsewhere becomes U+FFFD,
+    as ``sanitized_text`` writes it.
+    """
+    cut = _incomplete_tail(data)
+    return data[: len(data) - cut].decode("utf-8", errors="replace")

@@ -61,9 +61,11 @@ def expr(arena: Arena, pid: int, *, top: bool = False) -> str:  # noqa: C901 - o
     if isinstance(p, Literal):
         return _q(p.literal)
     if isinstance(p, Sequence):
-        if not p.children:
+        # epsilons inside a sequence match nothing and only add noise
+        shown = [c for c in p.children if not isinstance(arena.get(c), Epsilon)]
+        if not shown:
             return '""'
-        return " ".join(_wrapped(arena, c, (Choice,)) for c in p.children)
+        return " ".join(_wrapped(arena, c, (Choice,)) for c in shown)
     if isinstance(p, Choice):
         if not p.children:
             return "!\"\""  # a choice without options never matches
@@ -101,7 +103,11 @@ def expr(arena: Arena, pid: int, *, top: bool = False) -> str:  # noqa: C901 - o
 def _wrapped(arena: Arena, pid: int, kinds: tuple[type, ...]) -> str:
     node = arena.get(pid)
     text = expr(arena, pid)
-    if isinstance(node, kinds) and len(node.children) > 1:  # type: ignore[union-attr]
+    if isinstance(node, Sequence):
+        many = sum(not isinstance(arena.get(c), Epsilon) for c in node.children) > 1
+    else:
+        many = isinstance(node, kinds) and len(node.children) > 1  # type: ignore[union-attr]
+    if isinstance(node, kinds) and many:
         return f"({text})"
     return text
 

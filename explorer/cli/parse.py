@@ -1,0 +1,208 @@
+"""``parse`` and ``parse-batch``: run model output through a serialized llama.cpp parser.
+
+Input: ``parse --parser FILE --output-file F [--generation-prompt TEXT] [--format NAME]
+[--partial] [--stream] [--ast] [--notation]``, or ``parse-batch IN.jsonl`` whose lines are
+shaped like the oracle's parse rows (``parser``, ``generation_prompt``, ``format`` and
+``raw_output``, or an ``id`` naming a canitoolcall fixture). Output: JSON on stdout: the
+message llama-server would return (oracle ``result`` shape) or llama.cpp's exception;
+for the batch one line per input: ``{"id", "result", "exception", "streaming_final"}``.
+
+A positional TEMPLATE (the whole pipeline: template -> parser) is reserved for later:
+``TEMPLATE_PIPELINE`` is the hook that turns it into a parser, generation prompt and format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json
+from explorer.errors import PegError, SourceError
+from explorer.peg.arena import Arena, load_arena
+from explorer.streaming import char_chunks, stream, stream_summary
+
+
+@dataclass(frozen=True)
+class ParserSettings:
+    """What ``common_chat_parse`` needs besides the text."""
+
+    arena: Arena | None
+    generation_prompt: str = ""
+    format: str = DEFAULT_FORMAT
+
+
+# Hook for the TEMPLATE form: (args) -> ParserSettings. Set by the module that builds a
+# parser from a template; while it is None the positional TEMPLATE is refused.
+TEMPLATE_PIPELINE: Callable[[argparse.Namespace], ParserSettings] | None = None
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "parse", help="parse model output with a serialized llama.cpp PEG parser",
+        description="Parse model output as llama-server does (common_chat_parse).")
+    p.add_argument("template", nargs="?", metavar="TEMPLATE",
+                   help="a chat template (whole pipeline; needs the template stage)")
+    p.add_argument("--parser", metavar="FILE",
+                   help="serialized parser: the arena JSON, or a JSON object with a 'parser' "
+                        "string (an oracle row or apply result; its generation_prompt and "
+                        "format are used unless given)")
+    p.add_argument("--output-file", metavar="F", required=True,
+                   help="the raw model output ('-' for stdin)")
+    p.add_argument("--generation-prompt", metavar="TEXT", default=None)
+    p.add_argument("--format", default=None, help="chat format name (default peg-native)")
+    p.add_argument("--reasoning-format", default="deepseek", choices=("deepseek", "none", "auto"),
+                   help="accepted for symmetry; llama.cpp bakes it into the parser")
+    p.add_argument("--partial", action="store_true", help="parse as a partial (streamed) output")
+    p.add_argument("--stream", action="store_true",
+                   help="parse every prefix (one per character) and print the deltas")
+    p.add_argument("--naive", action="store_true", help="with --stream: re-parse from scratch")
+    p.add_argument("--ast", action="store_true", help="include the parse tree")
+    p.add_argument("--notation", action="store_true", help="print the parser as PEG rules and exit")
+    p.set_defaults(run=run)
+
+    b = subparsers.add_parser(
+        "parse-batch", help="replay oracle-shaped rows through the parser",
+        description="One output line per input line: id, result, exception, streaming_final.")
+    b.add_argument("input", metavar="IN.jsonl")
+    b.add_argument("--out", metavar="OUT.jsonl", default="-")
+    b.add_argument("--full-streaming", action="store_true",
+                   help="also simulate streaming per character (the oracle's streaming_* fields)")
+    b.set_defaults(run=run_batch)
+
+
+# --- parse ---------------------------------------------------------------------------
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def settings_from_parser_file(text: str) -> ParserSettings:
+    """The arena and, when the file carries them, generation prompt and format."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PegError(f"parser file is not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("parser"), str):
+        arena = load_arena(data["parser"]) if data["parser"] else None
+        return ParserSettings(arena, data.get("generation_prompt") or "",
+                              data.get("format") or DEFAULT_FORMAT)
+    return ParserSettings(load_arena(text.strip()))
+
+
+def _settings(args: argparse.Namespace) -> ParserSettings:
+    if args.parser:
+        found = settings_from_parser_file(_read(args.parser))
+    elif args.template:
+        if TEMPLATE_PIPELINE is None:
+            raise SourceError("parse TEMPLATE needs the template-to-parser stage, which is not "
+                              "available yet; pass --parser FILE instead")
+        found = TEMPLATE_PIPELINE(args)
+    else:
+        raise SourceError("expected --parser FILE (or a TEMPLATE)")
+    return ParserSettings(
+        found.arena,
+        found.generation_prompt if args.generation_prompt is None else args.generation_prompt,
+        found.format if args.format is None else args.format)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    if args.notation:
+        print(settings.arena.notation() if settings.arena else "root = tag<content>(until()) $")
+        return 0
+    output = _read(args.output_file)
+    if args.stream:
+        steps = []
+        for step in stream(settings.arena, char_chunks(output),
+                           generation_prompt=settings.generation_prompt,
+                           format=settings.format, naive=args.naive):
+            steps.append({"prefix_chars": step.prefix_chars,
+                          "message": step.message.to_oracle_json() if step.message else None,
+                          "exception": exception_json(step.error) if step.error else None,
+                          "deltas": step.openai_deltas()})
+        print(json.dumps({"steps": steps}, ensure_ascii=False, indent=1))
+        return 0
+    parsed = analyse_output(settings.arena, output, generation_prompt=settings.generation_prompt,
+                            format=settings.format, is_partial=args.partial)
+    out: dict[str, Any] = {
+        "result": parsed.message.to_oracle_json() if parsed.message else None,
+        "exception": exception_json(parsed.error) if parsed.error else None,
+    }
+    if args.ast:
+        out["parse_status"] = parsed.result.status_name
+        out["parse_end"] = parsed.result.end
+        out["ast"] = [n.to_json() for n in parsed.result.nodes]
+    print(json.dumps(out, ensure_ascii=False, indent=1))
+    return 1 if parsed.error is not None else 0
+
+
+# --- parse-batch -----------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def fixture_outputs() -> dict[str, str]:
+    """canitoolcall's fixtures: raw output by fixture id."""
+    from canitoolcall.fixtures import load_fixtures
+
+    return {f.id: f.raw_output for f in load_fixtures()}
+
+
+def raw_output_for(row: dict[str, Any]) -> str:
+    if isinstance(row.get("raw_output"), str):
+        return row["raw_output"]
+    outputs = fixture_outputs()
+    if row.get("id") not in outputs:
+        raise SourceError(f"row {row.get('id')!r} has no raw_output and names no canitoolcall fixture")
+    return outputs[row["id"]]
+
+
+def replay_row(row: dict[str, Any], *, full_streaming: bool = False) -> dict[str, Any]:
+    """One oracle-shaped row through our parser: the oracle's result fields."""
+    arena = load_arena(row["parser"]) if row.get("parser") else None
+    text = raw_output_for(row)
+    gp = row.get("generation_prompt") or ""
+    fmt = row.get("format") or DEFAULT_FORMAT
+    full = analyse_output(arena, text, generation_prompt=gp, format=fmt, is_partial=False)
+    out: dict[str, Any] = {
+        "id": row.get("id"),
+        "result": full.message.to_oracle_json() if full.message else None,
+        "exception": exception_json(full.error) if full.error else None,
+    }
+    if full_streaming:
+        out.update(stream_summary(arena, text, generation_prompt=gp, format=fmt))
+    else:
+        part = analyse_output(arena, text, generation_prompt=gp, format=fmt, is_partial=True)
+        out["streaming_final"] = part.message.to_oracle_json() if part.message else None
+    return out
+
+
+def _rows(path: str) -> Iterator[dict[str, Any]]:
+    with (sys.stdin if path == "-" else open(path, encoding="utf-8")) as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SourceError(f"{path}:{n}: invalid JSON: {exc}") from None
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
+    try:
+        for row in _rows(args.input):
+            out.write(json.dumps(replay_row(row, full_streaming=args.full_streaming),
+                                 ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
