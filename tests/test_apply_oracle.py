@@ -265,3 +265,81 @@ def test_roundtrip_generation_prompt_and_rendering():
         print("  ", entry)
     assert len(lines) == 840
     assert unexplained == []
+
+
+# --- parse/*.jsonl: the canitoolcall fixtures' own tools and thinking settings --------------
+
+
+def test_parse_fixture_generation_prompts():
+    """Every parse line's request: [user "Hello"], the fixture's tools, the thinking
+    value and kwargs llama-server sent; G and supports_thinking must match."""
+    fixtures = pytest.importorskip("canitoolcall.fixtures")
+    by_id = {f.id: f for f in fixtures.load_fixtures()}
+    total = g_ok = t_ok = 0
+    explained: list[str] = []
+    unexplained: list[str] = []
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            line = json.loads(raw)
+            total += 1
+            name = line["template"].removesuffix(".jinja")
+            d = _analysis(name)
+            request = Request(
+                messages=({"role": "user", "content": "Hello"},),
+                tools=tuple(dict(t) for t in by_id[line["id"]].tools) or None,
+                tool_choice="auto",
+                parallel_tool_calls=line["parallel_tool_calls"],
+                enable_thinking=line["enable_thinking"],
+                chat_template_kwargs=dict(line["chat_template_kwargs"]),
+            )
+            try:
+                got = apply_request(
+                    load_oracle_template(name), request, caps=d["caps"],
+                    reasoning_mode=d["autoparser"]["reasoning"]["mode"],
+                )
+            except Exception as exc:  # noqa: BLE001
+                cause = _cause(name, exc)
+                (explained if cause else unexplained).append(f"{line['id']}: raised {exc} -- {cause or 'UNEXPLAINED'}")
+                continue
+            t_ok += got.supports_thinking == line["supports_thinking"]
+            if got.supports_thinking != line["supports_thinking"]:
+                unexplained.append(f"{line['id']}: supports_thinking {got.supports_thinking} -- UNEXPLAINED")
+            if got.generation_prompt == line["generation_prompt"]:
+                g_ok += 1
+                continue
+            cause = KNOWN_RENDER_GAPS.get(name)
+            (explained if cause else unexplained).append(
+                f"{line['id']} ({name}): G {got.generation_prompt!r} want "
+                f"{line['generation_prompt']!r} -- {cause or 'UNEXPLAINED'}"
+            )
+    print(f"\nparse fixtures generation_prompt: {g_ok}/{total}, supports_thinking: {t_ok}/{total}")
+    for entry in (unexplained + explained)[:15]:
+        print("  ", entry)
+    assert total == 469
+    assert unexplained == []
+
+
+def test_apply_with_detected_caps():
+    """The whole path with explorer.caps detecting the capabilities itself."""
+    pytest.importorskip("explorer.caps")
+    total = ok = 0
+    unexplained: list[str] = []
+    for name in oracle_template_names():
+        d = _analysis(name)
+        for key in THINKING:
+            total += 1
+            try:
+                got = apply_request(load_oracle_template(name), standard_request(THINKING[key]))
+            except Exception as exc:  # noqa: BLE001
+                if not _cause(name, exc):
+                    unexplained.append(f"{name}/{key}: raised {exc}")
+                continue
+            want = d["apply"][key]
+            if (got.prompt, got.generation_prompt) == (want["prompt"], want["generation_prompt"]):
+                ok += 1
+            elif not KNOWN_RENDER_GAPS.get(name):
+                unexplained.append(f"{name}/{key}: prompt or generation prompt differs")
+    print(f"\nprompt + generation_prompt with detected caps: {ok}/{total}")
+    for entry in unexplained[:10]:
+        print("  ", entry)
+    assert total == 140 and unexplained == []
