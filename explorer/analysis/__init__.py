@@ -1,0 +1,82 @@
+"""The differential analysis of a chat template, as llama.cpp's autoparser runs it.
+
+Input: a ``CompiledTemplate`` (and optionally its capabilities). Output: a frozen
+``TemplateAnalysis``: reasoning, content and tool-call formats with every marker,
+the turn openers, preserved tokens and stops, each field's provenance, and the trace
+of every probe (``.probes``). ``.to_oracle_json()`` is the oracle's ``autoparser``.
+
+Order, as in ``autoparser::analyze_template``: reasoning (R1-R3), content (C1), tools
+(T1-T7, A1, A2; only when the template supports tool calls), assistant and user
+openers, preserved tokens, then the workarounds keyed on template text.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from explorer.analysis.content import analyze_content
+from explorer.analysis.draft import Draft
+from explorer.analysis.model import (
+    CallIdPosition,
+    ContentMode,
+    JinjaCaps,
+    Provenance,
+    ReasoningMode,
+    TemplateAnalysis,
+    ToolFormat,
+)
+from explorer.analysis.reasoning import analyze_reasoning
+from explorer.analysis.roles import collect_preserved_tokens, detect_assistant_start, detect_user_start
+from explorer.analysis.session import ProbeSession
+from explorer.analysis.tools import analyze_tools
+from explorer.analysis.workarounds import WORKAROUNDS, Workaround, apply_workarounds
+from explorer.render import CompiledTemplate
+
+__all__ = [
+    "CallIdPosition",
+    "ContentMode",
+    "JinjaCaps",
+    "Provenance",
+    "ReasoningMode",
+    "TemplateAnalysis",
+    "ToolFormat",
+    "WORKAROUNDS",
+    "Workaround",
+    "analyze_template",
+    "template_caps",
+]
+
+_CAPS_CACHE: weakref.WeakKeyDictionary[CompiledTemplate, JinjaCaps] = weakref.WeakKeyDictionary()
+
+
+def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
+    """The template's jinja capabilities (``explorer.caps.detect_caps``), cached."""
+    caps = _CAPS_CACHE.get(tmpl)
+    if caps is None:
+        from explorer.caps import detect_caps
+
+        caps = JinjaCaps.coerce(detect_caps(tmpl))
+        _CAPS_CACHE[tmpl] = caps
+    return caps
+
+
+def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True) -> TemplateAnalysis:
+    """Run the full differential analysis.
+
+    ``caps``: the nine capability flags (JinjaCaps, explorer.caps.Caps or a dict);
+    detected from the template when omitted. ``trace``: keep each probe's diff steps.
+    """
+    jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
+    session = ProbeSession(tmpl, jinja_caps, trace=trace)
+    d = Draft(session)
+    analyze_reasoning(d, jinja_caps.supports_tool_calls)
+    analyze_content(d)
+    if jinja_caps.supports_tool_calls:
+        analyze_tools(d, jinja_caps)
+    detect_assistant_start(d)
+    detect_user_start(d)
+    collect_preserved_tokens(d)
+    d.decode()
+    apply_workarounds(tmpl.source, d)
+    return d.freeze(jinja_caps, complete=True)

@@ -1,0 +1,249 @@
+"""The analysis result: frozen dataclasses named and spelled as llama.cpp's autoparser.
+
+Input: the values the analyzers settled on (a ``Draft``). Output: ``TemplateAnalysis``
+with ``to_oracle_json()`` giving the oracle's ``autoparser`` object, key for key, and
+``provenance`` saying which probe (or workaround) set each field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Any
+
+from explorer.probes import Probe
+
+
+class ReasoningMode(str, Enum):
+    NONE = "NONE"
+    TAG_BASED = "TAG_BASED"
+    TOOLS_ONLY = "TOOLS_ONLY"
+
+
+class ContentMode(str, Enum):
+    PLAIN = "PLAIN"
+    ALWAYS_WRAPPED = "ALWAYS_WRAPPED"
+    WRAPPED_WITH_REASONING = "WRAPPED_WITH_REASONING"
+
+
+class ToolFormat(str, Enum):
+    NONE = "NONE"
+    JSON_NATIVE = "JSON_NATIVE"
+    TAG_WITH_JSON = "TAG_WITH_JSON"
+    TAG_WITH_TAGGED = "TAG_WITH_TAGGED"
+
+
+class CallIdPosition(str, Enum):
+    NONE = "NONE"
+    PRE_FUNC_NAME = "PRE_FUNC_NAME"
+    BETWEEN_FUNC_AND_ARGS = "BETWEEN_FUNC_AND_ARGS"
+    POST_ARGS = "POST_ARGS"
+
+
+CAPS_FIELDS = (
+    "supports_tools",
+    "supports_tool_calls",
+    "supports_system_role",
+    "supports_parallel_tool_calls",
+    "supports_preserve_reasoning",
+    "supports_reasoning_effort",
+    "supports_string_content",
+    "supports_typed_content",
+    "supports_object_arguments",
+)
+
+
+@dataclass(frozen=True)
+class JinjaCaps:
+    """The nine capability flags the analysis reads (llama.cpp's ``jinja::caps``)."""
+
+    supports_tools: bool = True
+    supports_tool_calls: bool = True
+    supports_system_role: bool = True
+    supports_parallel_tool_calls: bool = True
+    supports_preserve_reasoning: bool = False
+    supports_reasoning_effort: bool = False
+    supports_string_content: bool = True
+    supports_typed_content: bool = False
+    supports_object_arguments: bool = False
+
+    @classmethod
+    def coerce(cls, caps: Any) -> JinjaCaps:
+        """From a JinjaCaps, explorer.caps.Caps, or a dict of the nine flags."""
+        if isinstance(caps, JinjaCaps):
+            return caps
+        if isinstance(caps, dict):
+            return cls(**{k: bool(caps[k]) for k in CAPS_FIELDS if k in caps})
+        return cls(**{k: bool(getattr(caps, k)) for k in CAPS_FIELDS if hasattr(caps, k)})
+
+    def to_json(self) -> dict[str, bool]:
+        return {k: getattr(self, k) for k in CAPS_FIELDS}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a field's value came from.
+
+    kind: "default" (never set), "probe" (extracted from a probe's output or diff),
+    "derived" (computed from other fields, e.g. preserved_tokens), or "workaround".
+    """
+
+    kind: str
+    probe: str | None = None
+    side: str | None = None  # which part of the probe: "A", "B", "diff.left", ...
+    workaround: str | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for key in ("probe", "side", "workaround"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+DEFAULT = Provenance("default")
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    mode: ReasoningMode = ReasoningMode.NONE
+    start: str = ""
+    end: str = ""
+
+
+@dataclass(frozen=True)
+class Content:
+    mode: ContentMode = ContentMode.PLAIN
+    start: str = ""
+    end: str = ""
+    requires_nonnull_content: bool = False
+
+
+@dataclass(frozen=True)
+class ToolFormatAnalysis:
+    mode: ToolFormat = ToolFormat.NONE
+    section_start: str = ""
+    section_end: str = ""
+    per_call_start: str = ""
+    per_call_end: str = ""
+    fun_name_is_key: bool = False
+    tools_array_wrapped: bool = False
+    openai_wrapper_trigger: bool = False
+    function_field: str = "function"
+    name_field: str = "name"
+    args_field: str = "arguments"
+    id_field: str = ""
+    gen_id_field: str = ""
+    parameter_order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolFunction:
+    name_prefix: str = ""
+    name_suffix: str = ""
+    args_separator: str = ""
+    close: str = ""
+
+
+@dataclass(frozen=True)
+class ToolArguments:
+    start: str = ""
+    end: str = ""
+    name_prefix: str = ""
+    name_suffix: str = ""
+    value_prefix: str = ""
+    value_suffix: str = ""
+    separator: str = ""
+    tolerate_intertag_whitespace: bool = False
+
+
+@dataclass(frozen=True)
+class ToolCallId:
+    pos: CallIdPosition = CallIdPosition.NONE
+    prefix: str = ""
+    suffix: str = ""
+
+
+@dataclass(frozen=True)
+class Tools:
+    format: ToolFormatAnalysis = ToolFormatAnalysis()
+    function: ToolFunction = ToolFunction()
+    arguments: ToolArguments = ToolArguments()
+    call_id: ToolCallId = ToolCallId()
+
+
+@dataclass(frozen=True)
+class ProbeFailureSummary:
+    """A place where the reference gave up silently, made visible."""
+
+    probe: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"probe": self.probe, "message": self.message}
+
+
+@dataclass(frozen=True)
+class TemplateAnalysis:
+    jinja_caps: JinjaCaps
+    reasoning: Reasoning = Reasoning()
+    content: Content = Content()
+    tools: Tools = Tools()
+    user_start: str = ""
+    assistant_start: str = ""
+    preserved_tokens: tuple[str, ...] = ()
+    additional_stops: tuple[str, ...] = ()
+    analysis_complete: bool = False
+    probes: tuple[Probe, ...] = ()
+    provenance: dict[str, Provenance] = field(default_factory=dict)
+    workarounds_applied: tuple[str, ...] = ()
+    failures: tuple[ProbeFailureSummary, ...] = ()
+
+    def to_oracle_json(self) -> dict[str, Any]:
+        """The oracle's ``autoparser`` object: same keys, order and enum spellings."""
+        return {
+            "jinja_caps": self.jinja_caps.to_json(),
+            "reasoning": _plain(self.reasoning),
+            "content": _plain(self.content),
+            "tools": {
+                "format": _plain(self.tools.format),
+                "function": _plain(self.tools.function),
+                "arguments": _plain(self.tools.arguments),
+                "call_id": _plain(self.tools.call_id),
+            },
+            "user_start": self.user_start,
+            "assistant_start": self.assistant_start,
+            "preserved_tokens": list(self.preserved_tokens),
+            "additional_stops": list(self.additional_stops),
+            "analysis_complete": self.analysis_complete,
+        }
+
+    def provenance_json(self) -> dict[str, Any]:
+        return {name: p.to_json() for name, p in self.provenance.items()}
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, Enum):
+            value = value.value
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+# Dotted field names of every analysis field, in the oracle's order.
+FIELD_NAMES: tuple[str, ...] = (
+    tuple(f"reasoning.{f.name}" for f in fields(Reasoning))
+    + tuple(f"content.{f.name}" for f in fields(Content))
+    + tuple(f"tools.format.{f.name}" for f in fields(ToolFormatAnalysis))
+    + tuple(f"tools.function.{f.name}" for f in fields(ToolFunction))
+    + tuple(f"tools.arguments.{f.name}" for f in fields(ToolArguments))
+    + tuple(f"tools.call_id.{f.name}" for f in fields(ToolCallId))
+    + ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
+)

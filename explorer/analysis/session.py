@@ -1,0 +1,212 @@
+"""Running probes: render both sides, diff them, remember everything.
+
+Input: a compiled template, its capabilities, and probe names (``explorer.probes``).
+Output: ``Comparison`` objects for the analyzers (outputs and diff, or None when a
+render threw, as llama.cpp's ``compare_variants`` returns nullopt) and, at the end,
+the frozen ``Probe`` trace.
+
+Strings handed to the analyzers are UTF-8 bytes spelled as latin-1 characters
+("byte strings"), so that every position, common prefix and substring is the byte
+one the C++ code computes; ``from_bytes`` turns results back into text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.diff import DiffSplit, DiffStep, calculate_diff_split, trace_diff
+from explorer.errors import ExplorerError
+from explorer.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
+from explorer.render import CompiledTemplate, RenderInputs, render
+
+from explorer.analysis.model import JinjaCaps
+
+
+def to_bytes(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").decode("latin-1")
+
+
+def from_bytes(data: str) -> str:
+    return data.encode("latin-1").decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """compare_variants_result: the diff and both outputs (byte strings)."""
+
+    diff: DiffSplit
+    output_a: str
+    output_b: str
+
+
+@dataclass
+class _Run:
+    spec: ProbeSpec
+    output_a: str | None = None
+    output_b: str | None = None
+    diff: DiffSplit | None = None
+    error: ProbeFailure | None = None
+    fields: list[tuple[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _RenderFailed(Exception):
+    def __init__(self, failure: ProbeFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+class ProbeSession:
+    """Renders probes for one template, caching renders shared between probes."""
+
+    def __init__(self, tmpl: CompiledTemplate, caps: JinjaCaps, *, trace: bool = True) -> None:
+        self.tmpl = tmpl
+        self.caps = caps
+        self.trace = trace
+        self._cache: dict[str, str | ProbeFailure] = {}
+        self._runs: list[_Run] = []
+        self._by_name: dict[str, _Run] = {}
+
+    # --- analyzer API ---------------------------------------------------------
+
+    def compare(self, name: str) -> Comparison | None:
+        spec = PROBES[name]
+        run = _Run(spec)
+        self._runs.append(run)
+        self._by_name[name] = run
+        try:
+            out_a = self._render(spec.a, "A")
+            out_b = self._render(spec.b, "B")
+        except _RenderFailed as exc:
+            run.error = exc.failure
+            return None
+        run.output_a, run.output_b = out_a, out_b
+        run.diff = calculate_diff_split(out_a, out_b)
+        return Comparison(run.diff, out_a, out_b)
+
+    def record(self, probe: str, field_name: str, value: Any) -> None:
+        run = self._by_name.get(probe)
+        if run is not None:
+            run.fields.append((field_name, value))
+
+    def note(self, probe: str, text: str) -> None:
+        run = self._by_name.get(probe)
+        if run is not None:
+            run.notes.append(text)
+
+    def failed(self, probe: str) -> ProbeFailure | None:
+        run = self._by_name.get(probe)
+        return run.error if run is not None else None
+
+    # --- rendering ------------------------------------------------------------
+
+    def _render(self, inputs: ProbeInputs, side: str) -> str:
+        messages = self._normalize(inputs.messages)
+        key = json.dumps([messages, inputs.tools, inputs.add_generation_prompt, inputs.enable_thinking])
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._render_uncached(messages, inputs)
+            self._cache[key] = cached
+        if isinstance(cached, ProbeFailure):
+            raise _RenderFailed(
+                ProbeFailure(side, cached.kind, cached.message, cached.line, cached.source_line)
+            )
+        return cached
+
+    def _render_uncached(self, messages: list[dict[str, Any]], inputs: ProbeInputs) -> str | ProbeFailure:
+        render_inputs = RenderInputs(
+            messages=messages,
+            tools=probe_tools() if inputs.tools else None,
+            add_generation_prompt=inputs.add_generation_prompt,
+            enable_thinking=inputs.enable_thinking,
+            extra_context={"enable_thinking": inputs.enable_thinking},
+        )
+        try:
+            return to_bytes(render(self.tmpl, render_inputs))
+        except ExplorerError as exc:
+            loc = exc.location
+            return ProbeFailure(
+                "", getattr(exc, "kind", "error"), exc.message,
+                loc.line if loc else None, loc.source_line if loc else None,
+            )
+        except RecursionError as exc:
+            return ProbeFailure("", "limit", f"recursion too deep: {exc}")
+        except Exception as exc:  # the reference catches every std::exception here
+            return ProbeFailure("", type(exc).__name__, str(exc))
+
+    def _normalize(self, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+        """llama.cpp's messages_inp_normalizer: string vs typed content, per the caps."""
+        copy = json.loads(json.dumps(list(messages)))
+        only_typed = not self.caps.supports_string_content and self.caps.supports_typed_content
+        only_string = self.caps.supports_string_content and not self.caps.supports_typed_content
+        if only_typed:
+            for msg in copy:
+                if isinstance(msg.get("content"), str):
+                    msg["content"] = [{"type": "text", "text": msg["content"]}]
+        elif only_string:
+            for msg in copy:
+                if isinstance(msg.get("content"), list):
+                    msg["content"] = _concat_parts(msg["content"])
+        return copy
+
+    # --- the trace ------------------------------------------------------------
+
+    def probes(self) -> tuple[Probe, ...]:
+        return tuple(self._freeze(run) for run in self._runs)
+
+    def _freeze(self, run: _Run) -> Probe:
+        steps: tuple[DiffStep, ...] = ()
+        diff = run.diff
+        if diff is not None and self.trace and run.output_a is not None and run.output_b is not None:
+            steps = tuple(
+                DiffStep(s.name, s.detail, _decode_split(s.split))
+                for s in trace_diff(run.output_a, run.output_b).steps
+            )
+        return Probe(
+            name=run.spec.name,
+            purpose=run.spec.purpose,
+            inputs_a=run.spec.a,
+            inputs_b=run.spec.b,
+            output_a=from_bytes(run.output_a) if run.output_a is not None else None,
+            output_b=from_bytes(run.output_b) if run.output_b is not None else None,
+            diff=_decode_split(diff) if diff is not None else None,
+            diff_steps=steps,
+            error=run.error,
+            fields_set=tuple((k, _decode_value(v)) for k, v in run.fields),
+            notes=tuple(run.notes),
+        )
+
+
+def _decode_split(split: DiffSplit) -> DiffSplit:
+    return DiffSplit(
+        from_bytes(split.prefix), from_bytes(split.suffix), from_bytes(split.left), from_bytes(split.right)
+    )
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, str) and not hasattr(value, "value"):
+        return from_bytes(value)
+    if isinstance(value, tuple):
+        return tuple(_decode_value(v) for v in value)
+    return value
+
+
+def _concat_parts(parts: list[Any]) -> str:
+    text = ""
+    last_media = False
+    for part in parts:
+        kind = part.get("type", "") if isinstance(part, dict) else ""
+        if kind == "text":
+            newline = not last_media and bool(text)
+            last_media = False
+        elif kind == "media_marker":
+            newline = False
+            last_media = True
+        else:
+            continue
+        if newline:
+            text += "\n"
+        text += part.get("text", "")
+    return text
