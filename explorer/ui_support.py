@@ -267,13 +267,25 @@ def _is_valid_split(a: str, b: str, p: int, s: int) -> bool:
     )
 
 
+def _elided(n: int) -> str:
+    return f'<span style="{DIM};font-style:italic">… {n} more characters …</span>'
+
+
 def _side_html(
-    text: str, p: int, s: int, ops: Sequence[DiffOp], keep: int, strong: str, soft: str
+    text: str, p: int, s: int, ops: Sequence[DiffOp], keep: int, strong: str, soft: str,
+    context: int | None = None,
 ) -> str:
-    """One side of a pair: dim prefix, the middle with its char diff, dim suffix."""
+    """One side of a pair: dim prefix, the middle with its char diff, dim suffix.
+
+    With ``context`` only that many characters of the prefix and suffix next to the
+    difference are shown; the rest is elided with a count.
+    """
     mask = _trailing_space_mask(text)
     end = len(text) - s
-    parts = [f'<span style="{DIM}">{_html_visible(text[:p], 0, mask, "trailing")}</span>']
+    start = 0 if context is None else max(0, p - context)
+    stop = len(text) if context is None else min(len(text), end + context)
+    parts = [_elided(start)] if start else []
+    parts.append(f'<span style="{DIM}">{_html_visible(text[start:p], start, mask, "trailing")}</span>')
     pos = p
     for op, chunk in ops:
         if op not in (0, keep):
@@ -283,17 +295,23 @@ def _side_html(
         pos += len(chunk)
     if p == end:
         parts.append(f'<span style="{soft};{DIM}" title="nothing here">∅</span>')
-    parts.append(f'<span style="{DIM}">{_html_visible(text[end:], end, mask, "trailing")}</span>')
+    parts.append(f'<span style="{DIM}">{_html_visible(text[end:stop], end, mask, "trailing")}</span>')
+    if stop < len(text):
+        parts.append(_elided(len(text) - stop))
     return "".join(parts)
 
 
-def pair_view(a: str, b: str, *, prefix_len: int | None = None, suffix_len: int | None = None) -> PairView:
+def pair_view(
+    a: str, b: str, *, prefix_len: int | None = None, suffix_len: int | None = None,
+    context: int | None = None,
+) -> PairView:
     """Side-by-side HTML of outputs A and B.
 
     The common prefix and suffix are dimmed, the left (A only) and right (B only) regions
     are tinted, and inside them a character diff marks exactly what changed. When the
     analysis gives its own split (after tag-boundary fixing) pass its lengths; an
     inconsistent split falls back to the plain longest common prefix and suffix.
+    ``context`` limits how much of the shared text around the difference is shown.
     """
     if prefix_len is None or suffix_len is None or not _is_valid_split(a, b, prefix_len, suffix_len):
         prefix_len = common_prefix_len(a, b)
@@ -304,11 +322,21 @@ def pair_view(a: str, b: str, *, prefix_len: int | None = None, suffix_len: int 
     return PairView(
         prefix_len=prefix_len,
         suffix_len=suffix_len,
-        html_a=_side_html(a, prefix_len, suffix_len, ops, -1, LEFT_STRONG, LEFT_BG),
-        html_b=_side_html(b, prefix_len, suffix_len, ops, 1, RIGHT_STRONG, RIGHT_BG),
+        html_a=_side_html(a, prefix_len, suffix_len, ops, -1, LEFT_STRONG, LEFT_BG, context),
+        html_b=_side_html(b, prefix_len, suffix_len, ops, 1, RIGHT_STRONG, RIGHT_BG, context),
         left=left,
         right=right,
     )
+
+
+PROBE_GROUPS = ("Reasoning", "Content", "Tools", "Turn markers")
+
+
+def probe_group(name: str) -> str:
+    """Which analyzer a probe belongs to, from its reference name (R1, C1.tools, T2, A1...)."""
+    if name.startswith(("assistant-start", "user-start")):
+        return "Turn markers"
+    return {"R": "Reasoning", "C": "Content", "T": "Tools", "A": "Tools"}.get(name[:1], "Turn markers")
 
 
 def split_html(prefix: str, left: str, right: str, suffix: str) -> str:
@@ -485,6 +513,7 @@ class Permalink:
     example: str | None = None
     hf: str | None = None  # owner/repo[@revision][#variant]
     text: str | None = None  # the template text itself (short templates only)
+    focus: str | None = None  # what the page shows first (a probe name, ...)
 
     def source_request(self) -> SourceRequest | None:
         if self.example:
@@ -497,25 +526,29 @@ class Permalink:
         return None
 
 
-def permalink_for(request: SourceRequest | None, template_text: str | None, page: str | None) -> Permalink | None:
+def permalink_for(
+    request: SourceRequest | None, template_text: str | None, page: str | None, focus: str | None = None
+) -> Permalink | None:
     """The permalink for a view, or None when the template is too long to put in a URL."""
     if request is None:
-        return Permalink(page=page)
+        return Permalink(page=page, focus=focus)
     if request.kind == "example":
-        return Permalink(page=page, example=request.name)
+        return Permalink(page=page, example=request.name, focus=focus)
     if request.kind == "hub":
-        return Permalink(page=page, hf=hf_spec(request.name, request.revision, request.variant))
+        return Permalink(page=page, hf=hf_spec(request.name, request.revision, request.variant), focus=focus)
     text = template_text if template_text is not None else request.text
     if len(compress_text(text)) > PERMALINK_TEXT_LIMIT:
         return None
-    return Permalink(page=page, text=text)
+    return Permalink(page=page, text=text, focus=focus)
 
 
 def encode_permalink(link: Permalink) -> dict[str, str]:
-    """Query parameters for a permalink (keys: page, example, hf, t)."""
+    """Query parameters for a permalink (keys: page, focus, example, hf, t)."""
     params: dict[str, str] = {}
     if link.page:
         params["page"] = link.page
+    if link.focus:
+        params["focus"] = link.focus
     if link.example:
         params["example"] = link.example
     elif link.hf:
@@ -540,6 +573,7 @@ def decode_permalink(params: Mapping[str, Any]) -> Permalink:
         example=_one(params, "example"),
         hf=_one(params, "hf"),
         text=decompress_text(token) if token else None,
+        focus=_one(params, "focus"),
     )
 
 

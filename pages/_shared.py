@@ -33,6 +33,8 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {
     "explorer.analysis": ("analyze_template",),
     "explorer.diff": ("trace_diff",),
     "explorer.chat_output": ("analyse_output",),
+    "explorer.generator": ("generate_parser",),
+    "explorer.apply": ("apply_request", "standard_request", "classify_reasoning_prefill"),
 }
 
 
@@ -192,12 +194,20 @@ def source_caption(source: Any) -> None:
 # --- permalinks ----------------------------------------------------------------------
 
 
+INCOMING_FOCUS_KEY = "_incoming_focus"
+LINK_KEYS = ("example", "hf", "t", "page", "focus")
+
+
 def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
-    """On arrival with a permalink, load its source and go to its page (once per link)."""
+    """On arrival with a link, load its source, remember its focus and go to its page.
+
+    Query parameters this session wrote itself are ignored, so a link is applied once
+    and the user's later choices are never overridden by a stale URL.
+    """
     params = dict(st.query_params.to_dict())
     if not params or params == st.session_state.get(LINK_WRITTEN_KEY):
         return
-    if not any(k in params for k in ("example", "hf", "t", "page")):
+    if not any(k in params for k in LINK_KEYS):
         return
     st.session_state[LINK_WRITTEN_KEY] = params
     try:
@@ -208,16 +218,22 @@ def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
         return
     if request is not None:
         set_request(request)
+    st.session_state[INCOMING_FOCUS_KEY] = link.focus
     if link.page and link.page != current_page:
         target = page_for(link.page)
         if target is not None:
             st.switch_page(target, query_params=params)
 
 
-def write_permalink(page: str, source: Any | None) -> str | None:
+def take_incoming_focus() -> str | None:
+    """The focus a link arrived with (once; None afterwards)."""
+    return st.session_state.pop(INCOMING_FOCUS_KEY, None)
+
+
+def write_permalink(page: str, source: Any | None, focus: str | None = None) -> str | None:
     """Put the view into the URL's query parameters; return the link's query string."""
     request = current_request()
-    link = ui.permalink_for(request, getattr(source, "text", None), page)
+    link = ui.permalink_for(request, getattr(source, "text", None), page, focus)
     if link is None:
         params = {"page": page}
     else:

@@ -1,6 +1,196 @@
-"""analysis page (being built)."""
+"""Analysis page: the modes and markers the autoparser settled on, each with its origin."""
+
+from __future__ import annotations
+
+import html
+import json
+from enum import Enum
+from typing import Any
 
 import streamlit as st
 
-st.title("analysis")
-st.info("This page is being built.")
+from explorer import ui_support as ui
+from pages import _shared as sh
+
+SECTIONS = (
+    ("Reasoning", "reasoning."),
+    ("Content", "content."),
+    ("Tool-call format", "tools.format."),
+    ("Function", "tools.function."),
+    ("Arguments", "tools.arguments."),
+    ("Call id", "tools.call_id."),
+    ("Turns", ""),
+)
+TURN_FIELDS = ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
+
+
+def _value(analysis: Any, dotted: str) -> Any:
+    obj = analysis
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _show_value(value: Any) -> str:
+    if isinstance(value, Enum):
+        return f"<b>{html.escape(str(value.value))}</b>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return ui.marker_html(value)
+    if isinstance(value, (tuple, list)):
+        return " ".join(ui.marker_html(v) if isinstance(v, str) else html.escape(str(v)) for v in value) or "∅"
+    return html.escape(str(value))
+
+
+def _origin(prov: Any) -> str:
+    if prov is None or prov.kind == "default":
+        return '<span style="color:#999">default (never set)</span>'
+    if prov.kind == "probe":
+        side = f" · {html.escape(prov.side)}" if prov.side else ""
+        return f"probe <b>{html.escape(prov.probe or '?')}</b>{side}" + (
+            f" <i>{html.escape(prov.note)}</i>" if prov.note else "")
+    if prov.kind == "workaround":
+        return f'<span style="color:#a15c00">workaround <b>{html.escape(prov.workaround or "?")}</b></span>'
+    return f"{html.escape(prov.kind)}" + (f" <i>{html.escape(prov.note)}</i>" if prov.note else "")
+
+
+def _table(rows: list[tuple[str, str, str]]) -> str:
+    cell = 'style="padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top"'
+    head = "".join(f"<th {cell} align=left>{h}</th>" for h in ("field", "value (whitespace visible)", "set by"))
+    body = "".join(f"<tr><td {cell}><code>{html.escape(f)}</code></td><td {cell}>{v}</td><td {cell}>{o}</td></tr>"
+                   for f, v, o in rows)
+    return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{body}</table>'
+
+
+def _field_names(analysis_mod: Any, analysis: Any) -> tuple[str, ...]:
+    names = getattr(analysis_mod, "FIELD_NAMES", None)
+    if names is None:
+        model = sh.stage("explorer.analysis.model")
+        names = getattr(model, "FIELD_NAMES", ())
+    return tuple(names) or tuple(analysis.provenance)
+
+
+def _markers(analysis_mod: Any, analysis: Any) -> None:
+    names = _field_names(analysis_mod, analysis)
+    provenance = getattr(analysis, "provenance", {}) or {}
+    probes_used: list[str] = []
+    for title, prefix in SECTIONS:
+        fields = [n for n in names if (n.startswith(prefix) if prefix else n in TURN_FIELDS)]
+        if not fields:
+            continue
+        rows = []
+        for name in fields:
+            prov = provenance.get(name)
+            if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
+                probes_used.append(prov.probe)
+            rows.append((name, _show_value(_value(analysis, name)), _origin(prov)))
+        st.markdown(f"**{title}**")
+        st.html(_table(rows))
+    if probes_used:
+        st.markdown("Open the probe behind a field:")
+        cols = st.columns(min(6, len(probes_used)))
+        for i, probe in enumerate(probes_used):
+            cols[i % len(cols)].page_link("pages/probes.py", label=f"Probe {probe}", icon="🔬",
+                                          query_params={"focus": probe})
+
+
+def _modes(analysis: Any) -> None:
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Reasoning", analysis.reasoning.mode.value)
+    c2.metric("Content", analysis.content.mode.value)
+    c3.metric("Tool calls", analysis.tools.format.mode.value)
+    c4.metric("Call id", analysis.tools.call_id.pos.value)
+
+
+def _generation_prompts(tmpl: Any, analysis: Any, caps: Any) -> None:
+    st.subheader("Generation prompt and reasoning prefill")
+    apply_mod = sh.stage("explorer.apply")
+    if apply_mod is None:
+        sh.not_available("explorer.apply", "Generation prompts")
+        return
+    mode = analysis.reasoning.mode.value
+    cols = st.columns(2)
+    for col, thinking in zip(cols, (False, True)):
+        with col:
+            st.markdown(f"**enable_thinking = {str(thinking).lower()}**")
+            applied = sh.guarded(
+                lambda: apply_mod.apply_request(tmpl, apply_mod.standard_request(thinking), caps=caps,
+                                                reasoning_mode=mode),
+                tmpl.source, context="applying the standard request")
+            if applied is None:
+                continue
+            st.html(ui.mono_block(ui.visible_whitespace_html(applied.generation_prompt, spaces="all")
+                                  or '<span style="color:#999">∅ (empty)</span>'))
+            prefill = apply_mod.classify_reasoning_prefill(
+                applied.generation_prompt, analysis.reasoning.start, analysis.reasoning.end)
+            st.markdown(f"Prefill outcome **{prefill.outcome.value}**: {prefill.describe()}.")
+            if prefill.parser_prefix:
+                st.html("Literal the parser expects before the output: " + ui.marker_html(prefill.parser_prefix))
+            if applied.supports_thinking is not None:
+                st.caption(f"supports_thinking: {str(applied.supports_thinking).lower()} · route {applied.handler}")
+
+
+def _silent_failures(analysis: Any) -> None:
+    st.subheader("What failed silently")
+    failures = list(getattr(analysis, "failures", ()) or ())
+    threw = [p for p in analysis.probes if p.error is not None]
+    if not failures and not threw:
+        st.success("Every probe rendered; nothing was skipped.")
+    for f in failures:
+        st.warning(f"Probe **{f.probe}**: {f.message}")
+    known = {f.probe for f in failures}
+    for p in threw:
+        if p.name not in known:
+            st.warning(f"Probe **{p.name}** threw ({p.error.kind}): {p.error.message}")
+    if threw:
+        st.caption("llama.cpp logs these at debug level only and keeps the defaults, so the "
+                   "parser it builds may silently ignore reasoning or tool calls.")
+    if not analysis.analysis_complete:
+        st.info("analysis_complete is false: llama.cpp's analysis did not finish every analyzer.")
+    applied = list(getattr(analysis, "workarounds_applied", ()) or ())
+    if applied:
+        st.markdown("Workarounds llama.cpp applied after the probes: " + ", ".join(f"`{w}`" for w in applied))
+
+
+def main() -> None:
+    st.title("🧭 Analysis")
+    loaded = sh.active_template()
+    if loaded is None:
+        sh.write_permalink("analysis", None)
+        return
+    source, tmpl, _ = loaded
+    sh.source_caption(source)
+    sh.write_permalink("analysis", source)
+    if tmpl is None:
+        return
+    analysis_mod = sh.stage("explorer.analysis")
+    if analysis_mod is None:
+        sh.not_available("explorer.analysis", "The autoparser analysis")
+        return
+    analysis = sh.guarded(lambda: sh.analysis(tmpl), source.text, context="analysing the template")
+    if analysis is None:
+        return
+    routing_mod = sh.stage("explorer.routing")
+    if routing_mod is not None:
+        routing = sh.guarded(lambda: routing_mod.route(source.text))
+        if routing is not None and routing.specialized:
+            st.warning(f"llama.cpp routes this template to the specialized handler `{routing.handler}`; "
+                       "this analysis is computed (as llama.cpp computes it) but does not build its parser.")
+    _modes(analysis)
+    st.subheader("Markers")
+    _markers(analysis_mod, analysis)
+    st.subheader("Preserved tokens")
+    tokens = list(analysis.preserved_tokens)
+    st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")
+    caps = sh.guarded(lambda: sh.caps(tmpl)) if sh.stage("explorer.caps") else None
+    _generation_prompts(tmpl, analysis, caps)
+    _silent_failures(analysis)
+    with st.expander("The analysis as llama.cpp reports it (JSON)"):
+        data = analysis.to_oracle_json()
+        st.json(data, expanded=False)
+        st.download_button("Download analysis.json", json.dumps(data, indent=2, ensure_ascii=False),
+                           file_name="analysis.json", mime="application/json")
+
+
+main()

@@ -1,6 +1,170 @@
-"""probes page (being built)."""
+"""Probes page: every probe pair the autoparser rendered, side by side, with its diff."""
+
+from __future__ import annotations
+
+from typing import Any
 
 import streamlit as st
 
-st.title("probes")
-st.info("This page is being built.")
+from explorer import ui_support as ui
+from pages import _shared as sh
+
+ALL = "All probes"
+CONTEXT_CHARS = 400
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _pair(a: str, b: str, prefix_len: int | None, suffix_len: int | None, context: int | None) -> ui.PairView:
+    return ui.pair_view(a, b, prefix_len=prefix_len, suffix_len=suffix_len, context=context)
+
+
+def _reference(name: str) -> str:
+    probes_mod = sh.stage("explorer.probes")
+    spec = getattr(probes_mod, "PROBES", {}).get(name) if probes_mod else None
+    return getattr(spec, "reference", "")
+
+
+def _failure(probe: Any, source_text: str) -> None:
+    err = probe.error
+    where = f" at template line {err.line}" if err.line else ""
+    st.error(f"Rendering side **{err.side or '?'}** threw ({err.kind}){where}: {err.message}", icon="🚫")
+    if err.line:
+        first, excerpt = ui.source_excerpt(source_text, err.line)
+        st.html(sh.highlighted(excerpt, "jinja", True, (err.line - first + 1,)))
+    st.caption("llama.cpp catches this, logs it at debug level and carries on: the analysis "
+               "fields this probe would have set keep their defaults.")
+
+
+def _diff_details(probe: Any) -> None:
+    diff_mod = sh.stage("explorer.diff")
+    with st.expander("Tag-boundary fixing: the split before and after, step by step"):
+        if diff_mod is not None and hasattr(diff_mod, "naive_diff_split"):
+            naive = diff_mod.naive_diff_split(probe.output_a, probe.output_b)
+            st.markdown("**Before** (plain longest common prefix and suffix, characters)")
+            st.html(ui.split_html(naive.prefix, naive.left, naive.right, naive.suffix))
+        for i, step in enumerate(probe.diff_steps, 1):
+            st.markdown(f"**Step {i}: {step.name}**: {step.detail}")
+            sp = step.split
+            st.html(ui.split_html(sp.prefix, sp.left, sp.right, sp.suffix))
+        if not probe.diff_steps:
+            st.caption("No step trace was recorded for this probe.")
+
+
+def _outputs(probe: Any, full: bool) -> None:
+    diff = probe.diff
+    view = _pair(
+        probe.output_a, probe.output_b,
+        len(diff.prefix) if diff else None, len(diff.suffix) if diff else None,
+        None if full else CONTEXT_CHARS,
+    )
+    col_a, col_b = st.columns(2)
+    with col_a:
+        st.markdown("**Output A**")
+        st.html(ui.mono_block(view.html_a))
+    with col_b:
+        st.markdown("**Output B**")
+        st.html(ui.mono_block(view.html_b))
+    if diff is not None:
+        st.markdown("**Split after tag-boundary fixing** (what the analyzers read)")
+        st.html(ui.split_html(diff.prefix, diff.left, diff.right, diff.suffix))
+    if probe.output_a == probe.output_b:
+        st.warning("Outputs A and B are identical: this template ignores what the probe varies.")
+
+
+def _fields(probe: Any) -> None:
+    if probe.fields_set:
+        rows = [{"field": k, "value": ui.marker_text(v) if isinstance(v, str) else str(getattr(v, "value", v))}
+                for k, v in probe.fields_set]
+        st.markdown("**Fields this probe set**")
+        st.table(rows)
+    for note in probe.notes:
+        st.caption(f"• {note}")
+
+
+def _inputs(probe: Any) -> None:
+    with st.expander("Inputs A and B"):
+        col_a, col_b = st.columns(2)
+        col_a.json(probe.inputs_a.to_json(), expanded=2)
+        col_b.json(probe.inputs_b.to_json(), expanded=2)
+
+
+def show_probe(probe: Any, source_text: str, full: bool) -> None:
+    with st.container(border=True):
+        st.markdown(f"#### {probe.name} · {probe.purpose}")
+        ref = _reference(probe.name)
+        if ref:
+            st.caption(f"llama.cpp: `{ref}` · analyzer: {ui.probe_group(probe.name)}")
+        if probe.error is not None:
+            _failure(probe, source_text)
+        if probe.output_a is not None and probe.output_b is not None:
+            _outputs(probe, full)
+            _diff_details(probe)
+        _fields(probe)
+        _inputs(probe)
+
+
+def _status(probe: Any) -> str:
+    if probe.error is not None:
+        return f"threw ({probe.error.kind})"
+    if probe.output_a is not None and probe.output_a == probe.output_b:
+        return "identical outputs"
+    return "ok"
+
+
+def main() -> None:
+    st.title("🔬 Probes")
+    st.caption("The autoparser never reads the template's code: it renders pairs of inputs (A, B) "
+               "and reads the difference. Dimmed text is common to both outputs; tinted text is "
+               "only in A (red) or only in B (green), with the exact changed characters in bold.")
+    loaded = sh.active_template()
+    if loaded is None:
+        sh.write_permalink("probes", None)
+        return
+    source, tmpl, _ = loaded
+    sh.source_caption(source)
+    if tmpl is None:
+        sh.write_permalink("probes", source)
+        return
+    if sh.stage("explorer.analysis") is None:
+        sh.not_available("explorer.analysis", "The probe trace")
+        sh.write_permalink("probes", source)
+        return
+    analysis = sh.guarded(lambda: sh.analysis(tmpl), source.text, context="running the probes")
+    if analysis is None:
+        sh.write_permalink("probes", source)
+        return
+    probes = list(analysis.probes)
+    names = [p.name for p in probes]
+
+    incoming = sh.take_incoming_focus()
+    if incoming in names:
+        st.session_state["probe_group"] = "All"
+        st.session_state["probe_focus"] = incoming
+    groups = ["All", *ui.PROBE_GROUPS]
+    c1, c2, c3 = st.columns([3, 3, 2])
+    group = c1.radio("Analyzer", groups, horizontal=True, key="probe_group")
+    shown = [p for p in probes if group == "All" or ui.probe_group(p.name) == group]
+    options = [ALL] + [p.name for p in shown]
+    if st.session_state.get("probe_focus") not in options:
+        st.session_state["probe_focus"] = ALL
+    purpose = {p.name: p.purpose for p in probes}
+    focus = c2.selectbox("Probe", options, key="probe_focus",
+                         format_func=lambda n: n if n == ALL else f"{n} · {purpose.get(n, '')}")
+    full = c3.toggle("Show whole outputs", value=False, key="probe_full",
+                     help=f"Otherwise {CONTEXT_CHARS} shared characters are kept on each side of a difference.")
+    sh.write_permalink("probes", source, None if focus == ALL else focus)
+
+    if not probes:
+        st.info("The analysis ran no probes for this template.")
+        return
+    failed = sum(1 for p in probes if p.error is not None)
+    st.markdown(f"{len(probes)} probes ran; {failed} threw." if failed else f"{len(probes)} probes ran; none threw.")
+    with st.expander("Overview", expanded=False):
+        st.table([{"probe": p.name, "analyzer": ui.probe_group(p.name), "status": _status(p),
+                   "fields set": ", ".join(k for k, _ in p.fields_set)} for p in probes])
+    for probe in shown:
+        if focus == ALL or probe.name == focus:
+            show_probe(probe, source.text, full)
+
+
+main()

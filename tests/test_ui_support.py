@@ -93,6 +93,20 @@ def test_pair_view_marks_an_empty_side():
     assert "∅" in view.html_a
 
 
+def test_pair_view_elides_long_shared_context():
+    a = "x" * 1000 + "A" + "y" * 500
+    b = "x" * 1000 + "B" + "y" * 500
+    view = ui.pair_view(a, b, context=10)
+    text = strip_tags(view.html_a)
+    assert text == "… 990 more characters …" + "x" * 10 + "A" + "y" * 10 + "… 490 more characters …"
+
+
+def test_probe_groups_follow_the_reference_names():
+    assert [ui.probe_group(n) for n in ("R1", "R3", "C1.tools", "T1.parallel", "A2", "T7")] == [
+        "Reasoning", "Reasoning", "Content", "Tools", "Tools", "Tools"]
+    assert ui.probe_group("assistant-start") == ui.probe_group("user-start.fallback") == "Turn markers"
+
+
 def test_split_html_lists_the_four_parts():
     out = ui.split_html("pre", "L", "R R", "suf")
     text = strip_tags(out)
@@ -175,7 +189,7 @@ def test_damaged_or_oversized_tokens_raise_source_error():
 def test_permalink_round_trip_for_each_source_kind():
     for link in (
         ui.Permalink(page="template", example="qwen3"),
-        ui.Permalink(page="probes", hf="owner/model@abc123#tool_use"),
+        ui.Permalink(page="probes", hf="owner/model@abc123#tool_use", focus="T2"),
         ui.Permalink(page="try", text="{{ messages[0]['content'] }}\n"),
         ui.Permalink(page="grammar"),
     ):

@@ -1,0 +1,101 @@
+"""Take a screenshot of every app page into docs/ (docs/template-page.png, ...).
+
+Usage: python tools/screenshots.py [--example NAME] [--out docs]
+
+Starts ``streamlit run app.py`` on a free local port, opens each page in Debian's
+headless chromium (/usr/bin/chromium, never a downloaded browser) and saves a
+full-page PNG. The README shows these files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+# (url path, file name, query parameters beyond the example)
+PAGES = (
+    ("", "template-page.png", {}),
+    ("probes", "probes-page.png", {"focus": "T1"}),
+    ("analysis", "analysis-page.png", {}),
+    ("grammar", "grammar-page.png", {}),
+    ("try", "try-page.png", {}),
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("streamlit did not start")
+
+
+def wait_idle(page) -> None:
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
+    page.locator("h1").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)  # let fonts and st.html blocks settle
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--example", default="chatml-think-tools")
+    parser.add_argument("--out", default=str(ROOT / "docs"))
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+    from urllib.parse import urlencode
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    server = start_server(port)
+    try:
+        with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
+            ctx = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                viewport={"width": 1400, "height": 900}, device_scale_factor=1,
+            )
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            for path, name, extra in PAGES:
+                query = urlencode({"example": args.example, "page": path or "template", **extra})
+                page.goto(f"http://127.0.0.1:{port}/{path}?{query}")
+                wait_idle(page)
+                page.screenshot(path=str(out / name), full_page=True)
+                print(out / name)
+            ctx.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
