@@ -25,6 +25,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, 
 from jinja2.utils import Namespace
 
 from explorer import jinja_compat_llama as ll
+from explorer.errors import RenderLimitError
 from explorer.jinja_compat_state import current, mark, mark_deep
 
 DIALECTS = ("llama.cpp", "transformers")
@@ -106,9 +107,6 @@ class _Budgeted:
         state.check_time()
         state.depth += 1
         if state.depth > state.max_depth:
-            state.depth = 0
-            from explorer.errors import RenderLimitError
-
             raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
         try:
             return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]
@@ -135,8 +133,6 @@ class _Budgeted:
         elif operator == "**":
             if isinstance(left, (int, float)) and isinstance(right, (int, float)) and abs(left) > 1:
                 if right > 4096:
-                    from explorer.errors import RenderLimitError
-
                     raise RenderLimitError(f"power {left!r} ** {right!r} is too large to compute")
 
 
@@ -159,8 +155,6 @@ def _checked_range(*args: Any) -> list[int] | range:
     rng = range(*args)
     state = current()
     if len(rng) > state.max_range:
-        from explorer.errors import RenderLimitError
-
         raise RenderLimitError(f"range of {len(rng):,} items is over the {state.max_range:,} item cap")
     return list(rng) if len(rng) <= _GUARDED_LOOP_LEN else rng
 

@@ -368,7 +368,8 @@ def _replace(v: Any, old: Any, new: Any, count: Any = -1) -> str:
     return v.replace(old, new)
 
 
-def _format(v: Any, *args: Any) -> str:
+def _format(v: Any, *args: Any, **kwargs: Any) -> str:
+    args = args + tuple(kwargs.values())  # llama.cpp passes keyword values positionally
     out, i, k = [], 0, 0
     while i < len(v):
         if v[i] != "{":

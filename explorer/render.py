@@ -54,7 +54,7 @@ class RenderLimits:
 
     wall_seconds: float = 2.0
     max_output_chars: int = 2_000_000
-    max_call_depth: int = 200
+    max_call_depth: int = 100
     max_range_items: int = 1_000_000
 
 
