@@ -13,13 +13,14 @@ one the C++ code computes; ``from_bytes`` turns results back into text.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.diff import DiffSplit, DiffStep, calculate_diff_split, trace_diff
 from explorer.errors import ExplorerError
 from explorer.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
-from explorer.render import CompiledTemplate, RenderInputs, render
+from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, render
 
 from explorer.analysis.model import JinjaCaps
 
@@ -58,13 +59,21 @@ class _RenderFailed(Exception):
         self.failure = failure
 
 
+# A probe render normally takes a millisecond; these bound hostile templates (llama.cpp
+# itself has no limit and would hang on an endless loop).
+PROBE_RENDER_SECONDS = 1.0
+ANALYSIS_RENDER_BUDGET_SECONDS = 6.0
+
+
 class ProbeSession:
     """Renders probes for one template, caching renders shared between probes."""
 
-    def __init__(self, tmpl: CompiledTemplate, caps: JinjaCaps, *, trace: bool = True) -> None:
+    def __init__(self, tmpl: CompiledTemplate, caps: JinjaCaps, *, trace: bool = True,
+                 budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS) -> None:
         self.tmpl = tmpl
         self.caps = caps
         self.trace = trace
+        self._deadline = time.monotonic() + budget_seconds
         self._cache: dict[str, str | ProbeFailure] = {}
         self._runs: list[_Run] = []
         self._by_name: dict[str, _Run] = {}
@@ -116,6 +125,10 @@ class ProbeSession:
         return cached
 
     def _render_uncached(self, messages: list[dict[str, Any]], inputs: ProbeInputs) -> str | ProbeFailure:
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            return ProbeFailure("", "limit", "the analysis' render time budget is spent; probe not rendered")
+        limits = RenderLimits(wall_seconds=min(PROBE_RENDER_SECONDS, remaining))
         render_inputs = RenderInputs(
             messages=messages,
             tools=probe_tools() if inputs.tools else None,
@@ -124,7 +137,7 @@ class ProbeSession:
             extra_context={"enable_thinking": inputs.enable_thinking},
         )
         try:
-            return to_bytes(render(self.tmpl, render_inputs))
+            return to_bytes(render(self.tmpl, render_inputs, limits=limits))
         except ExplorerError as exc:
             loc = exc.location
             return ProbeFailure(

@@ -1,0 +1,100 @@
+"""``analyze TEMPLATE``: llama.cpp's differential analysis of a template, as JSON.
+
+Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``). Output: one
+JSON object with the oracle's schema -- ``caps``, ``routed``, ``autoparser`` (every
+field, same names and enum spellings), ``generation_prompt`` (thinking false/true) --
+plus ``provenance`` (where each field came from), ``workarounds``, ``failures`` and
+``probes`` (the trace; ``--no-trace`` omits it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.analysis import analyze_template, template_caps
+from explorer.errors import SourceError
+from explorer.render import compile_template
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "analyze", help="the autoparser's differential analysis, with every probe",
+        description="Run llama.cpp's differential template analysis and print it as JSON.")
+    p.add_argument("template", metavar="TEMPLATE",
+                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    p.add_argument("--no-trace", action="store_true", help="omit the probe trace")
+    p.add_argument("--compact", action="store_true", help="print the JSON on one line")
+    p.set_defaults(run=run)
+
+
+def load_template_text(spec: str) -> str:
+    try:
+        from explorer.sources import resolve_spec
+    except ImportError:  # sources stage absent: plain files and stdin only
+        if spec == "-":
+            return sys.stdin.read()
+        path = Path(spec)
+        if not path.is_file():
+            raise SourceError(f"no such template file: {spec}") from None
+        return path.read_text(encoding="utf-8")
+    return resolve_spec(spec).text
+
+
+def llama_source(text: str) -> str:
+    """The text llama.cpp compiles: its init-time source patches applied."""
+    try:
+        from explorer.routing import patch_source
+    except ImportError:
+        return text
+    return patch_source(text)
+
+
+def analysis_report(text: str, *, trace: bool = True) -> dict[str, Any]:
+    tmpl = compile_template(llama_source(text))
+    caps = template_caps(tmpl)
+    analysis = analyze_template(tmpl, caps, trace=trace)
+    out: dict[str, Any] = {"caps": caps.to_json()}
+    routed = _routed(text, caps)
+    if routed is not None:
+        out["routed"] = routed
+    out["autoparser"] = analysis.to_oracle_json()
+    prompts = _generation_prompts(text, caps)
+    if prompts is not None:
+        out["generation_prompt"] = prompts
+    out["provenance"] = analysis.provenance_json()
+    out["workarounds"] = list(analysis.workarounds_applied)
+    out["failures"] = [f.to_json() for f in analysis.failures]
+    if trace:
+        out["probes"] = [p.to_json() for p in analysis.probes]
+    return out
+
+
+def _routed(text: str, caps: Any) -> dict[str, Any] | None:
+    try:
+        from explorer.routing import route
+    except ImportError:
+        return None
+    routing = route(text, caps)
+    return {"handler": routing.handler, "specialized": routing.specialized}
+
+
+def _generation_prompts(text: str, caps: Any) -> dict[str, str] | None:
+    try:
+        from explorer.apply import generation_prompt, standard_request
+    except ImportError:
+        return None
+    return {
+        f"thinking_{str(flag).lower()}": generation_prompt(text, standard_request(flag), caps=caps)
+        for flag in (False, True)
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    report = analysis_report(load_template_text(args.template), trace=not args.no_trace)
+    indent = None if args.compact else 2
+    print(json.dumps(report, indent=indent, ensure_ascii=False))
+    return 0
