@@ -1,0 +1,16 @@
+"""Parser generator: autoparser analysis + request -> PEG arena, GBNF grammar, triggers.
+
+Input: the analysis (oracle ``autoparser`` JSON, or anything with ``to_oracle_json``)
+and the request. Output: llama.cpp's chat params for the autoparser route, byte-identical
+to what ``common_chat_templates_apply`` returns.
+"""
+
+from explorer.generator.autoparser import build_parser
+from explorer.generator.builder import Arena, PegBuilder
+from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
+from explorer.generator.spec import GenerationRequest, ParserSpec
+
+__all__ = [
+    "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "ParserSpec", "PegBuilder",
+    "build_parser", "generate_params",
+]

@@ -1,0 +1,85 @@
+"""Analysis + request -> llama.cpp's chat params: parser, grammar, triggers, tokens.
+
+Input: a ``ParserSpec`` and a ``GenerationRequest`` (the generation prompt comes from the
+apply stage). Output: ``GeneratedParams`` with the oracle's apply keys: the serialized
+parser, the GBNF grammar and whether it is lazy, grammar triggers, preserved tokens and
+additional stops -- what ``peg_generator::generate_parser`` returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.generator.autoparser import build_parser
+from explorer.generator.builder import Arena
+from explorer.generator.spec import GenerationRequest, ParserSpec
+from explorer.grammar.gbnf import emit_arena_grammar
+from explorer.grammar.json_schema import build_grammar
+
+OPENAI_WRAPPER_TRIGGER = '{"type": "function",'
+
+
+@dataclass(frozen=True)
+class GrammarTrigger:
+    type: str  # TOKEN, WORD, PATTERN or PATTERN_FULL
+    value: str
+    token: int = -1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "value": self.value, "token": self.token}
+
+
+@dataclass(frozen=True)
+class GeneratedParams:
+    generation_prompt: str
+    arena: Arena
+    grammar: str
+    grammar_lazy: bool
+    grammar_triggers: tuple[GrammarTrigger, ...]
+    preserved_tokens: tuple[str, ...]
+    additional_stops: tuple[str, ...]
+
+    @property
+    def parser(self) -> str:
+        return self.arena.dumps()
+
+    def to_json(self) -> dict[str, Any]:
+        """The oracle's apply keys, in its field names."""
+        return {
+            "generation_prompt": self.generation_prompt,
+            "grammar": self.grammar,
+            "grammar_lazy": self.grammar_lazy,
+            "grammar_triggers": [t.to_json() for t in self.grammar_triggers],
+            "preserved_tokens": list(self.preserved_tokens),
+            "parser": self.parser,
+            "additional_stops": list(self.additional_stops),
+        }
+
+
+def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams:
+    """llama.cpp's ``peg_generator::generate_parser`` without the prompt rendering."""
+    arena = build_parser(spec, req)
+    fmt = spec.format
+    has_tools = fmt.mode != "NONE" and req.has_tools
+    trigger_marker = fmt.section_start or fmt.per_call_start
+    include_grammar = req.has_response_format or (
+        has_tools and ((req.tool_choice == "auto" and bool(trigger_marker)) or req.tool_choice == "required")
+    )
+    grammar, lazy, triggers = "", False, ()
+    if include_grammar:
+        lazy = not req.has_response_format and req.tool_choice == "auto"
+        grammar = build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+        if lazy:
+            triggers = (GrammarTrigger("WORD", trigger_marker),)
+            if fmt.openai_wrapper_trigger:
+                triggers += (GrammarTrigger("WORD", OPENAI_WRAPPER_TRIGGER),)
+    return GeneratedParams(
+        generation_prompt=req.generation_prompt,
+        arena=arena,
+        grammar=grammar,
+        grammar_lazy=lazy,
+        grammar_triggers=triggers,
+        preserved_tokens=spec.preserved_tokens,
+        additional_stops=spec.additional_stops,
+    )

@@ -1,0 +1,236 @@
+"""Parser generator: analysis + request -> llama.cpp's parser, grammar and triggers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ORACLE, requires_oracle
+from explorer.errors import AnalysisError
+from explorer.generator import GenerationRequest, ParserSpec, generate_params
+from explorer.generator.stl_order import hash_bytes, unordered_map_order
+
+FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
+FIELDS = ("parser", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens", "additional_stops",
+          "generation_prompt")
+
+WEATHER = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Weather.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                   "required": ["city"]}}}]
+
+# Hand-written analyses (the oracle's JSON shape) for formats we know by heart.
+HERMES = {
+    "jinja_caps": {"supports_tool_calls": True},
+    "reasoning": {"mode": "TAG_BASED", "start": "<think>", "end": "</think>"},
+    "content": {"mode": "PLAIN", "start": "", "end": "", "requires_nonnull_content": False},
+    "tools": {
+        "format": {"mode": "JSON_NATIVE", "section_start": "<tool_call>", "section_end": "</tool_call>",
+                   "per_call_start": "", "per_call_end": "", "fun_name_is_key": False,
+                   "tools_array_wrapped": False, "openai_wrapper_trigger": False, "function_field": "function",
+                   "name_field": "name", "args_field": "arguments", "id_field": "", "gen_id_field": "",
+                   "parameter_order": []},
+        "function": {"name_prefix": "", "name_suffix": "", "args_separator": "", "close": ""},
+        "arguments": {"start": "", "end": "", "name_prefix": "", "name_suffix": "", "value_prefix": "",
+                      "value_suffix": "", "separator": "", "tolerate_intertag_whitespace": False},
+        "call_id": {"pos": "NONE", "prefix": "", "suffix": ""},
+    },
+    "preserved_tokens": ["<think>", "</think>", "<tool_call>", "</tool_call>"],
+    "additional_stops": [],
+    "analysis_complete": True,
+}
+
+
+def _tagged() -> dict:
+    spec = json.loads(json.dumps(HERMES))
+    spec["tools"]["format"].update(mode="TAG_WITH_TAGGED", section_start="", section_end="",
+                                   per_call_start="<tool_call>", per_call_end="</tool_call>")
+    spec["tools"]["function"].update(name_prefix="<function=", name_suffix=">", close="</function>")
+    spec["tools"]["arguments"].update(name_prefix="<parameter=", name_suffix=">", value_prefix="\n",
+                                      value_suffix="\n</parameter>")
+    return spec
+
+
+def _rules(grammar: str) -> dict[str, str]:
+    return dict(line.split(" ::= ", 1) for line in grammar.splitlines())
+
+
+def test_hermes_json_tools_lazy_grammar() -> None:
+    out = generate_params(ParserSpec.from_oracle_json(HERMES),
+                          GenerationRequest(tools=WEATHER, generation_prompt="<|im_start|>assistant\n"))
+    rules = _rules(out.grammar)
+    assert out.grammar_lazy and [t.to_json() for t in out.grammar_triggers] == \
+        [{"type": "WORD", "value": "<tool_call>", "token": -1}]
+    assert rules["root"] == "tool-call"
+    # a choice inside a sequence is parenthesised, as in llama.cpp's grammars
+    assert rules["tool-call"] == \
+        '"<tool_call>" space (tool-get-weather) (space "," space (tool-get-weather))* space "</tool_call>"'
+    assert rules["tool-get-weather-schema"] == \
+        '"{" space tool-get-weather-schema-city-kv ( "," space ( tool-get-weather-schema-days-kv ) )? space "}"'
+    arena = json.loads(out.parser)
+    assert arena["parsers"][arena["root"]]["type"] == "sequence"
+    assert arena["parsers"][arena["parsers"][arena["root"]]["children"][0]] == \
+        {"type": "literal", "literal": "<|im_start|>assistant\n"}
+
+
+def test_tool_choice_required_is_not_lazy_and_none_has_no_grammar() -> None:
+    spec = ParserSpec.from_oracle_json(HERMES)
+    required = generate_params(spec, GenerationRequest(tools=WEATHER, tool_choice="required"))
+    assert not required.grammar_lazy and not required.grammar_triggers
+    assert _rules(required.grammar)["root"].startswith("(") or "tool-call" in _rules(required.grammar)["root"]
+    none = generate_params(spec, GenerationRequest(tools=WEATHER, tool_choice="none"))
+    assert none.grammar == "" and not none.grammar_lazy
+    assert "tool-call" not in json.loads(none.parser)["rules"]
+
+
+def test_response_format_grammar_wraps_the_schema() -> None:
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(json_schema=schema))
+    rules = _rules(out.grammar)
+    assert not out.grammar_lazy
+    assert rules["response-format"] == "response-format-schema"
+    assert '"```json" space response-format space "```"' in rules["root"]
+
+
+def test_tagged_arguments_use_string_values_and_schema_values() -> None:
+    out = generate_params(ParserSpec.from_oracle_json(_tagged()), GenerationRequest(tools=WEATHER))
+    rules = _rules(out.grammar)
+    assert rules["tool-get-weather-arg-city"].startswith('("<parameter=" "city" ">") "\\n" ac-')
+    # a primitive schema names its rule after the primitive, not after the schema parser
+    assert rules["tool-get-weather-arg-days"] == '("<parameter=" "days" ">") "\\n" integer "\\n</parameter>"'
+    assert rules["integer"] == '("-"? integral-part)'
+
+
+def test_no_reasoning_extraction_when_format_is_none() -> None:
+    spec = ParserSpec.from_oracle_json(HERMES)
+    out = generate_params(spec, GenerationRequest(reasoning_format="none"))
+    assert not any(p.get("tag") == "reasoning" for p in json.loads(out.parser)["parsers"])
+    out = generate_params(spec, GenerationRequest())
+    assert any(p.get("tag") == "reasoning" for p in json.loads(out.parser)["parsers"])
+
+
+def test_generation_prompt_stops_at_the_reasoning_start() -> None:
+    out = generate_params(ParserSpec.from_oracle_json(HERMES),
+                          GenerationRequest(generation_prompt="<|im_start|>assistant\n<think>\n"))
+    literals = [p["literal"] for p in json.loads(out.parser)["parsers"] if p["type"] == "literal"]
+    assert "<|im_start|>assistant\n" in literals
+    assert "<|im_start|>assistant\n<think>\n" not in literals
+
+
+def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
+    peg = pytest.importorskip("explorer.peg.arena")
+    chat_output = pytest.importorskip("explorer.chat_output")
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(tools=WEATHER))
+    arena = peg.load_arena(out.parser)
+    msg = chat_output.parse_output(
+        arena, 'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+    assert msg.content == "Sure."
+    assert [(c.name, json.loads(c.arguments)) for c in msg.tool_calls] == [("get_weather", {"city": "Paris"})]
+
+
+def test_bad_inputs_raise_analysis_error() -> None:
+    with pytest.raises(AnalysisError):
+        GenerationRequest(tool_choice="sometimes")
+    with pytest.raises(AnalysisError):
+        ParserSpec.from_oracle_json({"reasoning": {}})
+    incomplete = dict(HERMES, analysis_complete=False)
+    with pytest.raises(AnalysisError):
+        generate_params(ParserSpec.from_oracle_json(incomplete), GenerationRequest())
+
+
+def test_unordered_map_model() -> None:
+    assert hash_bytes(b"") == hash_bytes(b"", 0xC70F6907)
+    assert sorted(unordered_map_order(["a", "b", "c"])) == ["a", "b", "c"]
+    # more keys than the first bucket table (13) holds forces a rehash
+    keys = [f"rule-{i}" for i in range(40)]
+    assert sorted(unordered_map_order(keys)) == sorted(keys)
+
+
+# --- llama.cpp's own outputs -------------------------------------------------------------
+
+
+def _analysis_files() -> list[Path]:
+    if not (ORACLE / "analysis" / "INDEX.json").is_file():
+        return []
+    return [p for p in sorted((ORACLE / "analysis").glob("*.json")) if p.name != "INDEX.json"]
+
+
+@requires_oracle
+def test_rules_order_matches_every_oracle_arena() -> None:
+    arenas = []
+    for path in _analysis_files():
+        arenas += [a["parser"] for a in json.loads(path.read_text("utf-8"))["apply"].values()]
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        arenas += [json.loads(line)["parser"] for line in path.read_text("utf-8").splitlines()]
+    bad = 0
+    for text in arenas:
+        arena = json.loads(text)
+        inserted: list[str] = []
+        for p in arena["parsers"]:
+            if p["type"] == "rule" and p["name"] not in inserted:
+                inserted.append(p["name"])
+        bad += unordered_map_order(inserted) != list(arena["rules"])
+    print(f"rule-map order: {len(arenas) - bad}/{len(arenas)}")
+    assert bad == 0
+
+
+@requires_oracle
+def test_autoparser_templates_match_the_oracle_field_by_field() -> None:
+    counts = dict.fromkeys(FIELDS, 0)
+    total, mismatches = 0, []
+    for path in _analysis_files():
+        data = json.loads(path.read_text("utf-8"))
+        if data["routed"]["handler"] != "autoparser":
+            continue
+        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        inputs = data["inputs"]
+        for key, applied in data["apply"].items():
+            total += 1
+            req = GenerationRequest(tools=inputs["tools"], tool_choice=inputs["tool_choice"],
+                                    parallel_tool_calls=inputs["parallel_tool_calls"],
+                                    reasoning_format=inputs["reasoning_format"],
+                                    generation_prompt=applied["generation_prompt"])
+            got = generate_params(spec, req).to_json()
+            for fld in FIELDS:
+                if got[fld] == applied[fld]:
+                    counts[fld] += 1
+                else:
+                    mismatches.append(f"{path.stem}/{key}/{fld}")
+    print(f"autoparser apply ({total} = templates x 2): {counts}; first mismatches: {mismatches[:5]}")
+    assert total == 88
+    assert not mismatches
+
+
+@requires_oracle
+def test_autoparser_parse_rows_match_the_oracle() -> None:
+    fixtures = {}
+    for path in FIXTURES.glob("*/*.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                fixtures[row["id"]] = row
+    total, mismatches = 0, []
+    specs: dict[str, ParserSpec] = {}
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            row = json.loads(line)
+            if row["handler"] != "autoparser":
+                continue
+            total += 1
+            name = row["template"].removesuffix(".jinja")
+            if name not in specs:
+                analysis = json.loads((ORACLE / "analysis" / f"{name}.json").read_text("utf-8"))["autoparser"]
+                specs[name] = ParserSpec.from_oracle_json(analysis)
+            req = GenerationRequest(tools=fixtures[row["id"]].get("tools"),
+                                    parallel_tool_calls=row["parallel_tool_calls"],
+                                    generation_prompt=row["generation_prompt"])
+            got = generate_params(specs[name], req).to_json()
+            for fld in ("parser", "grammar", "grammar_lazy", "preserved_tokens", "additional_stops"):
+                if got[fld] != row[fld]:
+                    mismatches.append(f"{row['id']}/{fld}")
+    print(f"autoparser parse rows: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
+          f"first mismatches: {mismatches[:5]}")
+    assert total == 184
+    assert not mismatches
