@@ -1,0 +1,89 @@
+"""Hostile templates (tests/hostile/*.jinja) are stopped inside the budget, with a located error.
+
+Each case names the error class, a phrase of the cause, and the template line the error
+must quote. The budget is small (0.5 s); the slack absorbs a loaded 2-core machine.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.errors import (
+    ExplorerError,
+    RenderLimitError,
+    SandboxViolation,
+    TemplateRaisedError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+)
+from explorer.render import RenderInputs, RenderLimits, compile_template, render
+
+HOSTILE = Path(__file__).parent / "hostile"
+BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000)
+SLACK = 1.5
+
+# file -> (error class, phrase in the message, template line quoted or None)
+CASES: dict[str, tuple[type[ExplorerError], str, int | None]] = {
+    "recursive_macro.jinja": (RenderLimitError, "call depth", 3),
+    "exponential_macro.jinja": (RenderLimitError, "0.5 s budget", 3),
+    "nested_ranges.jinja": (RenderLimitError, "0.5 s budget", 3),
+    "recursive_loop.jinja": (RenderLimitError, "call depth", 3),
+    "huge_range.jinja": (RenderLimitError, "range of 10,000,000,000 items", 2),
+    "string_repeat.jinja": (RenderLimitError, "repetition result", 2),
+    "list_repeat.jinja": (RenderLimitError, "repetition result", 2),
+    "concat_doubling.jinja": (RenderLimitError, "'~' result", 3),
+    "plus_doubling.jinja": (RenderLimitError, "concatenation result", 3),
+    "huge_power.jinja": (RenderLimitError, "too large", 2),
+    "replace_blowup.jinja": (RenderLimitError, "replace() result", 2),
+    "indent_blowup.jinja": (RenderLimitError, "indent() result", 1),
+    "output_flood.jinja": (RenderLimitError, "output passed", None),
+    "class_escape.jinja": (SandboxViolation, "__class__", 2),
+    "globals_escape.jinja": (SandboxViolation, "__globals__", 2),
+    "subclasses_item.jinja": (SandboxViolation, "__class__", 2),
+    "raise_exception.jinja": (TemplateRaisedError, "Conversation roles must alternate", 2),
+    "undefined_call.jinja": (TemplateRuntimeError, "render_tools", 2),
+    "syntax_error.jinja": (TemplateSyntaxError, "endfor", 4),
+    "unknown_tag.jinja": (TemplateSyntaxError, "frobnicate", 2),
+}
+
+
+def test_every_hostile_file_has_a_case() -> None:
+    assert sorted(p.name for p in HOSTILE.glob("*.jinja")) == sorted(CASES)
+    assert len(CASES) >= 15
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_template_is_stopped(name: str) -> None:
+    cls, phrase, line = CASES[name]
+    text = (HOSTILE / name).read_text(encoding="utf-8")
+    start = time.monotonic()
+    with pytest.raises(ExplorerError) as err:
+        render(compile_template(text), RenderInputs(messages=[]), limits=BUDGET)
+    elapsed = time.monotonic() - start
+    assert type(err.value) is cls, f"{name}: {type(err.value).__name__}: {err.value}"
+    assert elapsed < BUDGET.wall_seconds + SLACK, f"{name} took {elapsed:.2f} s"
+    assert phrase in str(err.value)
+    if line is not None:
+        assert err.value.location is not None and err.value.location.line == line
+        expected_text = text.split("\n")[line - 1].strip()
+        assert expected_text[:100] in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["nested_ranges.jinja", "string_repeat.jinja", "recursive_macro.jinja"])
+def test_transformers_dialect_is_budgeted_too(name: str) -> None:
+    text = (HOSTILE / name).read_text(encoding="utf-8")
+    start = time.monotonic()
+    with pytest.raises(RenderLimitError):
+        render(compile_template(text, "transformers"), RenderInputs(messages=[]), limits=BUDGET)
+    assert time.monotonic() - start < BUDGET.wall_seconds + SLACK
+
+
+def test_capability_probes_survive_a_hostile_template() -> None:
+    from explorer.caps import detect_caps
+
+    text = (HOSTILE / "string_repeat.jinja").read_text(encoding="utf-8")
+    c = detect_caps(compile_template(text))
+    assert not c.supports_string_content and not c.supports_tool_calls
