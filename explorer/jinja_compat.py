@@ -261,6 +261,13 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     def getattr(self, obj: Any, attribute: str) -> Any:
         if attribute[:2] == "__":
             raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} is unsafe")
+        if type(obj) is dict:  # the common case, kept short: built-in first, then the key
+            if attribute in _OBJECT_BUILTINS:
+                return ll.bound_method(obj, attribute)
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(name=attribute)
         if not _is_llama_value(obj):
             return super().getattr(obj, attribute)
         method = ll.bound_method(obj, attribute)
@@ -357,6 +364,9 @@ def _mark_access(obj: Any, prop: Any, val: Any) -> None:
         mark(obj, "array_access")
     else:
         mark(obj)
+
+
+_OBJECT_BUILTINS = frozenset(ll.BUILTINS["Object"])
 
 
 def _is_num(v: Any) -> bool:

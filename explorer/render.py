@@ -79,7 +79,16 @@ class CompiledTemplate:
     sha256: str
     dialect: Dialect
     template: jinja2.Template = field(repr=False)
-    _variants: dict[str, jinja2.Template] = field(default_factory=dict, repr=False, compare=False)
+    _variants: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def may_mutate_inputs(self) -> bool:
+        """Whether a render could change its input lists (llama.cpp allows append/pop)."""
+        flag = self._variants.get("mutates")
+        if flag is None:
+            flag = self.dialect == "llama.cpp" and ("append" in self.source or "pop" in self.source)
+            self._variants["mutates"] = flag
+        return bool(flag)
 
     def stats_template(self) -> jinja2.Template:
         """The llama.cpp build that records input usage (for capability detection)."""
@@ -115,9 +124,14 @@ def chat_extra_context(clock: Callable[[], datetime] = fixed_clock) -> dict[str,
 
 
 def build_context(
-    inputs: RenderInputs, dialect: Dialect, clock: Callable[[], datetime] = fixed_clock
+    inputs: RenderInputs, dialect: Dialect, clock: Callable[[], datetime] = fixed_clock, *, copy: bool = True
 ) -> dict[str, Any]:
-    """The template variables, exactly as the dialect's caller passes them."""
+    """The template variables, exactly as the dialect's caller passes them.
+
+    ``copy=False`` shares the caller's lists and dicts (only safe for templates that
+    cannot mutate them, see ``CompiledTemplate.may_mutate_inputs``).
+    """
+    _copy = _deep_copy if copy else _shallow
     if dialect == "transformers":
         ctx: dict[str, Any] = {
             "messages": _copy(list(inputs.messages)),
@@ -167,12 +181,16 @@ def _strftime(clock: Callable[[], datetime]) -> Callable[[str], str]:
     return strftime_now
 
 
-def _copy(value: Any) -> Any:
+def _deep_copy(value: Any) -> Any:
     """A private copy of JSON-like input (templates may append to lists they are given)."""
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: _deep_copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_copy(v) for v in value]
+        return [_deep_copy(v) for v in value]
+    return value
+
+
+def _shallow(value: Any) -> Any:
     return value
 
 
@@ -184,7 +202,7 @@ def render(
     clock: Callable[[], datetime] = fixed_clock,
 ) -> str:
     """Render ``inputs`` with the template's dialect, within ``limits``."""
-    ctx = build_context(inputs, tmpl.dialect, clock)
+    ctx = build_context(inputs, tmpl.dialect, clock, copy=tmpl.may_mutate_inputs)
     return render_context(tmpl.template, tmpl.source, ctx, limits=limits)
 
 
