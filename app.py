@@ -12,16 +12,16 @@ import streamlit as st
 from pages import _shared
 
 PAGES = (
-    ("pages/template.py", "Template", "template", "📄"),
-    ("pages/probes.py", "Probes", "probes", "🔬"),
-    ("pages/analysis.py", "Analysis", "analysis", "🧭"),
-    ("pages/grammar.py", "Grammar", "grammar", "📐"),
-    ("pages/try_it.py", "Try it", "try", "▶️"),
+    ("pages/template.py", "Template", "template", ":material/description:"),
+    ("pages/probes.py", "Probes", "probes", ":material/compare:"),
+    ("pages/analysis.py", "Analysis", "analysis", ":material/account_tree:"),
+    ("pages/grammar.py", "Grammar", "grammar", ":material/schema:"),
+    ("pages/try_it.py", "Try it", "try", ":material/play_arrow:"),
 )
 
 
 def main() -> None:
-    st.set_page_config(page_title="Template Explorer", page_icon="🧩", layout="wide")
+    st.set_page_config(page_title="Template Explorer", page_icon=":material/extension:", layout="wide")
     pages = {
         url: st.Page(path, title=title, url_path=url, icon=icon, default=(url == "template"))
         for path, title, url, icon in PAGES

@@ -339,25 +339,37 @@ def probe_group(name: str) -> str:
     return {"R": "Reasoning", "C": "Content", "T": "Tools", "A": "Tools"}.get(name[:1], "Turn markers")
 
 
-def split_html(prefix: str, left: str, right: str, suffix: str) -> str:
-    """A diff split (prefix | left / right | suffix) as one HTML table row set."""
-    cell = 'style="padding:2px 8px;vertical-align:top;border-bottom:1px solid #eee"'
+def split_html(prefix: str, left: str, right: str, suffix: str, *, context: int = 80) -> str:
+    """A diff split (prefix | left / right | suffix) as a small table, whitespace visible.
 
-    def show(text: str, style: str = "") -> str:
+    Only the ``context`` characters of the prefix and suffix next to the difference are
+    shown (an ellipsis marks the cut); left and right are shown whole.
+    """
+    cell = 'style="padding:2px 8px;vertical-align:top;border-bottom:1px solid #eee"'
+    count = 'style="padding:2px 8px;vertical-align:top;border-bottom:1px solid #eee;white-space:nowrap;color:#777"'
+
+    def show(text: str, style: str = "", cut: str = "") -> str:
+        ell = ""
+        if cut == "head" and len(text) > context:
+            text, ell = text[-context:], "…"
+        elif cut == "tail" and len(text) > context:
+            text, ell = text[:context], "…"
         inner = _html_visible(text, 0, [True] * len(text), "all").replace("\n", "")
-        return f'<code style="{style}">{inner or "∅"}</code>'
+        inner = inner or "∅"
+        inner = (ell + inner) if cut == "head" else (inner + ell)
+        return f'<code style="{style};white-space:pre-wrap;word-break:break-all">{inner}</code>'
 
     rows = [
-        ("prefix", show(prefix[-80:] if len(prefix) > 80 else prefix, DIM), len(prefix)),
+        ("prefix", show(prefix, DIM, "head"), len(prefix)),
         ("left", show(left, LEFT_BG), len(left)),
         ("right", show(right, RIGHT_BG), len(right)),
-        ("suffix", show(suffix[:80] if len(suffix) > 80 else suffix, DIM), len(suffix)),
+        ("suffix", show(suffix, DIM, "tail"), len(suffix)),
     ]
     body = "".join(
-        f"<tr><td {cell}><b>{name}</b></td><td {cell}>{n} chars</td><td {cell}>{value}</td></tr>"
+        f"<tr><td {cell}><b>{name}</b></td><td {count}>{n} chars</td><td {cell}>{value}</td></tr>"
         for name, value, n in rows
     )
-    return f'<table style="border-collapse:collapse;font-size:13px">{body}</table>'
+    return f'<table style="border-collapse:collapse;font-size:13px;width:100%;table-layout:auto">{body}</table>'
 
 
 # --- spans coloured by the rule that consumed them ---------------------------------

@@ -46,7 +46,7 @@ def not_available(module: str, what: str) -> None:
     st.info(
         f"**{what}** is not available yet: the library stage `{module}` has not landed in "
         "this checkout. This section fills in automatically once it exists.",
-        icon="⏳",
+        icon=":material/hourglass_empty:",
     )
 
 
@@ -57,7 +57,7 @@ def show_error(exc: BaseException, template_text: str | None = None, *, context:
     """Show an error in place: the message (with its template line) and the source around it."""
     if isinstance(exc, ExplorerError):
         prefix = f"{context}: " if context else ""
-        st.error(f"{prefix}{exc}", icon="🚫")
+        st.error(f"{prefix}{exc}", icon=":material/error:")
         loc = exc.location
         if template_text and loc is not None and loc.line:
             first, excerpt = ui.source_excerpt(template_text, loc.line)

@@ -91,7 +91,7 @@ def _markers(analysis_mod: Any, analysis: Any) -> None:
         st.markdown("Open the probe behind a field:")
         cols = st.columns(min(6, len(probes_used)))
         for i, probe in enumerate(probes_used):
-            cols[i % len(cols)].page_link("pages/probes.py", label=f"Probe {probe}", icon="🔬",
+            cols[i % len(cols)].page_link("pages/probes.py", label=f"Probe {probe}", icon=":material/compare:",
                                           query_params={"focus": probe})
 
 
@@ -154,7 +154,7 @@ def _silent_failures(analysis: Any) -> None:
 
 
 def main() -> None:
-    st.title("🧭 Analysis")
+    st.title("Analysis")
     loaded = sh.active_template()
     if loaded is None:
         sh.write_permalink("analysis", None)

@@ -8,7 +8,7 @@ from pages import _shared as sh
 
 
 def main() -> None:
-    st.title("📐 Grammar")
+    st.title("Grammar")
     loaded = sh.active_template()
     if loaded is None:
         sh.write_permalink("grammar", None)

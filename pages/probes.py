@@ -10,7 +10,7 @@ from explorer import ui_support as ui
 from pages import _shared as sh
 
 ALL = "All probes"
-CONTEXT_CHARS = 400
+CONTEXT_CHARS = 160
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -27,7 +27,7 @@ def _reference(name: str) -> str:
 def _failure(probe: Any, source_text: str) -> None:
     err = probe.error
     where = f" at template line {err.line}" if err.line else ""
-    st.error(f"Rendering side **{err.side or '?'}** threw ({err.kind}){where}: {err.message}", icon="🚫")
+    st.error(f"Rendering side **{err.side or '?'}** threw ({err.kind}){where}: {err.message}", icon=":material/error:")
     if err.line:
         first, excerpt = ui.source_excerpt(source_text, err.line)
         st.html(sh.highlighted(excerpt, "jinja", True, (err.line - first + 1,)))
@@ -71,10 +71,17 @@ def _outputs(probe: Any, full: bool) -> None:
         st.warning("Outputs A and B are identical: this template ignores what the probe varies.")
 
 
+def _field_text(value: Any) -> str:
+    if isinstance(value, str):
+        return ui.marker_text(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_field_text(v) for v in value) or "∅"
+    return str(getattr(value, "value", value))
+
+
 def _fields(probe: Any) -> None:
     if probe.fields_set:
-        rows = [{"field": k, "value": ui.marker_text(v) if isinstance(v, str) else str(getattr(v, "value", v))}
-                for k, v in probe.fields_set]
+        rows = [{"field": k, "value": _field_text(v)} for k, v in probe.fields_set]
         st.markdown("**Fields this probe set**")
         st.table(rows)
     for note in probe.notes:
@@ -112,7 +119,7 @@ def _status(probe: Any) -> str:
 
 
 def main() -> None:
-    st.title("🔬 Probes")
+    st.title("Probes")
     st.caption("The autoparser never reads the template's code: it renders pairs of inputs (A, B) "
                "and reads the difference. Dimmed text is common to both outputs; tinted text is "
                "only in A (red) or only in B (green), with the exact changed characters in bold.")

@@ -139,13 +139,13 @@ def _routing_banner(source: Any, caps: Any) -> None:
             f"**Route: specialized handler `{routing.handler}`.** llama.cpp does not use the "
             f"autoparser for this template; its text decided: {hits}. The autoparser analysis on "
             "the other pages is what llama.cpp computes too, but it does not build this parser.",
-            icon="🔀",
+            icon=":material/alt_route:",
         )
     else:
         st.success(
             f"**Route: the differential autoparser.** None of the {len(routing.checks)} specialized "
             "handlers' substring tests matched, so llama.cpp analyses this template by probing it.",
-            icon="🧪",
+            icon=":material/science:",
         )
     with st.expander("Why this route (every handler test, in llama.cpp's order)"):
         rows = []
@@ -176,13 +176,13 @@ def _caps_table(caps: Any) -> None:
     values = caps.to_json() if hasattr(caps, "to_json") else dict(caps)
     if isinstance(values, str):
         values = json.loads(values)
-    rows = [{"capability": name, "detected": "✅ true" if values.get(name) else "❌ false"} for name in CAP_FIELDS]
+    rows = [{"capability": name, "detected": "✓ true" if values.get(name) else "✗ false"} for name in CAP_FIELDS]
     st.table(rows)
     st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
 
 
 def main() -> None:
-    st.title("📄 Template")
+    st.title("Template")
     sources = sh.stage("explorer.sources")
     if sources is None:
         sh.not_available("explorer.sources", "Choosing a template")

@@ -112,6 +112,8 @@ def test_split_html_lists_the_four_parts():
     text = strip_tags(out)
     for part in ("prefix", "left", "right", "suffix", "R·R", "3 chars"):
         assert part in text
+    long = strip_tags(ui.split_html("x" * 100 + "P", "L", "R", "S" + "y" * 100, context=5))
+    assert "…xxxxP" in long and "Syyyy…" in long and "101 chars" in long
 
 
 # --- highlighting -------------------------------------------------------------------

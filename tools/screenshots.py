@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
+MAX_HEIGHT = 5000
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -87,8 +88,16 @@ def main() -> int:
             for path, name, extra in PAGES:
                 query = urlencode({"example": args.example, "page": path or "template", **extra})
                 page.goto(f"http://127.0.0.1:{port}/{path}?{query}")
+                page.set_viewport_size({"width": 1400, "height": 900})
                 wait_idle(page)
-                page.screenshot(path=str(out / name), full_page=True)
+                # Streamlit scrolls inside its main block: grow the window to the content
+                height = page.evaluate(
+                    "() => Math.max(...[...document.querySelectorAll("
+                    "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
+                    ".map(e => e.scrollHeight), 900)")
+                page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, MAX_HEIGHT)})
+                wait_idle(page)
+                page.screenshot(path=str(out / name))
                 print(out / name)
             ctx.close()
     finally:

@@ -20,6 +20,9 @@ def test_template_page_shows_the_example_and_its_capabilities(app_url, page):
     wait_for_app(page)
     assert page.get_by_role("heading", name="Template").first.is_visible()
     page.get_by_text("Capabilities").first.wait_for()
-    assert page.get_by_text("supports_tool_calls").first.is_visible()
+    cell = page.get_by_role("cell", name="supports_tool_calls", exact=True)
+    cell.wait_for()
+    assert cell.is_visible()
+    assert page.get_by_text("chatml-think-tools").first.is_visible()
     # the source is shown highlighted with line numbers
     assert page.locator(".highlight").first.is_visible()
