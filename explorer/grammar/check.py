@@ -1,0 +1,190 @@
+"""GBNF grammar + texts -> verdicts from a real grammar engine (llguidance).
+
+Input: GBNF text (llama.cpp's dialect) and candidate texts; optionally the lazy
+grammar's trigger words. Output: one ``Verdict`` per text: accepted or not, how many
+bytes the grammar took before it refused, and the engine's message.
+
+The engine runs over a byte-level vocabulary (256 one-byte tokens and an end token), so a
+verdict depends on the text alone, never on a model's tokenizer. For a lazy grammar the
+grammar only constrains the text from the first trigger word on, as llama.cpp's sampler
+does; a text without a trigger is unconstrained.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Union
+
+from explorer.errors import GrammarError
+
+
+@dataclass(frozen=True)
+class Verdict:
+    text: str
+    accepted: bool  # every byte taken and the grammar may stop there
+    consumed_bytes: int  # bytes of the constrained part the grammar took
+    constrained_from: int | None  # byte offset where the grammar starts (None: never triggered)
+    complete: bool  # the grammar may stop after what it took
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "accepted": self.accepted, "consumed_bytes": self.consumed_bytes,
+                "constrained_from": self.constrained_from, "complete": self.complete, "message": self.message}
+
+
+class _ByteVocabulary:
+    """What llguidance's TokenizerWrapper reads: one token per byte, plus an end token."""
+
+    eos_token_id = 256
+    bos_token_id = None
+    special_token_ids = [256]
+
+    def __init__(self) -> None:
+        self.tokens = [bytes([i]) for i in range(256)] + [b"<|end|>"]
+
+    def __call__(self, text: bytes | str) -> list[int]:
+        return list(text.encode("utf-8") if isinstance(text, str) else text)
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    import llguidance
+
+    return llguidance.LLTokenizer(llguidance.TokenizerWrapper(_ByteVocabulary()))
+
+
+def rename_rule(gbnf: str, old: str, new: str) -> str:
+    """Rename a rule and its references, leaving string literals and classes alone."""
+    out: list[str] = []
+    i, n = 0, len(gbnf)
+    while i < n:
+        ch = gbnf[i]
+        if ch in "\"[":
+            close = '"' if ch == '"' else "]"
+            j = i + 1
+            while j < n and gbnf[j] != close:
+                j += 2 if gbnf[j] == "\\" else 1
+            out.append(gbnf[i:j + 1])
+            i = j + 1
+        elif ch.isalnum() or ch in "-_":
+            j = i
+            while j < n and (gbnf[j].isalnum() or gbnf[j] in "-_"):
+                j += 1
+            word = gbnf[i:j]
+            out.append(new if word == old else word)
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _free_start(gbnf: str) -> str:
+    """llguidance's converter renames ``root`` to ``start``; move a rule already so named."""
+    names = {line.split(" ::= ", 1)[0] for line in gbnf.splitlines() if " ::= " in line}
+    if "start" not in names:
+        return gbnf
+    new = "start-rule"
+    while new in names:
+        new += "-"
+    return rename_rule(gbnf, "start", new)
+
+
+@lru_cache(maxsize=64)
+def compile_gbnf(gbnf: str) -> str:
+    """GBNF -> llguidance grammar (via its Lark converter); GrammarError if it cannot."""
+    import llguidance
+    from llguidance.gbnf_to_lark import gbnf_to_lark
+
+    # gbnf_to_lark directly: llguidance's format sniffing takes a rule named "start" for Lark
+    try:
+        grammar = llguidance.LLMatcher.grammar_from_lark(gbnf_to_lark(_free_start(gbnf)))
+    except Exception as exc:  # the converter raises its own error types
+        raise GrammarError(f"llguidance could not read the GBNF grammar: {exc}") from None
+    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, _tokenizer())
+    if is_error:
+        raise GrammarError(f"llguidance rejected the grammar: {messages[0] if messages else 'unknown error'}")
+    return grammar
+
+
+Trigger = Union[str, Mapping[str, Any]]
+
+
+def _trigger_regex(trigger: Trigger) -> re.Pattern[str] | None:
+    """llama.cpp's sampler: a WORD is escaped, a PATTERN_FULL anchored; TOKENs need a vocabulary."""
+    if isinstance(trigger, str):
+        return re.compile(re.escape(trigger))
+    kind, value = trigger.get("type"), str(trigger.get("value", ""))
+    if kind == "WORD":
+        return re.compile(re.escape(value))
+    if kind == "PATTERN":
+        return re.compile(value)
+    if kind == "PATTERN_FULL":
+        anchored = "^$" if not value else ("" if value[0] == "^" else "^") + value + ("" if value[-1] == "$" else "$")
+        return re.compile(anchored)
+    return None
+
+
+def _match_start(match: re.Match[str]) -> int:
+    """From the first non-empty capture group, else from the whole match."""
+    for i in range(1, (match.re.groups or 0) + 1):
+        if match.group(i):
+            return match.start(i)
+    return match.start()
+
+
+def _trigger_offset(text: str, triggers: Sequence[Trigger]) -> int | None:
+    """Character offset where the lazy grammar starts, found as llama.cpp does: the text
+    grows one piece at a time and the first pattern that finds itself in it wins."""
+    regexes = [(r, r.pattern.startswith("^") and r.pattern.endswith("$"))
+               for r in (_trigger_regex(t) for t in triggers) if r is not None]
+    for end in range(1, len(text) + 1):
+        buffer = text[:end]
+        for regex, anchored in regexes:
+            match = regex.fullmatch(buffer) if anchored else regex.search(buffer)
+            if match:
+                return _match_start(match)
+    return None
+
+
+def _check_one(grammar: str, text: str, triggers: Sequence[str] | None) -> Verdict:
+    import llguidance
+
+    data = text.encode("utf-8")
+    start: int | None = 0
+    if triggers is not None:
+        char_start = _trigger_offset(text, triggers)
+        if char_start is None:
+            return Verdict(text, True, 0, None, True, "no trigger: the lazy grammar never applies")
+        start = len(text[:char_start].encode("utf-8"))
+    part = list(data[start:])
+    matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
+    if matcher.is_error():
+        raise GrammarError(f"llguidance could not start the grammar: {matcher.get_error()}")
+    taken = matcher.validate_tokens(part)
+    matcher.consume_tokens(part[:taken])
+    complete = matcher.is_accepting()
+    accepted = taken == len(part) and complete
+    if accepted:
+        message = ""
+    elif taken < len(part):
+        message = f"grammar refused byte {start + taken} ({bytes(part[taken:taken + 1])!r})"
+    else:
+        message = "text ends before the grammar may stop"
+    return Verdict(text, accepted, taken, start, complete, message)
+
+
+def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger] | None = None) -> list[Verdict]:
+    """Run each text through the grammar.
+
+    ``triggers`` makes the grammar lazy: llama.cpp's trigger objects (``{"type": "WORD" |
+    "PATTERN" | "PATTERN_FULL", "value": ...}``) or plain words.
+    """
+    grammar = compile_gbnf(gbnf)
+    return [_check_one(grammar, text, triggers) for text in texts]
+
+
+__all__ = ["Verdict", "check_grammar", "compile_gbnf"]

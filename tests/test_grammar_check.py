@@ -1,0 +1,109 @@
+"""Grammar checks with a real engine (llguidance): emitted GBNF accepts good text, rejects mangled."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import ORACLE, requires_oracle
+from explorer.errors import GrammarError
+from explorer.grammar import json_schema_to_grammar
+from explorer.grammar.check import check_grammar, compile_gbnf, rename_rule
+
+# Stop tokens a model emits as one special token; as text no tool-call grammar accepts them.
+END_TOKENS = ("<|END_OF_TURN_TOKEN|>", "<|tool_response>", "<|call|>")
+
+
+def test_schema_grammar_accepts_matching_json_and_rejects_the_rest() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+              "required": ["city"], "additionalProperties": False}
+    grammar = json_schema_to_grammar(schema)
+    good, missing, extra, partial = check_grammar(grammar, [
+        '{"city": "Paris", "days": 3}', '{"days": 3}', '{"city": "Paris", "x": 1}', '{"city": "Par'])
+    assert good.accepted and good.message == ""
+    assert not missing.accepted and missing.consumed_bytes == 2
+    assert not extra.accepted and "refused byte" in extra.message
+    assert not partial.accepted and partial.consumed_bytes == len('{"city": "Par') and not partial.complete
+
+
+def test_lazy_grammar_applies_from_the_trigger_word() -> None:
+    grammar = 'root ::= "<call>" [a-z]+ "</call>"\n'
+    plain, good, bad = check_grammar(grammar, ["just text", "Sure <call>abc</call>", "Sure <call>ABC</call>"],
+                                     triggers=["<call>"])
+    assert plain.accepted and plain.constrained_from is None
+    assert good.accepted and good.constrained_from == len("Sure ")
+    assert not bad.accepted
+
+
+def test_pattern_triggers_start_at_the_first_capture_group() -> None:
+    grammar = 'root ::= " to=" [a-z]+\n'
+    trig = [{"type": "PATTERN", "value": "<s>assistant( to=)", "token": -1}]
+    (verdict,) = check_grammar(grammar, ["<s>assistant to=fn"], triggers=trig)
+    assert verdict.accepted and verdict.constrained_from == len("<s>assistant")
+    full = [{"type": "PATTERN_FULL", "value": "go", "token": -1}]
+    late, early = check_grammar('root ::= "go" [0-9]\n', ["x go1", "go1"], triggers=full)
+    assert late.constrained_from is None and early.accepted
+
+
+def test_a_rule_named_start_survives_llguidance_conversion() -> None:
+    grammar = 'root ::= start "!"\nstart ::= "go"\n'
+    assert rename_rule(grammar, "start", "s2") == 'root ::= s2 "!"\ns2 ::= "go"\n'
+    (verdict,) = check_grammar(grammar, ["go!"])
+    assert verdict.accepted
+
+
+def test_unreadable_grammar_raises_grammar_error() -> None:
+    with pytest.raises(GrammarError):
+        compile_gbnf('root ::= "unterminated\n')
+
+
+def test_generated_hermes_grammar_checks_a_tool_call() -> None:
+    from test_generator import HERMES, WEATHER
+
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(tools=WEATHER))
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    good, wrong_name, wrong_type = check_grammar(out.grammar, [
+        "Let me look. " + call, call.replace("get_weather", "get_wether"), call.replace('"Paris"', "7")],
+        triggers=[t.to_json() for t in out.grammar_triggers])
+    assert good.accepted and good.constrained_from == len("Let me look. ")
+    assert not wrong_name.accepted and not wrong_type.accepted
+
+
+@requires_oracle
+def test_oracle_grammars_accept_rendered_tool_calls_and_reject_mangled_names() -> None:
+    """Each template's own rendering of a get_weather call (roundtrip message c, where the
+    round trip is exact) against llama.cpp's grammar for the standard request."""
+    rendered = {}
+    for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        if row["id"].split("/")[1] == "c" and row["roundtrip_equal"]:
+            rendered[row["id"]] = row["raw_output_stripped"]
+    total, accepted, rejected, constrained, failures = 0, 0, 0, 0, []
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name == "INDEX.json":
+            continue
+        data = json.loads(path.read_text("utf-8"))
+        for key, applied in data["apply"].items():
+            text = rendered.get(f"{path.stem}/c/{'true' if key == 'thinking_true' else 'false'}")
+            if not applied["grammar"] or text is None:
+                continue
+            for end in END_TOKENS:
+                text = text.removesuffix(end)
+            total += 1
+            triggers = applied["grammar_triggers"] if applied["grammar_lazy"] else None
+            good, mangled = check_grammar(applied["grammar"], [text, text.replace("get_weather", "get_wether")],
+                                          triggers=triggers)
+            accepted += good.accepted
+            if not good.accepted:
+                failures.append(f"{path.stem}/{key}: {good.message}")
+            if mangled.constrained_from is not None:
+                constrained += 1
+                rejected += not mangled.accepted
+    print(f"rendered calls accepted: {accepted}/{total}; mangled names rejected: {rejected}/{constrained} "
+          f"(the rest never reach a trigger); failures: {failures[:5]}")
+    assert total >= 90
+    assert accepted == total
+    assert rejected == constrained
