@@ -143,8 +143,8 @@ class GenericMapper:
 
     def run(self, nodes: tuple[AstNode, ...]) -> MessageDraft:
         for top in nodes:
-            for node in top.walk():
-                if node.tag:
+            if top.tagged:
+                for node in top.walk_tagged():
                     self.map(node)
         self.finish()
         return self.msg

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from explorer.errors import OutputParseError, PegError
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
+    children_of, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
     Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
 
@@ -42,10 +42,10 @@ Raw = tuple  # (status, start, end, nodes-tuple): the engine's internal result
 class AstNode:
     """One node of the parse tree: a rule or a tag, the span it consumed, its children."""
 
-    __slots__ = ("rule", "tag", "start", "end", "text", "children", "is_partial")
+    __slots__ = ("rule", "tag", "start", "end", "text", "children", "is_partial", "tagged")
 
     def __init__(self, rule: str, tag: str, start: int, end: int, text: str,
-                 children: tuple[AstNode, ...], is_partial: bool) -> None:
+                 children: tuple[AstNode, ...], is_partial: bool, tagged: bool | None = None) -> None:
         self.rule = rule
         self.tag = tag
         self.start = start
@@ -53,6 +53,8 @@ class AstNode:
         self.text = text
         self.children = children
         self.is_partial = is_partial
+        # whether a tag may occur in this subtree: mappers skip the subtrees without one
+        self.tagged = bool(tag) or (any(c.tagged for c in children) if tagged is None else tagged)
 
     @property
     def label(self) -> str:
@@ -85,6 +87,15 @@ class AstNode:
             node = stack.pop()
             yield node
             stack.extend(reversed(node.children))
+
+    def walk_tagged(self):
+        """Pre-order over the tagged nodes only (what the generic mapper reads)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.tag:
+                yield node
+            stack.extend(c for c in reversed(node.children) if c.tagged)
 
     def to_json(self) -> dict:
         return {"rule": self.rule, "tag": self.tag, "start": self.start, "end": self.end,
@@ -152,6 +163,7 @@ class Engine:
         self.memo = memo
         self.ctx = _Context()
         self._caches: list[dict[int, Raw]] = []
+        self._may_tag = _tag_reachable(arena)
         # Closures look their children up in this list, so it is filled in place.
         self._fns: list[Callable[[int], Raw]] = []
         compiled = [self._compile(i, p) for i, p in enumerate(arena.parsers)]
@@ -208,6 +220,14 @@ class Engine:
 
         return memo
 
+    def _progress(self) -> dict | None:
+        """A table where a long scan records how far its result is final (memo mode only)."""
+        if not self.memo:
+            return None
+        table: dict = {}
+        self._caches.append(table)
+        return table
+
     def _compile(self, pid: int, p) -> Callable[[int], Raw]:  # noqa: C901 - one case per kind
         fns = self._fns
         ctx = self.ctx
@@ -229,7 +249,7 @@ class Engine:
         if isinstance(p, Choice):
             return _choice(fns, p.children)
         if isinstance(p, Repetition):
-            return _repetition(ctx, fns, p.child, p.min_count, p.max_count)
+            return _repetition(ctx, fns, p.child, p.min_count, p.max_count, self._progress())
         if isinstance(p, And):
             child = p.child
             return lambda pos: (fns[child](pos)[0], pos, pos, ())
@@ -256,15 +276,15 @@ class Engine:
         if isinstance(p, Chars):
             return _chars(ctx, p)
         if isinstance(p, String):
-            return _string(ctx, p.delimiter)
+            return _string(ctx, p.delimiter, self._progress())
         if isinstance(p, Until):
-            return _until(ctx, p.delimiters)
+            return _until(ctx, p.delimiters, self._progress())
         if isinstance(p, (Schema, Gbnf, Ac)):
             child = p.child
             return lambda pos: fns[child](pos)
         if isinstance(p, (Rule, Tag)):
             return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
-                         p.tag if isinstance(p, Tag) else "")
+                         p.tag if isinstance(p, Tag) else "", self._may_tag[p.child])
         if isinstance(p, Ref):
             name = p.name
             arena = self.arena
@@ -335,17 +355,33 @@ def _choice(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
     return choice
 
 
-def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int) -> Callable[[int], Raw]:
+def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int,
+                progress: dict | None) -> Callable[[int], Raw]:
+    # progress[start] = (pos, count, nodes, node_count) after the iterations whose results
+    # are final, so a growing text resumes the loop instead of replaying it.
     def repetition(pos: int) -> Raw:
         run = fns[child]
         start = pos
         count = 0
         nodes: list[AstNode] = []
+        stable = progress is not None
+        if stable:
+            saved = progress.get(start)  # type: ignore[union-attr]
+            if saved is not None:
+                pos, count, nodes, size = saved
+                del nodes[size:]  # drop what a non-final iteration appended last time
         while hi == -1 or count < hi:
             if pos >= ctx.n:
                 ctx.touched = True
                 break
-            status, _, end, kids = run(pos)
+            if stable:
+                outer = ctx.touched
+                ctx.touched = False
+                status, _, end, kids = run(pos)
+                stable = not ctx.touched
+                ctx.touched = outer or ctx.touched
+            else:
+                status, _, end, kids = run(pos)
             if status == SUCCESS:
                 if end == pos:
                     break  # an empty match would loop forever
@@ -353,6 +389,8 @@ def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int) -> Callable[[i
                     nodes.extend(kids)
                 pos = end
                 count += 1
+                if stable:
+                    progress[start] = (pos, count, nodes, len(nodes))  # type: ignore[index]
                 continue
             if status == NEED_MORE_INPUT:
                 if kids:
@@ -406,13 +444,14 @@ def _chars(ctx: _Context, p: Chars) -> Callable[[int], Raw]:
     return chars
 
 
-def _string(ctx: _Context, delim: str) -> Callable[[int], Raw]:
+def _string(ctx: _Context, delim: str, progress: dict | None) -> Callable[[int], Raw]:
     special = re.compile("[" + re.escape(delim) + r"\\]").search
     escapable = _ESCAPABLE | {delim}
 
     def string(start: int) -> Raw:
         text, n = ctx.text, ctx.n
-        pos = start
+        # the scan state is only the position: resume where a shorter text ran out
+        pos = start if progress is None else progress.get(start, start)
         while pos < n:
             m = special(text, pos)
             if m is None:
@@ -425,6 +464,8 @@ def _string(ctx: _Context, delim: str) -> Callable[[int], Raw]:
             pos += 1
             if pos >= n:
                 ctx.touched = True
+                if progress is not None:
+                    progress[start] = save
                 return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
             c = text[pos]
             if c in escapable:
@@ -436,51 +477,80 @@ def _string(ctx: _Context, delim: str) -> Callable[[int], Raw]:
             for _ in range(4):
                 if pos >= n:
                     ctx.touched = True
+                    if progress is not None:
+                        progress[start] = save
                     return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
                 if text[pos] not in _HEX:
                     return (FAIL, start, start, ())
                 pos += 1
         ctx.touched = True
+        if progress is not None:
+            progress[start] = pos
         return (NEED_MORE_INPUT if ctx.lenient else FAIL, start, pos, ())
 
     return string
 
 
-def _until(ctx: _Context, delimiters: tuple[str, ...]) -> Callable[[int], Raw]:
+def _until(ctx: _Context, delimiters: tuple[str, ...], progress: dict | None) -> Callable[[int], Raw]:
     # An empty delimiter never matches: llama.cpp's trie only reports a match after a character.
     delims = tuple(d for d in delimiters if d)
     longest = max((len(d) for d in delims), default=0)
 
     def until(start: int) -> Raw:
         text, n = ctx.text, ctx.n
+        # positions before ``scan`` were ruled out on a shorter text, for good
+        scan = start if progress is None else progress.get(start, start)
         best = n
         for d in delims:
-            i = text.find(d, start, best + len(d))
+            i = text.find(d, scan, best + len(d))
             if i != -1 and i < best:
                 best = i
+        tail_from = max(scan, n - longest + 1)
         # a delimiter cut short by the end of the text also stops the scan
-        for p in range(max(start, n - longest + 1), best):
+        for p in range(tail_from, best):
             tail = text[p:]
             if any(d.startswith(tail) for d in delims):
                 ctx.touched = True
+                if progress is not None:
+                    progress[start] = tail_from
                 return (SUCCESS, start, p, ())
         if best < n:
             return (SUCCESS, start, best, ())
         ctx.touched = True
+        if progress is not None:
+            progress[start] = tail_from if delims else n
         return (NEED_MORE_INPUT if ctx.lenient else SUCCESS, start, n, ())
 
     return until
 
 
-def _node(ctx: _Context, fns, child: int, rule: str, tag: str) -> Callable[[int], Raw]:
+def _node(ctx: _Context, fns, child: int, rule: str, tag: str, may_tag: bool) -> Callable[[int], Raw]:
     def node(pos: int) -> Raw:
         status, s, e, kids = fns[child](pos)
         if status == FAIL:
             return (status, s, e, kids)
-        made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT)
+        made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT, may_tag)
         return (status, s, e, (made,))
 
     return node
+
+
+def _tag_reachable(arena: Arena) -> list[bool]:
+    """Per parser: can a tag node come out of it? (Decided once, from the arena's graph.)"""
+    graph: list[tuple[int, ...]] = []
+    for p in arena.parsers:
+        if isinstance(p, Ref):
+            graph.append((arena.rule_id(p.name),) if arena.has_rule(p.name) else ())
+        else:
+            graph.append(children_of(p))
+    reach = [isinstance(p, Tag) for p in arena.parsers]
+    changed = True
+    while changed:  # a fixed point over the (possibly cyclic) graph
+        changed = False
+        for pid, kids in enumerate(graph):
+            if not reach[pid] and any(reach[k] for k in kids):
+                reach[pid] = changed = True
+    return reach
 
 
 def parse(arena: Arena, text: str, *, lenient: bool = True, start: int = 0) -> ParseResult:
