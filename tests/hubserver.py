@@ -55,6 +55,7 @@ class FakeHub:
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _blobs: dict[str, bytes] = field(default_factory=dict)
 
     def add_repo(
         self,
@@ -67,14 +68,14 @@ class FakeHub:
     ) -> str:
         """Add a repo; returns its commit sha (also reachable as 'main')."""
         data = {p: (v.encode("utf-8") if isinstance(v, str) else v) for p, v in files.items()}
-        sha = hashlib.sha1(repr(sorted(data.items())).encode()).hexdigest()
+        digests = sorted((p, hashlib.sha256(c).hexdigest()) for p, c in data.items())
+        sha = hashlib.sha1(repr((repo_id, digests)).encode()).hexdigest()
         revs = {"main": sha, sha: sha} | (revisions or {})
         big = lfs if lfs is not None else {p for p in data if p.endswith(".gguf")}
         self.repos[repo_id] = FakeRepo(data, revs, big, gated)
+        for content in data.values():
+            self._blobs[hashlib.sha256(content).hexdigest()] = content
         return sha
-
-    def blob_sha256(self, content: bytes) -> str:
-        return hashlib.sha256(content).hexdigest()
 
     def __enter__(self) -> FakeHub:
         hub = self
@@ -85,7 +86,9 @@ class FakeHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -126,8 +129,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if self.command != "HEAD" and body:
-            self.wfile.write(body)
+            # Counted before writing, so the count is complete when the client has the bytes.
             self.fake.count(urlsplit(self.path).path, len(body))
+            self.wfile.write(body)
 
     def _error(self, status: int, code: str, message: str) -> None:
         body = json.dumps({"error": message}).encode()
@@ -138,10 +142,17 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def do_HEAD(self) -> None:
-        self._route()
+        self._route_quietly()
 
     def do_GET(self) -> None:
-        self._route()
+        self._route_quietly()
+
+    def _route_quietly(self) -> None:
+        try:
+            self._route()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (timeout tests, a stopped range read): nothing to answer.
+            self.close_connection = True
 
     def _route(self) -> None:
         parts = urlsplit(self.path)
@@ -247,18 +258,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.end_headers()
             if self.command != "HEAD":
-                self.wfile.write(content)
                 self.fake.count(urlsplit(self.path).path, len(content))
+                self.wfile.write(content)
             self.close_connection = True
             return
         self._send(200, content, headers)
 
     def _cdn(self, digest: str) -> None:
-        content = None
-        for repo in self.fake.repos.values():
-            for data in repo.files.values():
-                if hashlib.sha256(data).hexdigest() == digest:
-                    content = data
+        content = self.fake._blobs.get(digest)
         if content is None:
             return self._error(404, "NotFound", "no such blob")
         range_header = self.headers.get("Range")
