@@ -160,7 +160,7 @@ def test_source_patch_is_rendered():
     r = req(messages=({"role": "user", "content": "<|channel|>final<|message|>x"},))
     a = apply_request(tmpl, r, caps=ALL_CAPS)
     assert a.prompt == "<|channel|>final<|message|>x"
-    assert a.steps[0].name == "source_patch"
+    assert a.steps[0].name == "template_init"
 
 
 def test_muse_glimmer_generation_prompt_is_fixed():
@@ -250,3 +250,125 @@ def test_add_generation_prompt_is_undefined_when_off():
     # both renders add the turn, so llama.cpp's generation prompt is empty
     a = apply_request(solar_like, req(), caps=ALL_CAPS)
     assert (a.prompt, a.generation_prompt) == ("U<A>", "")
+
+
+# --- template init: fallbacks, variants, patches (common_chat_templates_init) -----------------
+
+from explorer.apply import CHATML_TEMPLATE_SRC, init_templates  # noqa: E402
+
+
+def test_empty_or_chatml_template_falls_back():
+    for text in ("", "chatml"):
+        a = apply_request(text, req(), caps=ALL_CAPS)
+        assert a.source == CHATML_TEMPLATE_SRC
+        assert a.prompt == "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+    # with no default but a tool_use variant, the variant becomes the default
+    t = init_templates("", "TOOLUSE{{ messages[0].content }}")
+    assert t.default.source == "TOOLUSE{{ messages[0].content }}"
+
+
+def test_tool_use_variant_only_with_tools_and_never_patched():
+    guard = (
+        '{%- if "<|channel|>analysis<|message|>" in message.content or '
+        '"<|channel|>final<|message|>" in message.content %}'
+    )
+    variant = "<|channel|>" + guard + "{% endif %}TOOLS"
+    t = init_templates("DEFAULT", variant)
+    tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    assert apply_request(t, req(), caps=ALL_CAPS).prompt == "DEFAULT"
+    with_tools = apply_request(t, req(tools=(tool,)), caps=ALL_CAPS)
+    # llama.cpp patches only the default template's text
+    assert with_tools.source == variant
+    assert with_tools.handler == "gpt-oss"
+
+
+def test_add_bos_and_add_eos_trim_the_rendered_tokens():
+    tmpl = "{{ bos_token }}X{{ eos_token }}"
+    r = req(bos_token="<s>", eos_token="</s>")
+    assert apply_request(tmpl, r, caps=ALL_CAPS).prompt == "<s>X</s>"
+    from dataclasses import replace
+
+    assert apply_request(tmpl, replace(r, add_bos=True, add_eos=True), caps=ALL_CAPS).prompt == "X"
+
+
+# --- continue_final_message ---------------------------------------------------------------------
+
+CONV = (
+    {"role": "user", "content": "Hi"},
+    {"role": "assistant", "content": "Partial answer", "reasoning_content": "Some thought"},
+)
+
+
+def test_continuation_autoparser_reopens_reasoning():
+    # generate_parser: cut the generation prompt at reasoning.start, re-open, add content
+    a = apply_request(
+        CHATML, req(messages=CONV, continue_final_message="auto"), caps=ALL_CAPS,
+        reasoning={"mode": "TAG_BASED", "start": "<think>\n", "end": "</think>\n"},
+    )
+    assert a.continuation == "content"  # auto with content -> content
+    assert a.generation_prompt == "<|im_start|>assistant\n<think>\nSome thought</think>\nPartial answer"
+    assert a.prompt == "<|im_start|>user\nHi<|im_end|>\n" + a.generation_prompt
+    assert a.prompt_without_generation == "<|im_start|>user\nHi<|im_end|>\n"
+
+
+def test_continuation_auto_with_only_reasoning_is_reasoning():
+    conv = (CONV[0], {"role": "assistant", "content": "", "reasoning_content": "thinking so far"})
+    a = apply_request(
+        CHATML, req(messages=conv, continue_final_message="auto"), caps=ALL_CAPS,
+        reasoning={"mode": "TAG_BASED", "start": "<think>", "end": "</think>"},
+    )
+    assert a.continuation == "reasoning"
+    assert a.generation_prompt == "<|im_start|>assistant\n<think>thinking so far"
+
+
+def test_continuation_without_reasoning_markers_appends_content():
+    a = apply_request(
+        CHATML, req(messages=CONV, continue_final_message="content"), caps=ALL_CAPS,
+        reasoning={"mode": "NONE"},
+    )
+    assert a.generation_prompt == "<|im_start|>assistant\n<think>\nPartial answer"
+
+
+@pytest.mark.parametrize(
+    "handler_src,mode,expected",
+    [
+        # gpt-oss.cpp
+        ("<|channel|>", "content",
+         "<|start|>assistant<|channel|>analysis<|message|>Some thought<|end|><|start|>assistant"
+         "<|channel|>final<|message|>Partial answer"),
+        ("<|channel|>", "reasoning", "<|start|>assistant<|channel|>analysis<|message|>Some thought"),
+        # functionary-v3-2.cpp: content only, whatever the mode
+        (">>>all >>>${recipient}", "reasoning",
+         "<|start_header_id|>assistant<|end_header_id|>\n\n>>>all\nPartial answer"),
+        # qwen3-coder.cpp without <think>: just the content
+        ("<tool_call>\n<function=\n<parameter=", "content", "<|im_start|>assistant\nPartial answer"),
+        ("<think><tool_call>\n<function=\n<parameter=", "content",
+         "<|im_start|>assistant\n<think>\nSome thought\n</think>\n\nPartial answer"),
+        # deepseek.cpp V4 (no function_calls) with reasoning: the V3.2 shape
+        ("dsml_token DSML tool_calls", "content", "<｜Assistant｜><think>Some thought</think>Partial answer"),
+        # ministral3.cpp
+        ("[SYSTEM_PROMPT][TOOL_CALLS][ARGS]", "content", "[THINK]Some thought[/THINK]Partial answer"),
+    ],
+)
+def test_continuation_by_handler(handler_src, mode, expected):
+    a = apply_request(handler_src, req(messages=CONV, continue_final_message=mode), caps=ALL_CAPS)
+    assert a.generation_prompt == expected
+    assert a.prompt == handler_src + expected
+
+
+def test_deepseek_v4_continuation_without_reasoning_closes_think():
+    conv = (CONV[0], {"role": "assistant", "content": "Partial"})
+    a = apply_request("dsml_token DSML tool_calls", req(messages=conv, continue_final_message="content"), caps=ALL_CAPS)
+    assert a.generation_prompt == "<｜Assistant｜></think>Partial"
+
+
+def test_continuation_text_parts_joined_with_blank_line():
+    # render_content's default delimiter is "\n\n"; only text parts count
+    conv = (CONV[0], {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
+    a = apply_request("[SYSTEM_PROMPT][TOOL_CALLS][ARGS]", req(messages=conv, continue_final_message="content"), caps=ALL_CAPS)
+    assert a.generation_prompt == "[THINK][/THINK]a\n\nb"
+
+
+def test_continuation_mode_is_validated():
+    with pytest.raises(RequestError):
+        req(continue_final_message="maybe")

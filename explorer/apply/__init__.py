@@ -4,7 +4,9 @@ Input: a chat template and a ``Request``. Output: ``AppliedPrompt`` (messages af
 llama.cpp's workarounds, template context, full prompt, generation prompt,
 supports_thinking). Submodules: ``messages`` (OpenAI <-> llama.cpp message round trip),
 ``workarounds`` (the ``workaround::`` functions), ``handlers`` (per-handler prompt
-behaviour), ``prompt`` (the apply path), ``prefill`` (reasoning prefill outcomes),
+behaviour), ``templates`` (default/tool_use pair, ChatML fallback), ``context``
+(template variables, one render, the byte diff), ``continuation``
+(continue_final_message), ``prompt`` (the apply path), ``prefill`` (reasoning prefill outcomes),
 ``request`` (the request). Template-source patches live in ``explorer.routing``.
 """
 
@@ -15,15 +17,16 @@ from explorer.apply.prefill import (
     classify_reasoning_prefill,
     parser_prefix,
 )
+from explorer.apply.context import diff_suffix
 from explorer.apply.prompt import (
     AppliedPrompt,
     AppliedStep,
+    Reasoning,
     apply_request,
-    diff_suffix,
     generation_prompt,
-    patched_template,
     supports_enable_thinking,
 )
+from explorer.apply.templates import CHATML_TEMPLATE_SRC, ChatTemplates, init_templates
 from explorer.apply.request import GET_WEATHER_TOOL, Request, standard_request
 from explorer.apply.workarounds import (
     convert_tool_responses_gemma4,
@@ -47,7 +50,10 @@ __all__ = [
     "apply_request",
     "diff_suffix",
     "generation_prompt",
-    "patched_template",
+    "Reasoning",
+    "CHATML_TEMPLATE_SRC",
+    "ChatTemplates",
+    "init_templates",
     "supports_enable_thinking",
     "GET_WEATHER_TOOL",
     "Request",

@@ -14,6 +14,7 @@ from explorer.errors import RequestError
 
 TOOL_CHOICES = ("auto", "none", "required")
 REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
+CONTINUATION_MODES = ("none", "auto", "reasoning", "content")
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,22 @@ class Request:
     json_schema: dict | None = None
     bos_token: str = ""
     eos_token: str = ""
+    # llama-server's continue_final_message: "none", "auto", "reasoning", "content"
+    continue_final_message: str = "none"
+    # the model's tokenizer adds BOS/EOS itself: a rendered leading BOS / trailing EOS is cut
+    add_bos: bool = False
+    add_eos: bool = False
 
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
             # common_chat_tool_choice_parse_oaicompat
             raise RequestError(
                 f"Invalid tool_choice: {self.tool_choice!r} (expected one of {TOOL_CHOICES})"
+            )
+        if self.continue_final_message not in CONTINUATION_MODES:
+            raise RequestError(
+                f"Unknown continue_final_message: {self.continue_final_message!r} "
+                f"(expected one of {CONTINUATION_MODES})"
             )
         if self.reasoning_format not in REASONING_FORMATS:
             raise RequestError(
