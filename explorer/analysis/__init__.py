@@ -28,7 +28,7 @@ from explorer.analysis.model import (
 )
 from explorer.analysis.reasoning import analyze_reasoning
 from explorer.analysis.roles import collect_preserved_tokens, detect_assistant_start, detect_user_start
-from explorer.analysis.session import ProbeSession
+from explorer.analysis.session import ANALYSIS_RENDER_BUDGET_SECONDS, ProbeSession
 from explorer.analysis.tools import analyze_tools
 from explorer.analysis.workarounds import WORKAROUNDS, Workaround, apply_workarounds
 from explorer.render import CompiledTemplate
@@ -61,14 +61,16 @@ def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
     return caps
 
 
-def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True) -> TemplateAnalysis:
+def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True,
+                     budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS) -> TemplateAnalysis:
     """Run the full differential analysis.
 
     ``caps``: the nine capability flags (JinjaCaps, explorer.caps.Caps or a dict);
     detected from the template when omitted. ``trace``: keep each probe's diff steps.
+    ``budget_seconds``: total render time allowed; probes past it fail (recorded).
     """
     jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
-    session = ProbeSession(tmpl, jinja_caps, trace=trace)
+    session = ProbeSession(tmpl, jinja_caps, trace=trace, budget_seconds=budget_seconds)
     d = Draft(session)
     analyze_reasoning(d, jinja_caps.supports_tool_calls)
     analyze_content(d)
