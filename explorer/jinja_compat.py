@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import json
+import math
+import re
 from typing import Any, Callable, Iterable, Iterator
 
 import jinja2
@@ -208,6 +210,8 @@ def _unknown_test(name: str) -> Callable[..., Any]:
 class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     """llama.cpp's engine semantics on top of the jinja2 sandbox."""
 
+    intercepted_binops = frozenset({"+", "*", "%"})
+
     def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
         if isinstance(iterable, Undefined):
             return ()
@@ -256,6 +260,12 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             if _is_int(left) and isinstance(right, str):
                 return right * left
             raise ll.LlamaError(f'Unknown operator "*" between {ll.type_name(left)} and {ll.type_name(right)}')
+        if operator == "%":
+            if _is_num(left) and _is_num(right):
+                # C fmod: the result takes the dividend's sign (Python's % takes the divisor's)
+                rem = math.fmod(left, right)
+                return int(rem) if _is_int(left) and _is_int(right) else rem
+            raise ll.LlamaError(f'Unknown operator "%" between {ll.type_name(left)} and {ll.type_name(right)}')
         return super().call_binop(context, operator, left, right)
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -469,9 +479,40 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
     return env
 
 
+# Statements and operators jinja2 parses but llama.cpp's parser rejects ("Unknown statement").
+_LLAMA_UNSUPPORTED: tuple[tuple[type[nodes.Node], str], ...] = (
+    (nodes.Extends, "{% extends %}"),
+    (nodes.Include, "{% include %}"),
+    (nodes.Import, "{% import %}"),
+    (nodes.FromImport, "{% from ... import %}"),
+    (nodes.Block, "{% block %}"),
+    (nodes.With, "{% with %}"),
+    (nodes.ScopedEvalContextModifier, "{% autoescape %}"),
+    (nodes.Pow, "the '**' operator"),
+    (nodes.FloorDiv, "the '//' operator"),
+)
+_RAW_TAG = re.compile(r"\{%[-+]?\s*raw\s*[-+]?%\}")
+
+
+def check_llama_support(tree: nodes.Template, source: str) -> None:
+    """Refuse what llama.cpp's own parser cannot load, at the line where it appears."""
+    for node in tree.find_all(nodes.Node):
+        for cls, what in _LLAMA_UNSUPPORTED:
+            if isinstance(node, cls):
+                raise jinja2.TemplateSyntaxError(f"llama.cpp's Jinja engine does not support {what}", node.lineno)
+        if isinstance(node, nodes.For) and node.recursive:
+            raise jinja2.TemplateSyntaxError("llama.cpp's Jinja engine does not support recursive loops", node.lineno)
+    raw = _RAW_TAG.search(source)
+    if raw:
+        line = source.count("\n", 0, raw.start()) + 1
+        raise jinja2.TemplateSyntaxError("llama.cpp's Jinja engine does not support {% raw %}", line)
+
+
 def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) -> jinja2.Template:
     """Parse, rewrite the hooks in, and compile a template (raises jinja2 errors)."""
     tree = env.parse(source)
+    if isinstance(env, LlamaSandbox):
+        check_llama_support(tree, source)
     _Rewriter(mark_names=stats).visit(tree)
     code = env.compile(tree, filename="<template>")
     return env.template_class.from_code(env, code, env.make_globals(None), None)

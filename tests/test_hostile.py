@@ -25,7 +25,8 @@ HOSTILE = Path(__file__).parent / "hostile"
 BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000)
 SLACK = 1.5
 
-# file -> (error class, phrase in the message, template line quoted or None)
+# file -> (error class, phrase in the message, template line quoted or None); the
+# llama.cpp dialect unless the file is listed in TRANSFORMERS_ONLY.
 CASES: dict[str, tuple[type[ExplorerError], str, int | None]] = {
     "recursive_macro.jinja": (RenderLimitError, "call depth", 3),
     "exponential_macro.jinja": (RenderLimitError, "0.5 s budget", 3),
@@ -47,7 +48,10 @@ CASES: dict[str, tuple[type[ExplorerError], str, int | None]] = {
     "undefined_call.jinja": (TemplateRuntimeError, "render_tools", 2),
     "syntax_error.jinja": (TemplateSyntaxError, "endfor", 4),
     "unknown_tag.jinja": (TemplateSyntaxError, "frobnicate", 2),
+    "include_tag.jinja": (TemplateSyntaxError, "{% include %}", 2),
 }
+# llama.cpp's parser refuses these templates outright; the runaway happens in jinja2 only.
+TRANSFORMERS_ONLY = {"recursive_loop.jinja", "huge_power.jinja"}
 
 
 def test_every_hostile_file_has_a_case() -> None:
@@ -61,7 +65,8 @@ def test_hostile_template_is_stopped(name: str) -> None:
     text = (HOSTILE / name).read_text(encoding="utf-8")
     start = time.monotonic()
     with pytest.raises(ExplorerError) as err:
-        render(compile_template(text), RenderInputs(messages=[]), limits=BUDGET)
+        dialect = "transformers" if name in TRANSFORMERS_ONLY else "llama.cpp"
+        render(compile_template(text, dialect), RenderInputs(messages=[]), limits=BUDGET)
     elapsed = time.monotonic() - start
     assert type(err.value) is cls, f"{name}: {type(err.value).__name__}: {err.value}"
     assert elapsed < BUDGET.wall_seconds + SLACK, f"{name} took {elapsed:.2f} s"
@@ -79,6 +84,12 @@ def test_transformers_dialect_is_budgeted_too(name: str) -> None:
     with pytest.raises(RenderLimitError):
         render(compile_template(text, "transformers"), RenderInputs(messages=[]), limits=BUDGET)
     assert time.monotonic() - start < BUDGET.wall_seconds + SLACK
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMERS_ONLY))
+def test_llama_cpp_refuses_what_its_parser_cannot_load(name: str) -> None:
+    with pytest.raises(TemplateSyntaxError, match="does not support"):
+        compile_template((HOSTILE / name).read_text(encoding="utf-8"))
 
 
 def test_capability_probes_survive_a_hostile_template() -> None:

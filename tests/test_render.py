@@ -120,6 +120,10 @@ DIFFERENCES = [
     ("{% for k, v in {'a': 1} %}{{ k }}{{ v }}{% endfor %}", "a1", TemplateRuntimeError),
     ("{{ true is number }}{{ 1 is number }}", "FalseTrue", "TrueTrue"),
     ("{{ '  x\u3000' | trim }}|", "x\u3000|", "x|"),
+    ("{{ -7 % 3 }} {{ 7 % 3 }}", "-1 1", "2 1"),
+    ("{{ '%s!' % 'hi' }}", TemplateRuntimeError, "hi!"),
+    ("{{ 2 ** 3 }}", TemplateSyntaxError, "8"),
+    ("{% with a = 1 %}{{ a }}{% endwith %}", TemplateSyntaxError, "1"),
 ]
 
 
