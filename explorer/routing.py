@@ -356,13 +356,30 @@ def route_source(patched_source: str) -> tuple[str, tuple[RuleCheck, ...]]:
     return AUTOPARSER, tuple(checks)
 
 
-def route(template_text: str, caps: Any = None) -> Routing:
+def _detected_caps(patched_source: str) -> Any:
+    """explorer.caps on the patched text, or None when it cannot run (the routing
+    itself never needs a template that compiles)."""
+    from explorer.errors import ExplorerError
+
+    try:
+        from explorer.caps import detect_caps
+        from explorer.render import compile_template
+
+        return detect_caps(compile_template(patched_source))
+    except (ImportError, ExplorerError):
+        return None
+
+
+def route(template_text: str, caps: Any = None, *, detect: bool = False) -> Routing:
     """Where ``common_chat_templates_apply`` sends this template, with the evidence.
 
-    ``caps`` (optional) decides the capability-dependent workarounds; without it they
-    are reported as unknown. Routing itself needs only the text.
+    ``caps`` decides the capability-dependent workarounds; without it they are reported
+    as unknown, unless ``detect`` asks for explorer.caps to detect them. Routing itself
+    needs only the text.
     """
     patched = patch_source(template_text)
+    if caps is None and detect:
+        caps = _detected_caps(patched)
     handler, checks = route_source(patched)
     winner = checks[-1] if checks and checks[-1].matched else None
     note = next((r.note for r in HANDLER_RULES if r.name == handler), "")

@@ -343,3 +343,33 @@ def test_apply_with_detected_caps():
     for entry in unexplained[:10]:
         print("  ", entry)
     assert total == 140 and unexplained == []
+
+
+def test_template_supports_enable_thinking_with_our_analysis():
+    """End to end: the autoparser's reasoning mode from explorer.analysis itself."""
+    pytest.importorskip("explorer.analysis")
+    names = oracle_template_names()
+    bad = [
+        name for name in names
+        if supports_enable_thinking(load_oracle_template(name))
+        != _analysis(name)["template_supports_enable_thinking"]
+    ]
+    print(f"\ntemplate_supports_enable_thinking (explorer.analysis): {len(names) - len(bad)}/{len(names)}")
+    assert bad == []
+
+
+def test_routing_workaround_listing_agrees_with_apply():
+    """What explorer.routing says would run is what apply_request ran."""
+    from explorer.routing import route
+
+    for name in oracle_template_names():
+        d = _analysis(name)
+        listed = {w.name for w in route(load_oracle_template(name), d["caps"]).workarounds if w.applies}
+        applied = _applied(name, "thinking_true")
+        if isinstance(applied, Exception):
+            continue
+        ran = {s.name for s in applied.steps} & {
+            "trim_all_content", "map_developer_role_to_system", "system_message_not_supported",
+            "requires_non_null_content", "func_args_not_string", "convert_tool_responses_gemma4",
+        }
+        assert listed == ran, name

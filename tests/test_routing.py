@@ -218,3 +218,14 @@ def test_oracle_patches_apply_where_expected():
         "mistralai-Ministral-3-14B-Reasoning-2512": ["mistral"],
         "openai-gpt-oss-120b": ["gpt-oss"],
     }
+
+
+def test_detect_caps_for_the_workaround_listing():
+    # a template that never renders a system message has no system role
+    tmpl = "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}{% endif %}{% endfor %}"
+    w = {x.name: x.applies for x in route(tmpl, detect=True).workarounds}
+    assert w["system_message_not_supported"] is True
+    # a template that does not compile keeps its routing; caps stay unknown
+    broken = route("{% if %}<|channel|>", detect=True)
+    assert broken.handler == "gpt-oss"
+    assert {x.name: x.applies for x in broken.workarounds}["requires_non_null_content"] is None
