@@ -1,0 +1,151 @@
+"""``grammar TEMPLATE``: the parser and GBNF grammar llama.cpp's autoparser generates.
+
+Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``), optional
+tools (a JSON file: an array of OpenAI tools, or an object with ``tools``), the thinking
+setting and request options. Output: the GBNF grammar as text, or with ``--json`` one
+object with the oracle's apply keys (generation_prompt, grammar, grammar_lazy,
+grammar_triggers, preserved_tokens, parser, additional_stops).
+
+The analysis (``explorer.analysis``) and the generation prompt (``explorer.apply``) are
+imported only when the command runs, so a missing stage gives a clear error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.errors import ExplorerError, SourceError
+
+STANDARD_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "grammar", help="the generated PEG parser and GBNF grammar",
+        description="Generate the parser and GBNF grammar llama.cpp's autoparser builds for a request.")
+    p.add_argument("template", metavar="TEMPLATE",
+                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    p.add_argument("--tools", metavar="FILE",
+                   help="JSON tools (array, or object with 'tools'); default: the oracle's get_weather tool")
+    p.add_argument("--no-tools", action="store_true", help="a request without tools")
+    p.add_argument("--thinking", type=_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
+    p.add_argument("--parallel-tool-calls", type=_bool, default=True, metavar="true|false")
+    p.add_argument("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default="deepseek")
+    p.add_argument("--json-schema", metavar="FILE", help="response_format JSON schema file")
+    p.add_argument("--json", action="store_true", help="print the oracle's apply keys as one JSON object")
+    p.set_defaults(run=run)
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SourceError(f"cannot read the {what} file {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"{what} file {path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+def load_tools(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+    if args.no_tools:
+        return None
+    if not args.tools:
+        return [copy.deepcopy(STANDARD_TOOL)]
+    data = _read_json(args.tools, "tools")
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
+        raise SourceError(f"tools file {args.tools} must hold an array of tool objects (or {{'tools': [...]}})")
+    return data
+
+
+def _template_text(spec: str) -> str:
+    try:
+        from explorer.sources import resolve_spec
+    except ImportError:
+        if spec == "-":
+            return sys.stdin.read()
+        path = Path(spec)
+        if not path.is_file():
+            raise SourceError(f"no such template file: {spec}") from None
+        return path.read_text(encoding="utf-8")
+    return resolve_spec(spec).text
+
+
+def _stage(module: str, what: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ExplorerError(f"the {what} stage ({module}) is not available: {exc}") from None
+
+
+def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """Analyse, apply and generate; returns the apply keys and the routed handler."""
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    from explorer.render import compile_template
+
+    analysis_mod = _stage("explorer.analysis", "analysis")
+    apply_mod = _stage("explorer.apply", "apply")
+    routing = _stage("explorer.routing", "routing")
+    source = routing.patch_source(text)
+    tmpl = compile_template(source)
+    caps = analysis_mod.template_caps(tmpl)
+    analysis = analysis_mod.analyze_template(tmpl, caps, trace=False)
+    tools = load_tools(args)
+    json_schema = _read_json(args.json_schema, "JSON schema") if args.json_schema else None
+    request = apply_mod.Request(
+        messages=({"role": "user", "content": "Hello"},),
+        tools=tuple(tools) if tools is not None else None,
+        tool_choice=args.tool_choice,
+        parallel_tool_calls=args.parallel_tool_calls,
+        enable_thinking=args.thinking,
+        reasoning_format=args.reasoning_format,
+        json_schema=json_schema,
+    )
+    gen_prompt = apply_mod.generation_prompt(text, request, caps=caps)
+    params = generate_params(ParserSpec.from_oracle_json(analysis), GenerationRequest(
+        tools=tools, tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls,
+        reasoning_format=args.reasoning_format, json_schema=json_schema, generation_prompt=gen_prompt,
+        enable_thinking=args.thinking))
+    return params.to_json(), routing.route(text, caps).handler
+
+
+def run(args: argparse.Namespace) -> int:
+    out, handler = generate_for_template(_template_text(args.template), args)
+    if handler != "autoparser":
+        print(f"note: llama.cpp routes this template to its '{handler}' handler; this is the parser the "
+              "autoparser would generate, not the one llama.cpp uses", file=sys.stderr)
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif out["grammar"]:
+        sys.stdout.write(out["grammar"])
+    else:
+        print("no grammar: llama.cpp builds one only for tools with a trigger marker, tool_choice "
+              "required, or a JSON schema", file=sys.stderr)
+    return 0
