@@ -17,6 +17,7 @@ cache. All failures become ``FetchError`` (or ``GGUFError`` for a corrupt remote
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +32,10 @@ HUB_TIMEOUT_SECONDS = 10.0
 
 MAX_HUB_TEXT_BYTES = 5 * 1024 * 1024
 """Largest text file (template or JSON) downloaded from the Hub."""
+
+MAX_DOWNLOAD_SECONDS = 60.0
+"""Wall-clock limit for one text download or one whole GGUF header read, however slowly
+the server drips bytes (the per-request timeout only bounds each wait)."""
 
 GGUF_FIRST_RANGE_BYTES = 256 * 1024
 """First range request for a remote GGUF header; later ones double (to 8 MiB each)."""
@@ -176,13 +181,15 @@ def download_text(
     *,
     max_bytes: int = MAX_HUB_TEXT_BYTES,
     timeout: float = HUB_TIMEOUT_SECONDS,
+    max_seconds: float = MAX_DOWNLOAD_SECONDS,
 ) -> str:
     """Download a small UTF-8 file, stopping as soon as it exceeds ``max_bytes``."""
     where = f"hf:{repo.ref()} {path}"
     listed = repo.size_of(path)
     if listed is not None and listed > max_bytes:
         raise FetchError(f"{where}: file is {listed} bytes, more than the {max_bytes}-byte cap")
-    data = _bounded_get(_file_url(repo, path), where, max_bytes, timeout)
+    deadline = time.monotonic() + max_seconds
+    data = _bounded_get(_file_url(repo, path), where, max_bytes, timeout, deadline=deadline)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -197,6 +204,7 @@ def _bounded_get(
     *,
     byte_range: tuple[int, int] | None = None,
     send_token: bool = True,
+    deadline: float | None = None,
 ) -> bytes:
     """GET ``url`` (a whole file, or ``byte_range`` = (start, length)), reading at most
     ``max_bytes`` of body. A whole-file download over the cap is an error; a range
@@ -215,25 +223,29 @@ def _bounded_get(
                 resp.read()
                 hf_raise_for_status(resp)
             if resp.status_code == 206 and byte_range is not None:
-                return _read_capped(resp, where, max_bytes, cut=True)
+                return _read_capped(resp, where, max_bytes, cut=True, deadline=deadline)
             if resp.status_code != 200:
                 raise FetchError(f"{where}: unexpected HTTP status {resp.status_code}")
             if byte_range is not None:
                 if byte_range[0] != 0:
                     raise FetchError(f"{where}: the server ignored the HTTP Range header")
-                return _read_capped(resp, where, max_bytes, cut=True)
+                return _read_capped(resp, where, max_bytes, cut=True, deadline=deadline)
             declared = resp.headers.get("Content-Length")
             if declared is not None and declared.isdigit() and int(declared) > max_bytes:
                 raise FetchError(
                     f"{where}: file is {declared} bytes, more than the {max_bytes}-byte cap"
                 )
-            return _read_capped(resp, where, max_bytes, cut=False)
+            return _read_capped(resp, where, max_bytes, cut=False, deadline=deadline)
 
 
-def _read_capped(resp: Any, where: str, max_bytes: int, cut: bool) -> bytes:
+def _read_capped(
+    resp: Any, where: str, max_bytes: int, cut: bool, deadline: float | None
+) -> bytes:
     parts: list[bytes] = []
     total = 0
     for chunk in resp.iter_bytes():
+        if deadline is not None and time.monotonic() > deadline:
+            raise FetchError(f"{where}: download still unfinished after the time limit")
         parts.append(chunk)
         total += len(chunk)
         if total > max_bytes or (cut and total >= max_bytes):
@@ -250,6 +262,7 @@ def read_remote_gguf_header(
     max_bytes: int = MAX_GGUF_HEADER_BYTES,
     timeout: float = HUB_TIMEOUT_SECONDS,
     first_chunk: int = GGUF_FIRST_RANGE_BYTES,
+    max_seconds: float = MAX_DOWNLOAD_SECONDS,
 ) -> RemoteGGUF:
     """Read a remote GGUF's key-value section with growing HTTP range requests.
 
@@ -268,6 +281,7 @@ def read_remote_gguf_header(
     # Like huggingface_hub itself: the token goes to the Hub, never to a CDN it redirects to.
     send_token = _origin(location) == _origin(url)
     counter = {"bytes": 0, "requests": 0}
+    deadline = time.monotonic() + max_seconds
 
     def read_range(start: int, length: int) -> bytes:
         if size is not None:
@@ -275,7 +289,17 @@ def read_remote_gguf_header(
         if length <= 0:
             return b""
         counter["requests"] += 1
-        data = _bounded_get(location, where, length, timeout, byte_range=(start, length), send_token=send_token)
+        if time.monotonic() > deadline:
+            raise FetchError(f"{where}: header read still unfinished after {max_seconds:g} s")
+        data = _bounded_get(
+            location,
+            where,
+            length,
+            timeout,
+            byte_range=(start, length),
+            send_token=send_token,
+            deadline=deadline,
+        )
         counter["bytes"] += len(data)
         return data
 

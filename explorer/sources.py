@@ -38,6 +38,10 @@ from explorer.hub import HubRepo
 MAX_TEXT_TEMPLATE_BYTES = 5 * 1024 * 1024
 """Largest text source accepted: a ``.jinja`` or JSON file, an upload, pasted text."""
 
+MAX_CONFIG_JSON_BYTES = 16 * 1024 * 1024
+"""Largest ``tokenizer_config.json``/``chat_template.json`` read (some list many added
+tokens); the template inside must still fit ``MAX_TEXT_TEMPLATE_BYTES``."""
+
 MAX_GGUF_READ_BYTES = MAX_GGUF_HEADER_BYTES
 """Most bytes read from a GGUF (file, upload or Hub) to find its chat templates."""
 
@@ -134,16 +138,21 @@ def _single(text: str, requested: str | None, where: str) -> None:
 # --- text and JSON -------------------------------------------------------------
 
 
-def _check_text_size(size: int, where: str) -> None:
-    if size > MAX_TEXT_TEMPLATE_BYTES:
+def _check_text_size(size: int, where: str, cap: int = MAX_TEXT_TEMPLATE_BYTES) -> None:
+    if size > cap:
+        what = "text templates" if cap == MAX_TEXT_TEMPLATE_BYTES else "JSON configs"
         raise SourceError(
-            f"{where}: {size} bytes is more than the {MAX_TEXT_TEMPLATE_BYTES // (1024 * 1024)} MiB "
-            "cap for text templates"
+            f"{where}: {size} bytes is more than the {cap // (1024 * 1024)} MiB cap for {what}"
         )
 
 
-def _decode(data: bytes, where: str) -> str:
-    _check_text_size(len(data), where)
+def _check_template(text: str, where: str) -> str:
+    _check_text_size(len(text.encode("utf-8", "surrogatepass")), where)
+    return text
+
+
+def _decode(data: bytes, where: str, cap: int = MAX_TEXT_TEMPLATE_BYTES) -> str:
+    _check_text_size(len(data), where, cap)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -241,15 +250,15 @@ def _from_json_text(
     bos, eos = _special_tokens(text)
     if isinstance(value, str):
         _single(value, variant, where)
-        return _make(value, f"{where}: chat_template", display, bos_token=bos, eos_token=eos)
+        text = _check_template(value, where)
+        return _make(text, f"{where}: chat_template", display, bos_token=bos, eos_token=eos)
     names = tuple(value)
     chosen, note = pick_variant(names, variant, where)
     origin = f"{where}: chat_template[{names.index(chosen)}] ({chosen})"
     if note:
         origin += f"; {note}"
-    return _make(
-        value[chosen], origin, _with_variant(display, chosen, names), names, chosen, bos, eos
-    )
+    text = _check_template(value[chosen], where)
+    return _make(text, origin, _with_variant(display, chosen, names), names, chosen, bos, eos)
 
 
 # --- GGUF --------------------------------------------------------------------------
@@ -290,7 +299,7 @@ def _from_gguf_header(
     if not header.complete:
         origin += f" (header read partially: {header.stop_detail})"
     return _make(
-        header.chat_templates[chosen],
+        _check_template(header.chat_templates[chosen], where),
         origin,
         _with_variant(display, chosen, names),
         names,
@@ -324,7 +333,7 @@ def from_upload(data: bytes, filename: str, variant: str | None = None) -> Templ
     if kind == "gguf":
         header = read_gguf_header(io.BytesIO(data[:MAX_GGUF_READ_BYTES]), max_bytes=MAX_GGUF_READ_BYTES)
         return _from_gguf_header(header, where, display, variant)
-    text = _decode(data, where)
+    text = _decode(data, where, MAX_CONFIG_JSON_BYTES if kind == "json" else MAX_TEXT_TEMPLATE_BYTES)
     if kind == "json":
         return _from_json_text(text, where, display, variant)
     _single(text, variant, where)
@@ -345,11 +354,12 @@ def from_file(path: str | Path, variant: str | None = None) -> TemplateSource:
                 handle.seek(0)
                 header = read_gguf_header(handle, max_bytes=MAX_GGUF_READ_BYTES)
                 return _from_gguf_header(header, where, p.name, variant)
+            cap = MAX_CONFIG_JSON_BYTES if kind == "json" else MAX_TEXT_TEMPLATE_BYTES
             handle.seek(0)
-            data = handle.read(MAX_TEXT_TEMPLATE_BYTES + 1)
+            data = handle.read(cap + 1)
     except OSError as exc:
         raise SourceError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    text = _decode(data, where)
+    text = _decode(data, where, cap)
     if kind == "json":
         return _from_json_text(text, where, p.name, variant)
     _single(text, variant, where)
@@ -358,12 +368,13 @@ def from_file(path: str | Path, variant: str | None = None) -> TemplateSource:
 
 def _read_text_file(p: Path) -> str:
     where = f"file {p}"
+    cap = MAX_CONFIG_JSON_BYTES if p.suffix == ".json" else MAX_TEXT_TEMPLATE_BYTES
     try:
         with open(p, "rb") as handle:
-            data = handle.read(MAX_TEXT_TEMPLATE_BYTES + 1)
+            data = handle.read(cap + 1)
     except OSError as exc:
         raise SourceError(f"{where}: cannot read ({exc.strerror or exc})") from None
-    return _decode(data, where)
+    return _decode(data, where, cap)
 
 
 def _from_directory(d: Path, variant: str | None) -> TemplateSource:
@@ -448,7 +459,7 @@ def from_hub(
     bos = eos = None
     config_text = None
     if "tokenizer_config.json" in paths:
-        config_text = hub.download_text(repo, "tokenizer_config.json")
+        config_text = hub.download_text(repo, "tokenizer_config.json", max_bytes=MAX_CONFIG_JSON_BYTES)
         doc = _json_or_none(config_text)
         if not isinstance(doc, dict) or doc.get("chat_template") is not None:
             where = _hub_where(repo, "tokenizer_config.json")
@@ -487,8 +498,10 @@ def _hub_file(repo: HubRepo, path: str, display: str, variant: str | None) -> Te
     if path.lower().endswith(".gguf"):
         remote = hub.read_remote_gguf_header(repo, path)
         return _from_gguf_header(remote.header, where, display, variant)
-    text = hub.download_text(repo, path)
-    if path.lower().endswith(".json"):
+    is_json = path.lower().endswith(".json")
+    cap = MAX_CONFIG_JSON_BYTES if is_json else MAX_TEXT_TEMPLATE_BYTES
+    text = hub.download_text(repo, path, max_bytes=cap)
+    if is_json:
         return _from_json_text(text, where, display, variant)
     _single(text, variant, where)
     return _make(text, where, display)
@@ -541,7 +554,7 @@ def resolve_spec(spec: str) -> TemplateSource:
     """The CLI's TEMPLATE argument: path[#name], hf:owner/repo[/file][@rev][#name],
     example:NAME, or '-' for stdin."""
     if spec == "-":
-        data = sys.stdin.buffer.read(max(MAX_TEXT_TEMPLATE_BYTES, MAX_GGUF_READ_BYTES) + 1)
+        data = sys.stdin.buffer.read(max(MAX_CONFIG_JSON_BYTES, MAX_GGUF_READ_BYTES) + 1)
         return from_upload(data, "<stdin>")
     if spec.startswith("example:"):
         return from_example(spec[len("example:") :])
@@ -563,6 +576,7 @@ def resolve_spec(spec: str) -> TemplateSource:
 
 
 __all__ = [
+    "MAX_CONFIG_JSON_BYTES",
     "MAX_GGUF_READ_BYTES",
     "MAX_TEXT_TEMPLATE_BYTES",
     "ExampleInfo",

@@ -51,6 +51,7 @@ class FakeHub:
     delay_seconds: float = 0.0
     ignore_range: bool = False
     stream_without_length: bool = False
+    drip_seconds: float = 0.0  # pause between 16-byte pieces of a body (slow-drip server)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -131,7 +132,13 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD" and body:
             # Counted before writing, so the count is complete when the client has the bytes.
             self.fake.count(urlsplit(self.path).path, len(body))
-            self.wfile.write(body)
+            if self.fake.drip_seconds and status in (200, 206):
+                for i in range(0, len(body), 16):
+                    self.wfile.write(body[i : i + 16])
+                    self.wfile.flush()
+                    time.sleep(self.fake.drip_seconds)
+            else:
+                self.wfile.write(body)
 
     def _error(self, status: int, code: str, message: str) -> None:
         body = json.dumps({"error": message}).encode()

@@ -251,6 +251,13 @@ def test_timeout(fake):
         hub.repo_snapshot("acme/jinja-model", endpoint=fake.url, timeout=0.2)
 
 
+def test_slow_drip_download_hits_the_time_limit(fake):
+    repo = hub.repo_snapshot("acme/jinja-model", endpoint=fake.url)
+    fake.drip_seconds = 0.05  # the ~90-byte template would take ~0.3 s
+    with pytest.raises(FetchError, match="time limit"):
+        hub.download_text(repo, "chat_template.jinja", max_seconds=0.1)
+
+
 def test_connection_refused():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

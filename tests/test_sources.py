@@ -170,6 +170,17 @@ def test_tokenizer_config_that_is_not_json(tmp_path):
     assert info.value.location.line == 3
 
 
+def test_large_config_is_allowed_but_not_a_large_template(tmp_path):
+    assert sources.MAX_CONFIG_JSON_BYTES == 16 * 1024 * 1024
+    added = {str(i): {"content": f"<extra_{i}>", "special": True} for i in range(120_000)}
+    big = write_json(tmp_path / "tokenizer_config.json", {"added_tokens_decoder": added, "chat_template": T_DEFAULT})
+    assert big.stat().st_size > MAX_TEXT_TEMPLATE_BYTES
+    assert from_file(big).text == T_DEFAULT
+    huge_template = write_json(tmp_path / "chat_template.json", {"chat_template": "x" * (MAX_TEXT_TEMPLATE_BYTES + 1)})
+    with pytest.raises(SourceError, match="5 MiB cap for text templates"):
+        from_file(huge_template)
+
+
 def test_chat_template_json(tmp_path):
     p = write_json(tmp_path / "chat_template.json", {"chat_template": T_TOOLS})
     assert from_file(p).text == T_TOOLS
