@@ -1,0 +1,78 @@
+"""Time the full differential analysis of every template in a folder.
+
+Usage: python benchmarks/bench_analysis.py [FOLDER] [--repeat N] [--trace]
+
+For each ``*.jinja`` template: "warm" is ``analyze_template`` on an already compiled
+template with its capabilities known (what llama.cpp's ``analysis_ms`` measures);
+"cold" also compiles the template and detects its capabilities. Prints the median and
+max per template and over the corpus, in milliseconds. Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explorer.analysis import JinjaCaps, analyze_template  # noqa: E402
+from explorer.caps import detect_caps  # noqa: E402
+from explorer.render import compile_template  # noqa: E402
+from explorer.routing import patch_source  # noqa: E402
+
+DEFAULT_FOLDER = Path(__file__).resolve().parent.parent.parent / "shared" / "oracle" / "templates"
+
+
+def time_ms(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def bench_template(text: str, repeat: int, trace: bool) -> tuple[list[float], list[float]]:
+    source = patch_source(text)
+    tmpl = compile_template(source)
+    caps = JinjaCaps.coerce(detect_caps(tmpl))
+    analyze_template(tmpl, caps, trace=trace)  # first run: warms jinja2 and imports
+    warm = [time_ms(lambda: analyze_template(tmpl, caps, trace=trace)) for _ in range(repeat)]
+
+    def cold_run() -> None:
+        t = compile_template(source)
+        analyze_template(t, JinjaCaps.coerce(detect_caps(t)), trace=trace)
+
+    cold = [time_ms(cold_run) for _ in range(repeat)]
+    return warm, cold
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_FOLDER)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--trace", action="store_true", help="also build the diff-step trace")
+    args = parser.parse_args(argv)
+    paths = sorted(args.folder.glob("*.jinja"))
+    if not paths:
+        print(f"no .jinja templates in {args.folder}", file=sys.stderr)
+        return 1
+    rows = []
+    print(f"{'template':55} {'warm med':>9} {'warm max':>9} {'cold med':>9} {'cold max':>9}")
+    for path in paths:
+        warm, cold = bench_template(path.read_text(encoding="utf-8"), args.repeat, args.trace)
+        row = (path.stem, statistics.median(warm), max(warm), statistics.median(cold), max(cold))
+        rows.append(row)
+        print(f"{row[0][:55]:55} {row[1]:9.2f} {row[2]:9.2f} {row[3]:9.2f} {row[4]:9.2f}")
+    warm_meds = [r[1] for r in rows]
+    cold_meds = [r[3] for r in rows]
+    print(f"\n{len(rows)} templates, {args.repeat} runs each (ms):")
+    print(f"  warm: median of medians {statistics.median(warm_meds):.2f}, "
+          f"max of medians {max(warm_meds):.2f} ({rows[warm_meds.index(max(warm_meds))][0]})")
+    print(f"  cold: median of medians {statistics.median(cold_meds):.2f}, "
+          f"max of medians {max(cold_meds):.2f} ({rows[cold_meds.index(max(cold_meds))][0]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""``python -m explorer analyze``: one JSON object with the oracle's schema and the trace."""
+
+from __future__ import annotations
+
+import json
+
+from explorer.cli import main
+from tests.test_analysis_templates import TAGGED
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_analyze_prints_the_oracle_schema_and_the_trace(tmp_path, capsys):
+    path = tmp_path / "tagged.jinja"
+    path.write_text(TAGGED, encoding="utf-8")
+    code, out, _ = run(capsys, "analyze", str(path))
+    assert code == 0
+    report = json.loads(out)
+    assert report["caps"]["supports_tool_calls"] is True
+    assert report["autoparser"]["tools"]["format"]["mode"] == "TAG_WITH_TAGGED"
+    assert report["autoparser"]["jinja_caps"] == report["caps"]
+    assert report["routed"]["handler"]
+    assert set(report["generation_prompt"]) == {"thinking_false", "thinking_true"}
+    assert report["generation_prompt"]["thinking_true"] == "<|im_start|>assistant\n"
+    assert report["provenance"]["tools.function.name_prefix"]["probe"] == "T3"
+    names = [p["name"] for p in report["probes"]]
+    assert names[:3] == ["R1", "R2", "R3"] and "T7" in names
+    t3 = report["probes"][names.index("T3")]
+    assert "FFF_FIRST_FUN_F" in t3["diff"]["left"] and "SSS_SECOND_FUN_S" in t3["diff"]["right"]
+
+
+def test_no_trace_omits_probes(tmp_path, capsys):
+    path = tmp_path / "t.jinja"
+    path.write_text(TAGGED, encoding="utf-8")
+    code, out, _ = run(capsys, "analyze", str(path), "--no-trace", "--compact")
+    assert code == 0
+    report = json.loads(out)
+    assert "probes" not in report and "autoparser" in report
+    assert len(out.strip().splitlines()) == 1
+
+
+def test_errors_are_clean_and_located(tmp_path, capsys):
+    bad = tmp_path / "bad.jinja"
+    bad.write_text("line one\n{% if %}", encoding="utf-8")
+    code, out, err = run(capsys, "analyze", str(bad))
+    assert code == 1 and out == ""
+    assert err.startswith("error:") and "line 2" in err
+    code, _, err = run(capsys, "analyze", str(tmp_path / "missing.jinja"))
+    assert code == 1 and err.startswith("error:")
