@@ -14,7 +14,7 @@ template that matches none goes to the differential ``autoparser``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 AUTOPARSER = "autoparser"
@@ -32,6 +32,7 @@ class SubstringEvidence:
     present: bool
     line: int | None = None
     source_line: str | None = None
+    alternative: bool = False  # one of an any_of group: only the group must hold
 
     @property
     def satisfied(self) -> bool:
@@ -39,8 +40,8 @@ class SubstringEvidence:
 
     def describe(self) -> str:
         verb = "contains" if self.present else "lacks"
-        where = f" (line {self.line}: {self.source_line.strip()[:120]})" if self.line else ""
-        ok = "ok" if self.satisfied else "fails"
+        where = f" (line {self.line}: {(self.source_line or '').strip()[:120]})" if self.line else ""
+        ok = "one of" if self.alternative else ("ok" if self.satisfied else "fails")
         return f"{verb} {self.needle!r}{where} [{ok}]"
 
 
@@ -82,7 +83,7 @@ class HandlerRule:
         evidence += [find_substring(source, s, False) for s in self.forbidden]
         groups_ok = True
         for group in self.any_of:
-            hits = [find_substring(source, s, True) for s in group]
+            hits = [replace(find_substring(source, s, True), alternative=True) for s in group]
             evidence += hits
             groups_ok = groups_ok and any(h.present for h in hits)
         plain_ok = all(
@@ -329,6 +330,7 @@ class Routing:
                 "present": e.present,
                 "line": e.line,
                 "source_line": e.source_line,
+                "alternative": e.alternative,
             }
 
         return {

@@ -229,3 +229,11 @@ def test_detect_caps_for_the_workaround_listing():
     broken = route("{% if %}<|channel|>", detect=True)
     assert broken.handler == "gpt-oss"
     assert {x.name: x.applies for x in broken.workarounds}["requires_non_null_content"] is None
+
+
+def test_any_of_evidence_is_marked_alternative():
+    r = route("dsml_token DSML tool_calls")
+    alts = [(e.needle, e.present) for e in r.evidence if e.alternative]
+    assert alts == [("function_calls", False), ("tool_calls", True)]
+    assert "[one of]" in r.evidence[-2].describe()
+    assert r.to_json()["evidence"][0]["needle"] == "dsml_token"
