@@ -27,7 +27,7 @@ from pygments.lexer import RegexLexer, bygroups
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment, Name, Number, Operator, Punctuation, String, Text
 
-from explorer.errors import SourceError
+from explorer.errors import RequestError, SourceError
 
 # --- optional library stages ----------------------------------------------------
 
@@ -425,6 +425,91 @@ def legend_html(legend: Mapping[str, str]) -> str:
         f"{html.escape(tag)}</span>"
         for tag, colour in legend.items()
     )
+
+
+def ast_spans(nodes: Iterable[Any], *, by: Literal["tag", "rule"] = "tag", offset: int = 0) -> list[Span]:
+    """Spans of a PEG parse tree (nodes with ``tag``/``rule``/``start``/``end``/``children``).
+
+    ``offset`` is subtracted from every position, so spans can be drawn on the model
+    output alone when the parser saw the generation prompt in front of it.
+    """
+    spans: list[Span] = []
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        label = node.tag if by == "tag" else node.rule
+        if label and node.end > node.start:
+            spans.append(Span(node.start - offset, node.end - offset, label))
+        stack.extend(node.children)
+    return spans
+
+
+# --- request inputs -------------------------------------------------------------------
+
+
+def parse_tools_json(text: str) -> list[dict[str, Any]] | None:
+    """The request's tools from the user's JSON (empty text: no tools).
+
+    Accepts a list of OpenAI tool objects, or one object; raises RequestError saying where
+    the JSON is wrong.
+    """
+    import json
+
+    if not text.strip():
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"tools: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise RequestError(f"tools: expected a JSON list of tool objects, found {type(value).__name__}")
+    for i, tool in enumerate(value):
+        fn = tool.get("function", tool)
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise RequestError(f"tools[{i}]: expected {{'type': 'function', 'function': {{'name': ...}}}}")
+    return value
+
+
+def continuation_after(prompt: str, rendered: str) -> str | None:
+    """What a model would have generated: ``rendered`` after the next-turn ``prompt``.
+
+    None when the prompt is not a prefix of the rendered conversation (the template
+    renders history turns differently from the generation prompt).
+    """
+    if not rendered.startswith(prompt):
+        return None
+    return rendered[len(prompt):]
+
+
+def end_marker_from_probes(rendered_x: str, rendered_xy: str) -> str | None:
+    """The text a template appends after an assistant message.
+
+    ``rendered_x`` and ``rendered_xy`` render the same conversation ending in an assistant
+    message "X" and "XY". If the second is the first with "Y" inserted right after "X",
+    what follows that "X" is the end marker; otherwise None (ambiguous).
+    """
+    cut = rendered_x.rfind("X")
+    while cut >= 0:
+        head, tail = rendered_x[: cut + 1], rendered_x[cut + 1 :]
+        if rendered_xy == head + "Y" + tail:
+            return tail
+        cut = rendered_x.rfind("X", 0, cut)
+    return None
+
+
+def strip_end_marker(text: str, marker: str | None) -> str:
+    """Remove a trailing end marker: exactly, or (trimmed) before trailing whitespace."""
+    if not marker:
+        return text
+    if text.endswith(marker):
+        return text[: len(text) - len(marker)]
+    core = marker.strip()
+    body = text.rstrip()
+    if core and body.endswith(core):
+        return body[: len(body) - len(core)]
+    return text
 
 
 # --- template sources and permalinks -----------------------------------------------

@@ -7,7 +7,9 @@ lives in ``explorer``; this module only decides what is cached and how errors sh
 
 from __future__ import annotations
 
+import json
 import traceback
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
@@ -33,7 +35,10 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {
     "explorer.analysis": ("analyze_template",),
     "explorer.diff": ("trace_diff",),
     "explorer.chat_output": ("analyse_output",),
-    "explorer.generator": ("generate_parser",),
+    "explorer.generator": ("generate_params", "ParserSpec", "GenerationRequest"),
+    "explorer.peg.arena": ("load_arena",),
+    "explorer.streaming": ("stream", "char_chunks"),
+    "explorer.grammar.check": ("check_grammar",),
     "explorer.apply": ("apply_request", "standard_request", "classify_reasoning_prefill"),
 }
 
@@ -249,3 +254,127 @@ def permalink_url(query: str | None) -> str | None:
         return None
     base = st.context.url or ""
     return f"{base}?{query}" if base else f"?{query}"
+
+
+# --- the request the Grammar and Try-it pages build a parser for ----------------------
+
+TOOLS_KEY, THINKING_KEY, CHOICE_KEY = "req_tools", "req_thinking", "req_tool_choice"
+USER_TURN = {"role": "user", "content": "Hello"}
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    tools_json: str
+    thinking: bool
+    tool_choice: str = "auto"
+
+
+def default_tools_json() -> str:
+    apply_mod = stage("explorer.apply")
+    tool = getattr(apply_mod, "GET_WEATHER_TOOL", None) if apply_mod else None
+    return json.dumps([tool], indent=2) if tool else ""
+
+
+def _persisted(widget_key: str, store_key: str, default: Any) -> None:
+    """Give a widget the value stored for the session (widget state is per page)."""
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = st.session_state.get(store_key, default)
+
+
+def request_controls(page: str, *, show_tools: bool = True) -> RequestSettings:
+    """The request's tools, thinking flag and tool_choice, shared by the pages that use them."""
+    keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY)}
+    _persisted(keys[THINKING_KEY], THINKING_KEY, True)
+    _persisted(keys[CHOICE_KEY], CHOICE_KEY, "auto")
+    _persisted(keys[TOOLS_KEY], TOOLS_KEY, default_tools_json())
+    c1, c2 = st.columns([1, 1])
+    c1.toggle("enable_thinking", key=keys[THINKING_KEY])
+    c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
+    if show_tools:
+        st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
+    for k, wk in keys.items():
+        st.session_state[k] = st.session_state[wk]
+    return RequestSettings(st.session_state[TOOLS_KEY], st.session_state[THINKING_KEY], st.session_state[CHOICE_KEY])
+
+
+@dataclass(frozen=True)
+class ChatSetup:
+    """What llama.cpp prepares for a request: the prompt side and, on the autoparser route, the parser."""
+
+    handler: str
+    applied: Any  # explorer.apply.AppliedPrompt
+    params: Any | None  # explorer.generator.GeneratedParams (autoparser route only)
+    arena: Any | None  # explorer.peg Arena loaded from params.parser
+
+
+@st.cache_resource(show_spinner="Building the parser…", max_entries=64)
+def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> ChatSetup:
+    from explorer.apply import Request, apply_request
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    from explorer.peg.arena import load_arena
+
+    caps_value = caps(_tmpl)
+    analysis_value = analysis(_tmpl)
+    tools = ui.parse_tools_json(settings.tools_json)
+    parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
+    request = Request(
+        messages=(dict(USER_TURN),), tools=tuple(tools) if tools else None, tool_choice=settings.tool_choice,
+        parallel_tool_calls=parallel, enable_thinking=settings.thinking,
+        chat_template_kwargs={"enable_thinking": settings.thinking, "thinking": settings.thinking},
+    )
+    applied = apply_request(_tmpl, request, caps=caps_value, reasoning_mode=analysis_value.reasoning.mode.value)
+    if applied.handler != "autoparser":
+        return ChatSetup(applied.handler, applied, None, None)
+    gen_request = GenerationRequest(
+        tools=tools, tool_choice=settings.tool_choice, parallel_tool_calls=parallel,
+        reasoning_format="deepseek", generation_prompt=applied.generation_prompt,
+        enable_thinking=settings.thinking,
+    )
+    params = generate_params(ParserSpec.from_oracle_json(analysis_value), gen_request)
+    return ChatSetup(applied.handler, applied, params, load_arena(params.parser))
+
+
+def chat_setup(tmpl: Any, settings: RequestSettings) -> ChatSetup:
+    return _chat_setup(tmpl.sha256, tmpl.dialect, settings, tmpl)
+
+
+PIPELINE_STAGES = ("explorer.caps", "explorer.analysis", "explorer.apply", "explorer.generator", "explorer.peg.arena")
+
+
+def missing_pipeline_stage() -> str | None:
+    return next((m for m in PIPELINE_STAGES if stage(m) is None), None)
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _sample_output(sha256: str, dialect_name: str, settings: RequestSettings, kind: str, _tmpl: Any) -> str | None:
+    """A model reply cut out of the template's own rendering of an assistant turn."""
+    from explorer.apply import Request, apply_request
+
+    tools = ui.parse_tools_json(settings.tools_json)
+    message: dict[str, Any] = {"role": "assistant", "content": "The weather in Paris is sunny."}
+    if kind != "reply":
+        first = (tools or [{}])[0].get("function", {}).get("name", "get_weather")
+        message = {"role": "assistant", "content": "",
+                   "tool_calls": [{"id": "call_1", "type": "function",
+                                   "function": {"name": first, "arguments": {"city": "Paris"}}}]}
+    if kind == "reasoning+call":
+        message["reasoning_content"] = "The user wants the weather. I should call the tool."
+    base = dict(tools=tuple(tools) if tools else None, enable_thinking=settings.thinking,
+                chat_template_kwargs={"enable_thinking": settings.thinking, "thinking": settings.thinking})
+    caps_value = caps(_tmpl)
+    rendered = apply_request(_tmpl, Request(messages=(dict(USER_TURN), message), add_generation_prompt=False, **base),
+                             caps=caps_value).prompt
+    prompt = apply_request(_tmpl, Request(messages=(dict(USER_TURN),), add_generation_prompt=True, **base),
+                           caps=caps_value).prompt
+    sample = ui.continuation_after(prompt, rendered)
+    if sample is None:
+        return None
+    # a model stops on the end-of-turn marker, so the sample must not contain it
+    probes = [apply_request(_tmpl, Request(messages=(dict(USER_TURN), {"role": "assistant", "content": c}),
+                                           add_generation_prompt=False, **base), caps=caps_value).prompt
+              for c in ("X", "XY")]
+    return ui.strip_end_marker(sample, ui.end_marker_from_probes(*probes))
+
+
+def sample_output(tmpl: Any, settings: RequestSettings, kind: str) -> str | None:
+    return _sample_output(tmpl.sha256, tmpl.dialect, settings, kind, tmpl)

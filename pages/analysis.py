@@ -89,7 +89,7 @@ def _markers(analysis_mod: Any, analysis: Any) -> None:
         st.html(_table(rows))
     if probes_used:
         st.markdown("Open the probe behind a field:")
-        cols = st.columns(min(6, len(probes_used)))
+        cols = st.columns(min(4, len(probes_used)))
         for i, probe in enumerate(probes_used):
             cols[i % len(cols)].page_link("pages/probes.py", label=f"Probe {probe}", icon=":material/compare:",
                                           query_params={"focus": probe})

@@ -2,9 +2,118 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import streamlit as st
 
+from explorer import ui_support as ui
 from pages import _shared as sh
+
+OUTPUT_KEY = "try_output"
+STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed
+SAMPLES = (("reply", "plain reply"), ("call", "tool call"), ("reasoning+call", "reasoning + tool call"))
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _parse(setup_key: tuple[Any, ...], text: str, partial: bool, _setup: sh.ChatSetup) -> Any:
+    from explorer.chat_output import analyse_output
+
+    return analyse_output(_setup.arena, text, generation_prompt=_setup.applied.generation_prompt, is_partial=partial)
+
+
+@st.cache_resource(show_spinner="Streaming the output character by character…", max_entries=32)
+def _stream(setup_key: tuple[Any, ...], text: str, _setup: sh.ChatSetup) -> list[Any]:
+    from explorer.streaming import char_chunks, stream
+
+    return list(stream(_setup.arena, char_chunks(text), generation_prompt=_setup.applied.generation_prompt))
+
+
+def _message(msg: Any) -> None:
+    c1, c2 = st.columns(2)
+    with c1:
+        st.markdown("**content**")
+        st.html(ui.mono_block(ui.visible_whitespace_html(msg.content) or '<span style="color:#999">∅</span>'))
+    with c2:
+        st.markdown("**reasoning_content**")
+        st.html(ui.mono_block(ui.visible_whitespace_html(msg.reasoning_content) or '<span style="color:#999">∅</span>'))
+    st.markdown(f"**tool_calls** ({len(msg.tool_calls)})")
+    if msg.tool_calls:
+        st.table([{"#": i, "name": c.name, "arguments": c.arguments, "id": c.id or "(none: llama-server makes one up)"}
+                  for i, c in enumerate(msg.tool_calls)])
+
+
+def _coloured(parsed: Any, generation_prompt: str, by: str) -> None:
+    g = len(generation_prompt)
+    nodes = parsed.result.nodes
+    gen_html, legend = ui.spans_html(generation_prompt, ui.ast_spans(nodes, by=by))
+    out_html, legend = ui.spans_html(parsed.input[g:], ui.ast_spans(nodes, by=by, offset=g), colours=legend)
+    if generation_prompt:
+        st.caption("Generation prompt (llama.cpp parses it in front of the output):")
+        st.html(ui.mono_block(gen_html, border="#bbb"))
+    st.caption("Model output, tinted by the parser " + ("tag" if by == "tag" else "rule") + " that consumed each span:")
+    st.html(ui.mono_block(out_html or '<span style="color:#999">∅ (empty output)</span>'))
+    if legend:
+        st.html(ui.legend_html(legend))
+
+
+def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup) -> None:
+    st.subheader("Streaming")
+    if sh.stage("explorer.streaming") is None:
+        sh.not_available("explorer.streaming", "The streaming scrubber")
+        return
+    if len(text) > STREAM_LIMIT:
+        st.info(f"The output is longer than {STREAM_LIMIT} characters; the scrubber is off for it.")
+        return
+    steps = sh.guarded(lambda: _stream(setup_key, text, setup), context="streaming")
+    if not steps:
+        return
+    throws = sum(1 for s in steps if s.error is not None)
+    st.caption(f"llama-server re-parses the accumulated text after every token; here after every character "
+               f"({len(steps)} prefixes, {throws} threw).")
+    n = st.slider("Characters received", 1, len(steps), len(steps), key="try_scrub") if len(steps) > 1 else 1
+    step = steps[n - 1]
+    st.html(ui.mono_block(ui.visible_whitespace_html(text[:n]) + '<span style="background:#333;color:#fff">▏</span>'
+                          + f'<span style="color:#ccc">{ui.visible_whitespace_html(text[n:n + 80])}</span>'))
+    if step.error is not None:
+        st.error(f"This prefix does not parse: {step.error}")
+    if step.message is not None:
+        st.markdown("**Partial message**")
+        _message(step.message)
+    deltas = step.openai_deltas()
+    st.markdown(f"**Deltas sent for this step** ({len(deltas)})")
+    st.json(deltas, expanded=True)
+    if step.diff_error is not None:
+        st.warning(f"The message diff failed here: {step.diff_error}")
+
+
+def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any) -> None:
+    with st.expander("Bug report (Markdown for a llama.cpp issue)"):
+        result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
+        analysis = sh.analysis(sh.compiled(source))
+        md = ui.bug_report_markdown(
+            title=f"Chat parsing of {source.display_name}: unexpected result",
+            source_name=source.display_name, source_origin=source.origin, sha256=source.sha256,
+            template_text=source.text, handler=setup.handler,
+            analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False),
+            raw_output=text, parsed_json=json.dumps(result, indent=2, ensure_ascii=False),
+            permalink=sh.permalink_url(st.session_state.get("_try_query")),
+        )
+        st.code(md, language="markdown")
+        st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown")
+
+
+def _samples(tmpl: Any, settings: sh.RequestSettings) -> None:
+    cols = st.columns(len(SAMPLES) + 1)
+    cols[0].caption("Fill with the template's own rendering of a")
+    for col, (kind, label) in zip(cols[1:], SAMPLES):
+        if col.button(label, key=f"try_sample_{kind}"):
+            sample = sh.guarded(lambda: sh.sample_output(tmpl, settings, kind), tmpl.source, context="rendering a sample")
+            if sample is None:
+                st.warning("The template renders that turn differently from its generation prompt, so no sample "
+                           "can be cut out of it; type an output instead.")
+            else:
+                st.session_state[OUTPUT_KEY] = sample
 
 
 def main() -> None:
@@ -15,12 +124,44 @@ def main() -> None:
         return
     source, tmpl, _ = loaded
     sh.source_caption(source)
-    sh.write_permalink("try", source)
+    st.session_state["_try_query"] = sh.write_permalink("try", source)
     if tmpl is None:
         return
-    if sh.stage("explorer.generator") is None:
-        sh.not_available("explorer.generator", "Parsing model output (the parser is built from the analysis)")
+    missing = sh.missing_pipeline_stage()
+    if missing is not None or sh.stage("explorer.chat_output") is None:
+        sh.not_available(missing or "explorer.chat_output", "Parsing model output")
         return
+    with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
+        settings = sh.request_controls("try")
+    setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
+    if setup is None:
+        return
+    if setup.arena is None:
+        st.info(f"llama.cpp sends this template to its specialized handler `{setup.handler}`, whose hand-written "
+                "parser is not part of the explorer yet; only autoparser routes can be tried here.")
+        return
+    st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")
+    st.html(ui.mono_block(ui.visible_whitespace_html(setup.applied.generation_prompt, spaces="all")
+                          or '<span style="color:#999">∅ (empty)</span>'))
+    _samples(tmpl, settings)
+    if OUTPUT_KEY not in st.session_state:
+        st.session_state[OUTPUT_KEY] = ""
+    text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
+    c1, c2 = st.columns(2)
+    partial = c1.toggle("is_partial (the output may still grow)", key="try_partial")
+    by = c2.radio("Colour by", ["tag", "rule"], horizontal=True, key="try_colour_by")
+    setup_key = (tmpl.sha256, tmpl.dialect, settings)
+    parsed = sh.guarded(lambda: _parse(setup_key, text, partial, setup), context="parsing")
+    if parsed is None:
+        return
+    st.subheader("Parsed message")
+    if parsed.error is not None:
+        st.error(f"{parsed.error} — llama-server answers this request with an error.")
+    else:
+        _message(parsed.message)
+    _coloured(parsed, setup.applied.generation_prompt, by)
+    _scrubber(setup_key, text, setup)
+    _bug_report(source, setup, text, parsed)
 
 
 main()

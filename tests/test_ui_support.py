@@ -273,3 +273,54 @@ def test_optional_module_tolerates_only_the_missing_module_itself(tmp_path, monk
     with pytest.raises(ModuleNotFoundError):
         ui.optional_module("broken_stage_for_test")
     sys.modules.pop("broken_stage_for_test", None)
+
+
+# --- parse trees and requests -----------------------------------------------------------
+
+
+class _Node:
+    def __init__(self, tag, rule, start, end, children=()):
+        self.tag, self.rule, self.start, self.end, self.children = tag, rule, start, end, tuple(children)
+
+
+def test_ast_spans_by_tag_or_rule_with_offset():
+    tree = [_Node("", "root", 0, 12, [_Node("reasoning", "", 3, 7), _Node("content", "body", 7, 12)])]
+    assert sorted(ui.ast_spans(tree, offset=3), key=lambda s: s.start) == [
+        ui.Span(0, 4, "reasoning"), ui.Span(4, 9, "content")]
+    assert {s.tag for s in ui.ast_spans(tree, by="rule")} == {"root", "body"}
+
+
+def test_parse_tools_json_accepts_lists_and_single_tools_and_reports_errors():
+    from explorer.errors import RequestError
+
+    tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    assert ui.parse_tools_json("") is None
+    assert ui.parse_tools_json('[{"type": "function", "function": {"name": "f", "parameters": {}}}]') == [tool]
+    assert ui.parse_tools_json('{"type": "function", "function": {"name": "f", "parameters": {}}}') == [tool]
+    with pytest.raises(RequestError, match="line 2, column 1"):
+        ui.parse_tools_json("[\n}")
+    with pytest.raises(RequestError, match="tools\\[0\\]"):
+        ui.parse_tools_json('[{"type": "function"}]')
+    with pytest.raises(RequestError, match="list of tool objects"):
+        ui.parse_tools_json('"f"')
+
+
+def test_continuation_is_the_rendering_after_the_prompt():
+    assert ui.continuation_after("<u>hi</u><a>", "<u>hi</u><a>Hello</a>") == "Hello</a>"
+    assert ui.continuation_after("<u>hi</u><a><think>", "<u>hi</u><a>Hello</a>") is None
+
+
+def test_end_marker_is_what_follows_the_assistant_text():
+    head = "<|user|>U<|end|><|assistant|>"
+    assert ui.end_marker_from_probes(head + "X<|end|>\n", head + "XY<|end|>\n") == "<|end|>\n"
+    assert ui.end_marker_from_probes(head + "X", head + "XY") == ""
+    # an "X" in the template text itself does not confuse the search
+    assert ui.end_marker_from_probes("X-user: X[/X]", "X-user: XY[/X]") == "[/X]"
+    assert ui.end_marker_from_probes("aXb", "aXYc") is None
+
+
+def test_strip_end_marker_exact_or_trimmed():
+    assert ui.strip_end_marker("hi<|im_end|>\n", "<|im_end|>\n") == "hi"
+    assert ui.strip_end_marker("hi<|im_end|>  ", "<|im_end|>\n") == "hi"
+    assert ui.strip_end_marker("hi", "<|im_end|>\n") == "hi"
+    assert ui.strip_end_marker("hi\n", "") == "hi\n"
