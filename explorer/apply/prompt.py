@@ -134,13 +134,14 @@ def _generic_messages(
     split = _split_continuation(request, parsed, messages_to_template_json(to_render, caps))
     messages = split.json
     generic = (
-        ("map_developer_role_to_system", GPT_OSS_MARKER not in source, wk.map_developer_role_to_system),
-        ("system_message_not_supported", not _cap(caps, "supports_system_role"), wk.system_message_not_supported),
-        ("requires_non_null_content", _cap(caps, "supports_tool_calls"), wk.requires_non_null_content),
-        ("func_args_not_string", _cap(caps, "supports_object_arguments"), wk.func_args_not_string),
+        (GPT_OSS_MARKER not in source, wk.map_developer_role_to_system),
+        (not _cap(caps, "supports_system_role"), wk.system_message_not_supported),
+        (_cap(caps, "supports_tool_calls"), wk.requires_non_null_content),
+        (_cap(caps, "supports_object_arguments"), wk.func_args_not_string),
     )
-    for name, runs, fn in generic:
+    for runs, fn in generic:
         if runs:
+            name = fn.__name__
             after = fn(messages)
             steps.append(AppliedStep(name, "changed messages" if after != messages else "no change"))
             messages = after
@@ -187,7 +188,8 @@ def apply_request(
     )
     info = Reasoning.of(reasoning) or Reasoning.of(reasoning_mode)
     if msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
-        if handler == AUTOPARSER and (info is None or info.mode != "NONE" and not info.start and not info.end):
+        needs_markers = info is None or (info.mode != "NONE" and not (info.start or info.end))
+        if handler == AUTOPARSER and needs_markers:
             info = analysis_reasoning(compiled) or info
             if info is None:
                 raise RequestError(
@@ -258,7 +260,9 @@ def _render_for_handler(
     steps: list[AppliedStep],
 ) -> tuple[RenderedPair, list[dict], str | None]:
     source = compiled.source
-    override = spec.messages_override(messages, source, request.json_schema) if spec.messages_override else None
+    override = None
+    if spec.messages_override is not None:
+        override = spec.messages_override(messages, source, request.json_schema)
     if override is not None:
         steps.append(AppliedStep(f"{spec.name}: messages_override", "handler rewrites the messages"))
         rendered = override
