@@ -211,7 +211,8 @@ class Probe:
     output_a: str | None
     output_b: str | None
     diff: DiffSplit | None
-    diff_steps: tuple[DiffStep, ...] = ()
+    diff_steps: tuple[DiffStep, ...] = ()  # how the marker-aware split was reached
+    diff_naive: DiffSplit | None = None  # the plain character split, before marker fixing
     error: ProbeFailure | None = None
     fields_set: tuple[tuple[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
@@ -225,6 +226,7 @@ class Probe:
             "output_a": self.output_a,
             "output_b": self.output_b,
             "diff": self.diff.to_json() if self.diff else None,
+            "diff_naive": self.diff_naive.to_json() if self.diff_naive else None,
             "diff_steps": [{"name": s.name, "detail": s.detail, "split": s.split.to_json()}
                            for s in self.diff_steps],
             "error": self.error.to_json() if self.error else None,

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from explorer.cli import main
+from explorer.cli.analyze import analysis_report
+from tests.conftest import load_oracle_analysis, load_oracle_template, requires_oracle
 from tests.test_analysis_templates import TAGGED
 
 
@@ -51,3 +55,23 @@ def test_errors_are_clean_and_located(tmp_path, capsys):
     assert err.startswith("error:") and "line 2" in err
     code, _, err = run(capsys, "analyze", str(tmp_path / "missing.jinja"))
     assert code == 1 and err.startswith("error:")
+
+
+ORACLE_SAMPLE = (
+    "Qwen3-Coder", "CohereForAI-c4ai-command-r-plus-tool_use", "mistralai-Mistral-Nemo-Instruct-2407",
+    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "NVIDIA-Nemotron-Nano-v2", "openai-gpt-oss-120b",
+    "HuggingFaceTB-SmolLM3-3B", "meetkai-functionary-medium-v3.1", "poolside-Laguna-XS.2", "Kimi-K3",
+)
+
+
+@requires_oracle
+@pytest.mark.parametrize("name", ORACLE_SAMPLE)
+def test_report_sections_equal_the_oracle(name):
+    oracle = load_oracle_analysis(name)
+    report = analysis_report(load_oracle_template(name), trace=False)
+    assert report["caps"] == oracle["caps"]
+    assert report["routed"]["handler"] == oracle["routed"]["handler"]
+    assert report["autoparser"] == oracle["autoparser"]
+    assert report["generation_prompt"] == {
+        key: oracle["apply"][key]["generation_prompt"] for key in ("thinking_false", "thinking_true")
+    }

@@ -171,12 +171,12 @@ class ProbeSession:
 
     def _freeze(self, run: _Run) -> Probe:
         steps: tuple[DiffStep, ...] = ()
+        naive = None
         diff = run.diff
         if diff is not None and self.trace and run.output_a is not None and run.output_b is not None:
-            steps = tuple(
-                DiffStep(s.name, s.detail, _decode_split(s.split))
-                for s in trace_diff(run.output_a, run.output_b).steps
-            )
+            traced = trace_diff(run.output_a, run.output_b)
+            steps = tuple(DiffStep(s.name, s.detail, _decode_split(s.split)) for s in traced.steps)
+            naive = _decode_split(traced.naive)
         return Probe(
             name=run.spec.name,
             purpose=run.spec.purpose,
@@ -186,6 +186,7 @@ class ProbeSession:
             output_b=from_bytes(run.output_b) if run.output_b is not None else None,
             diff=_decode_split(diff) if diff is not None else None,
             diff_steps=steps,
+            diff_naive=naive,
             error=run.error,
             fields_set=tuple((k, _decode_value(v)) for k, v in run.fields),
             notes=tuple(run.notes),

@@ -62,14 +62,16 @@ def analysis_report(text: str, *, trace: bool = True) -> dict[str, Any]:
     if routed is not None:
         out["routed"] = routed
     out["autoparser"] = analysis.to_oracle_json()
-    prompts = _generation_prompts(text, caps)
-    if prompts is not None:
-        out["generation_prompt"] = prompts
+    applied = _generation_prompts(text, caps)
+    if applied is not None:
+        out["generation_prompt"] = {key: a.generation_prompt for key, a in applied.items()}
     out["provenance"] = analysis.provenance_json()
     out["workarounds"] = list(analysis.workarounds_applied)
     out["failures"] = [f.to_json() for f in analysis.failures]
     if trace:
         out["probes"] = [p.to_json() for p in analysis.probes]
+        if applied is not None:
+            out["probes"] += [_generation_prompt_probe(key, a) for key, a in applied.items()]
     return out
 
 
@@ -82,14 +84,43 @@ def _routed(text: str, caps: Any) -> dict[str, Any] | None:
     return {"handler": routing.handler, "specialized": routing.specialized}
 
 
-def _generation_prompts(text: str, caps: Any) -> dict[str, str] | None:
+def _generation_prompts(text: str, caps: Any) -> dict[str, Any] | None:
+    """chat.cpp's apply path for the oracle's standard request (H-apply's module)."""
     try:
-        from explorer.apply import generation_prompt, standard_request
+        from explorer.apply import apply_request, standard_request
     except ImportError:
         return None
     return {
-        f"thinking_{str(flag).lower()}": generation_prompt(text, standard_request(flag), caps=caps)
+        f"thinking_{str(flag).lower()}": apply_request(text, standard_request(flag), caps=caps)
         for flag in (False, True)
+    }
+
+
+def _generation_prompt_probe(key: str, applied: Any) -> dict[str, Any]:
+    """The generation-prompt comparison (add_generation_prompt false vs true) as a probe."""
+    thinking = key == "thinking_true"
+    without = applied.prompt_without_generation
+    common = len(applied.prompt) - len(applied.generation_prompt)
+
+    def side(agp: bool) -> dict[str, Any]:
+        return {"messages": list(applied.rendered_messages), "tools": applied.tools,
+                "add_generation_prompt": agp, "enable_thinking": thinking}
+
+    return {
+        "name": f"generation-prompt ({key.replace('_', '=')})",
+        "purpose": "The standard request without and with add_generation_prompt: what the "
+                   "template appends for the model's turn (chat.cpp, not the analysis)",
+        "inputs_a": side(False),
+        "inputs_b": side(True),
+        "output_a": without,
+        "output_b": applied.prompt,
+        "diff": {"prefix": applied.prompt[:common], "suffix": "",
+                 "left": (without or "")[common:], "right": applied.generation_prompt},
+        "diff_naive": None,
+        "diff_steps": [],
+        "error": None,
+        "fields_set": [{"field": f"generation_prompt.{key}", "value": applied.generation_prompt}],
+        "notes": [f"{s.name}: {s.detail}" for s in applied.steps],
     }
 
 
