@@ -94,11 +94,43 @@ def bench_stream(arena, gp: str, fmt: str, count: int, naive: bool) -> float:
     return dt
 
 
+def array_tokens(count: int) -> list[str]:
+    """A tool call whose argument is one long JSON array: many small grammar steps."""
+    head = ["Sure.", "<tool_call>", "\n", '{"name": "get_weather", "arguments": {"days": [']
+    return head + [f"{i}, " for i in range(max(count - len(head) - 2, 0))] + ["0]}}", "\n</tool_call>"]
+
+
+def bench_json_throughput(arena, gp: str, fmt: str, mb: float) -> None:
+    body = ", ".join(str(i % 1000) for i in range(int(mb * 1_000_000) // 5))
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"days": [' + body + ']}}\n</tool_call>'
+    t0 = time.perf_counter()
+    msg = parse_output(arena, text, generation_prompt=gp, format=fmt)
+    dt = time.perf_counter() - t0
+    assert len(msg.tool_calls) == 1
+    print(f"  JSON arguments {len(text) / 1e6:.2f} MB: {dt * 1000:.0f} ms = {len(text) / 1e6 / dt:.2f} MB/s")
+
+
+def bench_array_stream(arena, gp: str, fmt: str, count: int, naive: bool) -> float:
+    toks = array_tokens(count)
+    parser = StreamParser(arena, generation_prompt=gp, format=fmt, naive=naive)
+    t0 = time.perf_counter()
+    for tok in toks:
+        parser.feed(tok)
+    dt = time.perf_counter() - t0
+    assert len(parser.last_message.tool_calls) == 1
+    label = "naive      " if naive else "incremental"
+    print(f"  stream JSON-array call, {len(toks)} tokens {label}: {dt:.2f} s total, "
+          f"{dt / len(toks) * 1e6:.0f} us/token")
+    return dt
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", type=int, default=10000)
     ap.add_argument("--mb", type=float, default=1.0)
     ap.add_argument("--skip-naive", action="store_true")
+    ap.add_argument("--naive-array-tokens", type=int, default=1000,
+                    help="naive streaming of the JSON-array call is quadratic in Python: keep it short")
     args = ap.parse_args()
     setups = [("builder Qwen3-style parser", qwen_like_arena(), GEN_PROMPT, "peg-native")]
     oracle = oracle_qwen_parser()
@@ -111,6 +143,13 @@ def main() -> None:
         if not args.skip_naive:
             nai = bench_stream(arena, gp, fmt, args.tokens, naive=True)
             print(f"  incremental is {nai / inc:.1f}x faster")
+        bench_json_throughput(arena, gp, fmt, args.mb)
+        bench_array_stream(arena, gp, fmt, args.tokens, naive=False)
+        if not args.skip_naive:
+            small = args.naive_array_tokens
+            inc = bench_array_stream(arena, gp, fmt, small, naive=False)
+            nai = bench_array_stream(arena, gp, fmt, small, naive=True)
+            print(f"  at {small} tokens incremental is {nai / inc:.0f}x faster")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ when the text grows (see ``explorer.streaming``).
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from explorer.peg.nodes import (
 )
 
 FAIL, SUCCESS, NEED_MORE_INPUT = 0, 1, 2
+_RECURSION_LIMIT = 60_000
 STATUS_NAMES = ("fail", "success", "need_more_input")
 # std::isspace in the "C" locale.
 _SPACE_RE = re.compile(r"[ \t\n\v\f\r]*")
@@ -185,6 +187,10 @@ class Engine:
                 self.reset()
             self._text_seen = text
         ctx.text, ctx.n, ctx.lenient, ctx.touched = text, len(text), lenient, False
+        if sys.getrecursionlimit() < _RECURSION_LIMIT:
+            # each nesting level of the output costs a dozen Python frames; since 3.11
+            # pure-Python calls do not grow the C stack, so a high limit is safe
+            sys.setrecursionlimit(_RECURSION_LIMIT)
         try:
             status, s, e, nodes = self._fns[pid](start)
         except RecursionError:
