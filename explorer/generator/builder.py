@@ -256,6 +256,16 @@ class PegBuilder:
         """``a << b``: a sequence with a space parser between."""
         return self.sequence([left, self.space(), right])
 
+    def shl(self, *ops: Operand) -> int:
+        """``a << b << c``: C++17 evaluates these left to right; a string operand becomes a
+        literal inside the operator call, after the other operand was evaluated."""
+        acc: int | str = ops[0]() if callable(ops[0]) else ops[0]
+        for op in ops[1:]:
+            rhs: int | str = op() if callable(op) else op
+            left = self._lit(acc)
+            acc = self.then_space(left, self._lit(rhs))
+        return self._lit(acc)
+
     # --- JSON ---------------------------------------------------------------------------
 
     def json_number(self) -> int:

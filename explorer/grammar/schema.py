@@ -371,6 +371,60 @@ def schema_from_json(schema: Any) -> SchemaDocument:
 # --- questions the generator asks of a schema ----------------------------------------
 
 
+ALL_TYPES = frozenset({"null", "boolean", "number", "integer", "string", "array", "object"})
+
+
+def json_type(value: Any) -> str:
+    """nlohmann's type of a JSON value, with integers apart from other numbers."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if _is_int(value):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+_KIND_TYPES = {
+    "null": {"null"}, "boolean": {"boolean"}, "number": {"number", "integer"}, "integer": {"integer"},
+    "string": {"string"}, "array": {"array"}, "tuple": {"array"}, "object": {"object"},
+}
+
+
+def value_types(node: SchemaNode, _visited: frozenset[int] = frozenset()) -> frozenset[str]:
+    """The JSON types a value matching ``node`` may have (llama.cpp's value_types)."""
+    if isinstance(node, AnySchema):
+        return ALL_TYPES
+    if node.kind in _KIND_TYPES:
+        return frozenset(_KIND_TYPES[node.kind])
+    if isinstance(node, ConstSchema):
+        return frozenset({json_type(node.value)})
+    if isinstance(node, EnumSchema):
+        return frozenset(json_type(v) for v in node.values)
+    if isinstance(node, RefSchema):
+        target = node.target
+        if target is None or id(target) in _visited:
+            return frozenset()  # a cycle contributes no type
+        return value_types(target, _visited | {id(target)})
+    if isinstance(node, AnyOfSchema):
+        out: frozenset[str] = frozenset()
+        for child in node.children:
+            out |= value_types(child, _visited)
+        return out
+    if isinstance(node, AllOfSchema):
+        out = ALL_TYPES
+        for child in node.children:
+            out &= value_types(child, _visited)
+        return out
+    return frozenset()
+
+
 def may_be_string(node: SchemaNode, _visited: frozenset[int] = frozenset()) -> bool:
     """Whether a value matching ``node`` may be a string, through any branch of it."""
     if isinstance(node, StringSchema):
@@ -402,5 +456,5 @@ __all__ = [
     "AllOfSchema", "AnyOfSchema", "AnySchema", "ArraySchema", "BooleanSchema", "ConstSchema",
     "EnumSchema", "INT64_MAX", "INT64_MIN", "IntegerSchema", "NullSchema", "NumberSchema",
     "ObjectSchema", "RefSchema", "SchemaDocument", "SchemaNode", "SchemaProperty", "StringSchema",
-    "TupleSchema", "may_be_string", "schema_from_json",
+    "TupleSchema", "json_type", "may_be_string", "schema_from_json", "value_types",
 ]

@@ -1,0 +1,36 @@
+"""llama.cpp's specialized chat handlers (common/parsers/): parser, grammar and triggers.
+
+Input: the routed handler name (as in the oracle's ``routed.handler``), the request and the
+template source. Output: ``GeneratedParams`` exactly as the handler returns them. The
+prompt side of each handler (message rewrites, generation prompt) is ``explorer.apply``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from explorer.errors import AnalysisError
+from explorer.generator.handlers.gpt_oss import gpt_oss
+from explorer.generator.handlers.ministral3 import ministral3
+from explorer.generator.handlers.qwen3_coder import qwen3_coder
+from explorer.generator.params import GeneratedParams
+from explorer.generator.spec import GenerationRequest
+
+Handler = Callable[[GenerationRequest, str], GeneratedParams]
+
+HANDLERS: dict[str, Handler] = {
+    "qwen3-coder": qwen3_coder,
+    "gpt-oss": gpt_oss,
+    "ministral-3": ministral3,
+}
+
+
+def generate_for_handler(handler: str, req: GenerationRequest, source: str) -> GeneratedParams:
+    """The params of a specialized handler; AnalysisError for one not ported."""
+    fn = HANDLERS.get(handler)
+    if fn is None:
+        raise AnalysisError(f"no port of llama.cpp's '{handler}' handler; ported: {', '.join(sorted(HANDLERS))}")
+    return fn(req, source)
+
+
+__all__ = ["HANDLERS", "generate_for_handler"]
