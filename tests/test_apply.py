@@ -372,3 +372,15 @@ def test_continuation_text_parts_joined_with_blank_line():
 def test_continuation_mode_is_validated():
     with pytest.raises(RequestError):
         req(continue_final_message="maybe")
+
+
+def test_template_errors_on_the_autoparser_route_read_as_generation_failures():
+    from explorer.errors import TemplateRaisedError
+
+    tmpl = "{{ raise_exception('nope') }}"
+    with pytest.raises(TemplateRaisedError, match="^Unable to generate parser for this template.*nope"):
+        apply_request(tmpl, req(), caps=ALL_CAPS)
+    # a specialised handler renders the prompt itself: the error is the template's own
+    with pytest.raises(TemplateRaisedError) as info:
+        apply_request("<|channel|>" + tmpl, req(), caps=ALL_CAPS)
+    assert not info.value.message.startswith("Unable to generate parser")

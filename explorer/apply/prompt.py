@@ -32,11 +32,14 @@ from explorer.apply.messages import (
 )
 from explorer.apply.request import Request
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
-from explorer.errors import RequestError
+from explorer.errors import RequestError, TemplateError
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 
 OUTDATED_GEMMA4 = "gemma4(outdated-template-workarounds)"
+AUTOPARSER_FAILURE = (
+    "Unable to generate parser for this template. Automatic parser generation failed: "
+)
 
 
 @dataclass(frozen=True)
@@ -183,9 +186,16 @@ def apply_request(
         messages = wk.convert_tool_responses_gemma4(messages)
         steps.append(AppliedStep("convert_tool_responses_gemma4", "outdated Gemma 4 template"))
     add_gen = request.add_generation_prompt and msgs.continuation == "none"
-    pair, rendered, without = _render_for_handler(
-        compiled, spec, messages, tools, request, caps, now, add_gen, steps
-    )
+    try:
+        pair, rendered, without = _render_for_handler(
+            compiled, spec, messages, tools, request, caps, now, add_gen, steps
+        )
+    except TemplateError as exc:
+        if handler != AUTOPARSER:
+            raise
+        # llama.cpp quirk: on the autoparser route the prompt is rendered inside
+        # parser generation, so a template error surfaces as a generation failure
+        raise type(exc)(AUTOPARSER_FAILURE + exc.message, exc.location) from exc
     info = Reasoning.of(reasoning) or Reasoning.of(reasoning_mode)
     if msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
         needs_markers = info is None or (info.mode != "NONE" and not (info.start or info.end))
