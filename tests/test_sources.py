@@ -195,6 +195,8 @@ def test_upload_kinds_are_sniffed():
     assert from_upload(doc, "config").text == T_TOOLS
     # A template that starts with '{{' or '{%' is not mistaken for JSON.
     assert from_upload(b'{%- set x = 1 %}{"a": 1}', "t").text == '{%- set x = 1 %}{"a": 1}'
+    # Without a .json name, text that only starts like JSON is still a template.
+    assert from_upload(b'{"role": "{{ messages[0].role }}"}', "t").text == '{"role": "{{ messages[0].role }}"}'
     # UTF-8 BOM is dropped.
     assert from_upload(b"\xef\xbb\xbf" + T_DEFAULT.encode(), "t.jinja").text == T_DEFAULT
 

@@ -1,0 +1,65 @@
+"""Chat templates stored in a GGUF header (``tokenizer.chat_template[.<name>]``).
+
+Input: a ``GGUFHeader`` (complete, or cut short by truncation or the read cap).
+Output: a ``TemplateSource``, or a ``GGUFError`` saying the header ended before any
+template key.
+"""
+
+from __future__ import annotations
+
+from explorer.errors import GGUFError, Location, SourceError
+from explorer.gguf_header import GGUFHeader
+from explorer.sources.model import (
+    DEFAULT_VARIANT,
+    TemplateSource,
+    check_template,
+    listing,
+    make_source,
+    pick_variant,
+    with_variant,
+)
+
+
+def gguf_variants(header: GGUFHeader) -> tuple[str, ...]:
+    names = tuple(header.chat_templates)
+    return tuple(sorted(names, key=lambda n: (n != DEFAULT_VARIANT, n)))
+
+
+def from_gguf_header(
+    header: GGUFHeader, where: str, display: str, variant: str | None
+) -> TemplateSource:
+    names = gguf_variants(header)
+    if not names:
+        if not header.complete:
+            raise GGUFError(
+                f"{where}: GGUF header cut short before any tokenizer.chat_template key: "
+                f"{header.stop_detail}; supply more of the file (its key-value section is "
+                "longer)",
+                Location(offset=header.bytes_read),
+            )
+        raise SourceError(
+            f"{where}: this GGUF has no tokenizer.chat_template key (llama.cpp would use its "
+            "built-in chatml template)"
+        )
+    if variant is not None and variant not in names and not header.complete:
+        raise GGUFError(
+            f"{where}: no chat template {variant!r} in the part of the header read "
+            f"({header.stop_detail}); found {listing(names)}",
+            Location(offset=header.bytes_read),
+        )
+    chosen, note = pick_variant(names, variant, where)
+    key = "tokenizer.chat_template" + ("" if chosen == DEFAULT_VARIANT else f".{chosen}")
+    origin = f"{where}: {key}"
+    if note:
+        origin += f"; {note}"
+    if not header.complete:
+        origin += f" (header read partially: {header.stop_detail})"
+    return make_source(
+        check_template(header.chat_templates[chosen], where),
+        origin,
+        with_variant(display, chosen, names),
+        names,
+        chosen,
+        header.bos_token,
+        header.eos_token,
+    )
