@@ -1,0 +1,198 @@
+"""The built-in example templates: they render realistic conversations, route to the
+autoparser, and the analysis finds the markers each was written with.
+
+Expected strings are read off the templates' own text (what each writes around
+reasoning, calls and turns), not taken from the explorer's output.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from explorer.errors import TemplateRaisedError
+from explorer.render import RenderInputs, compile_template, render
+from explorer.sources import example_info, from_example, list_examples
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Current weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+
+CONVERSATION = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Weather in Paris and Lyon?"},
+    {
+        "role": "assistant",
+        "content": None,
+        "reasoning_content": "Two cities, two calls.",
+        "tool_calls": [
+            {"id": "call00001", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}},
+            {"id": "call00002", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lyon", "unit": "c"}}},
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call00001", "content": "sunny"},
+    {"role": "tool", "tool_call_id": "call00002", "content": "rain"},
+    {"role": "assistant", "content": "Paris is sunny, Lyon rainy."},
+    {"role": "user", "content": "Thanks"},
+]
+
+TOOL_EXAMPLES = ["chatml-think-tools", "bracket-tool-calls", "tagged-parameters"]
+
+
+def run(name: str, *, thinking: bool = True, messages=CONVERSATION, tools=TOOLS) -> str:
+    tmpl = compile_template(from_example(name).text)
+    inputs = RenderInputs(
+        messages=messages, tools=tools, add_generation_prompt=True, enable_thinking=thinking,
+        bos_token="<s>", eos_token="</s>",
+    )
+    return render(tmpl, inputs)
+
+
+def test_every_example_is_listed_and_loads():
+    infos = example_info()
+    assert [i.name for i in infos] == list_examples()
+    assert set(TOOL_EXAMPLES) | {"plain-chat"} <= set(list_examples())
+    for info in infos:
+        assert from_example(info.name).text.startswith("{#- Template Explorer example:")
+
+
+@pytest.mark.parametrize("dialect", ["llama.cpp", "transformers"])
+@pytest.mark.parametrize("name", TOOL_EXAMPLES + ["plain-chat"])
+def test_examples_compile_in_both_dialects(name, dialect):
+    compile_template(from_example(name).text, dialect)
+
+
+def test_chatml_think_tools_renders_a_full_exchange():
+    out = run("chatml-think-tools")
+    assert out.startswith("<|im_start|>system\nBe brief.\n\n## Available tools\n")
+    assert '"name": "get_weather"' in out.split("</tools>")[0]
+    assert (
+        "<|im_start|>assistant\n<think>\nTwo cities, two calls.\n</think>\n\n"
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Lyon", "unit": "c"}}\n</tool_call><|im_end|>\n'
+    ) in out
+    assert "<|im_start|>user\n<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrain\n</tool_response><|im_end|>\n" in out
+    assert out.endswith("<|im_start|>user\nThanks<|im_end|>\n<|im_start|>assistant\n")
+    assert run("chatml-think-tools", thinking=False).endswith("<|im_start|>assistant\n<think>\n\n</think>\n\n")
+
+
+def test_bracket_tool_calls_renders_a_full_exchange():
+    out = run("bracket-tool-calls")
+    assert out.startswith('<s>[AVAILABLE_TOOLS][{"type": "function"')
+    assert "[INST]Be brief.\n\nWeather in Paris and Lyon?[/INST]" in out
+    assert (
+        '[THINK]Two cities, two calls.[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, '
+        '"id": "call00001"}, {"name": "get_weather", "arguments": {"city": "Lyon", "unit": "c"}, "id": "call00002"}]</s>'
+    ) in out
+    assert '[TOOL_RESULTS]{"content": "sunny", "call_id": "call00001"}[/TOOL_RESULTS]' in out
+    assert out.endswith("[INST]Thanks[/INST][THINK]")
+    assert run("bracket-tool-calls", thinking=False).endswith("[INST]Thanks[/INST]")
+
+
+def test_tagged_parameters_renders_a_full_exchange():
+    out = run("tagged-parameters")
+    assert out.startswith("<|system|>\nBe brief.\n\nYou have access to these functions:\n\n- get_weather: ")
+    assert (
+        "<|assistant|>\n<reasoning>Two cities, two calls.</reasoning>\n<tool_calls>\n"
+        "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n"
+        "<function=get_weather>\n<parameter=city>\nLyon\n</parameter>\n<parameter=unit>\nc\n</parameter>\n</function>\n"
+        "</tool_calls><|end|>\n"
+    ) in out
+    assert "<|tool|>\nsunny<|end|>\n<|tool|>\nrain<|end|>\n" in out
+    assert out.endswith("<|user|>\nThanks<|end|>\n<|assistant|>\n")
+    assert run("tagged-parameters", thinking=False).endswith("<|assistant|>\n<reasoning></reasoning>\n")
+
+
+def test_plain_chat_renders_and_enforces_alternation():
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": " Hello! "},
+        {"role": "user", "content": "Bye"},
+    ]
+    out = run("plain-chat", messages=messages, tools=None)
+    assert out == (
+        "<s><start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n"
+        "<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"
+    )
+    with pytest.raises(TemplateRaisedError, match="roles must alternate"):
+        run("plain-chat", messages=[{"role": "assistant", "content": "x"}], tools=None)
+
+
+@pytest.mark.parametrize("name", TOOL_EXAMPLES + ["plain-chat"])
+def test_examples_route_to_the_autoparser(name):
+    routing = pytest.importorskip("explorer.routing")
+    assert routing.route(from_example(name).text).handler == "autoparser"
+
+
+@pytest.mark.parametrize("name", TOOL_EXAMPLES + ["plain-chat"])
+def test_example_caps(name):
+    caps = pytest.importorskip("explorer.caps")
+    detected = caps.detect_caps(compile_template(from_example(name).text))
+    has_tools = name != "plain-chat"
+    assert detected.supports_tools is has_tools
+    assert detected.supports_tool_calls is has_tools
+    assert detected.supports_parallel_tool_calls is has_tools
+    assert detected.supports_system_role is True
+
+
+# What each template writes around reasoning and calls, read off its source.
+EXPECTED_ANALYSIS = {
+    "chatml-think-tools": {
+        "reasoning": ("TAG_BASED", "<think>\n", "\n</think>\n\n"),
+        "tools": {"mode": "JSON_NATIVE", "per_call_start": "<tool_call>\n", "per_call_end": "</tool_call>"},
+        "user_start": "<|im_start|>user",
+        "assistant_start": "<|im_start|>assistant",
+    },
+    "bracket-tool-calls": {
+        "reasoning": ("TAG_BASED", "[THINK]", "[/THINK]"),
+        "tools": {"mode": "JSON_NATIVE", "section_start": "[TOOL_CALLS]", "tools_array_wrapped": True, "id_field": "id"},
+    },
+    "tagged-parameters": {
+        "reasoning": ("TAG_BASED", "<reasoning>", "</reasoning>\n"),
+        "tools": {"mode": "TAG_WITH_TAGGED", "section_start": "<tool_calls>\n", "section_end": "</tool_calls>"},
+        "function": {"name_prefix": "<function=", "name_suffix": ">\n", "close": "</function>\n"},
+        "arguments": {"name_prefix": "<parameter=", "name_suffix": ">\n", "value_suffix": "\n</parameter>\n"},
+        "user_start": "<|user|>",
+        "assistant_start": "<|assistant|>",
+    },
+    "plain-chat": {
+        "reasoning": ("NONE", "", ""),
+        "tools": {"mode": "NONE"},
+        "user_start": "<start_of_turn>user",
+        "assistant_start": "<start_of_turn>model",
+    },
+}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("explorer.analysis") is None, reason="analysis stage absent")
+@pytest.mark.parametrize("name", sorted(EXPECTED_ANALYSIS))
+def test_autoparser_finds_the_markers_each_example_was_written_with(name):
+    from explorer.analysis import analyze_template
+
+    got = analyze_template(compile_template(from_example(name).text)).to_oracle_json()
+    want = EXPECTED_ANALYSIS[name]
+    mode, start, end = want["reasoning"]
+    assert (got["reasoning"]["mode"], got["reasoning"]["start"], got["reasoning"]["end"]) == (mode, start, end)
+    assert got["content"]["mode"] == "PLAIN"
+    for key, value in want["tools"].items():
+        assert got["tools"]["format"][key] == value, key
+    for part in ("function", "arguments"):
+        for key, value in want.get(part, {}).items():
+            assert got["tools"][part][key] == value, (part, key)
+    for key in ("user_start", "assistant_start"):
+        if key in want:
+            assert got[key] == want[key]
+    assert got["analysis_complete"] is True
