@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from explorer.errors import AnalysisError
+from explorer.generator.handlers.deepseek import deepseek_v3_2
+from explorer.generator.handlers.gemma4 import gemma4
 from explorer.generator.handlers.gpt_oss import gpt_oss
+from explorer.generator.handlers.kimi import kimi_k2, kimi_k3
 from explorer.generator.handlers.ministral3 import ministral3
 from explorer.generator.handlers.qwen3_coder import qwen3_coder
 from explorer.generator.params import GeneratedParams
@@ -22,6 +25,11 @@ HANDLERS: dict[str, Handler] = {
     "qwen3-coder": qwen3_coder,
     "gpt-oss": gpt_oss,
     "ministral-3": ministral3,
+    "deepseek-v3.2/v4": deepseek_v3_2,
+    "kimi-k2": kimi_k2,
+    "kimi-k3": kimi_k3,
+    "gemma4": gemma4,
+    "gemma4(outdated-template-workarounds)": gemma4,
 }
 
 
