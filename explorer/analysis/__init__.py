@@ -62,15 +62,19 @@ def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
 
 
 def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True,
-                     budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS) -> TemplateAnalysis:
+                     budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS, bos_token: str = "",
+                     eos_token: str = "") -> TemplateAnalysis:
     """Run the full differential analysis.
 
     ``caps``: the nine capability flags (JinjaCaps, explorer.caps.Caps or a dict);
     detected from the template when omitted. ``trace``: keep each probe's diff steps.
     ``budget_seconds``: total render time allowed; probes past it fail (recorded).
+    ``bos_token`` / ``eos_token``: the model's tokens (llama.cpp passes the vocabulary's;
+    the oracle, with no model loaded, passes "").
     """
     jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
-    session = ProbeSession(tmpl, jinja_caps, trace=trace, budget_seconds=budget_seconds)
+    session = ProbeSession(tmpl, jinja_caps, trace=trace, budget_seconds=budget_seconds,
+                           bos_token=bos_token, eos_token=eos_token)
     d = Draft(session)
     analyze_reasoning(d, jinja_caps.supports_tool_calls)
     analyze_content(d)

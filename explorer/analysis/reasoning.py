@@ -44,6 +44,7 @@ def compare_reasoning_presence(d: Draft) -> None:
         found = _DELIMITER.match_anywhere(cmp.output_b)
         shape = "reasoning, closing marker"
     if not found.success:
+        d.session.note("R1", "reasoning renders, but no marker surrounds or follows it")
         return
     pre, post = found.tag("pre"), found.tag("post")
     if pre and post:
@@ -53,6 +54,8 @@ def compare_reasoning_presence(d: Draft) -> None:
     elif post:
         d.set("reasoning.mode", ReasoningMode.TAG_BASED, "R1", "B", shape)
         d.set("reasoning.end", post, "R1", "B", shape)
+    else:
+        d.session.note("R1", "reasoning renders with no closing marker after it")
 
 
 def compare_thinking_enabled(d: Draft) -> None:

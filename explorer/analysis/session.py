@@ -69,10 +69,13 @@ class ProbeSession:
     """Renders probes for one template, caching renders shared between probes."""
 
     def __init__(self, tmpl: CompiledTemplate, caps: JinjaCaps, *, trace: bool = True,
-                 budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS) -> None:
+                 budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS, bos_token: str = "",
+                 eos_token: str = "") -> None:
         self.tmpl = tmpl
         self.caps = caps
         self.trace = trace
+        self.bos_token = bos_token
+        self.eos_token = eos_token
         self._deadline = time.monotonic() + budget_seconds
         self._cache: dict[str, str | ProbeFailure] = {}
         self._runs: list[_Run] = []
@@ -134,6 +137,8 @@ class ProbeSession:
             tools=probe_tools() if inputs.tools else None,
             add_generation_prompt=inputs.add_generation_prompt,
             enable_thinking=inputs.enable_thinking,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
             extra_context={"enable_thinking": inputs.enable_thinking},
         )
         try:
@@ -150,19 +155,7 @@ class ProbeSession:
             return ProbeFailure("", type(exc).__name__, str(exc))
 
     def _normalize(self, messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-        """llama.cpp's messages_inp_normalizer: string vs typed content, per the caps."""
-        copy = json.loads(json.dumps(list(messages)))
-        only_typed = not self.caps.supports_string_content and self.caps.supports_typed_content
-        only_string = self.caps.supports_string_content and not self.caps.supports_typed_content
-        if only_typed:
-            for msg in copy:
-                if isinstance(msg.get("content"), str):
-                    msg["content"] = [{"type": "text", "text": msg["content"]}]
-        elif only_string:
-            for msg in copy:
-                if isinstance(msg.get("content"), list):
-                    msg["content"] = _concat_parts(msg["content"])
-        return copy
+        return _normalize_content(json.loads(json.dumps(list(messages))), self.caps)
 
     # --- the trace ------------------------------------------------------------
 
@@ -191,6 +184,43 @@ class ProbeSession:
             fields_set=tuple((k, _decode_value(v)) for k, v in run.fields),
             notes=tuple(run.notes),
         )
+
+
+def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, caps: JinjaCaps) -> Comparison | None:
+    """llama.cpp's ``compare_variants`` for arbitrary inputs (text in, text out).
+
+    Renders both sides as the analysis does (normalised content, ``enable_thinking`` in
+    the context); None when either render throws, as the reference's nullopt.
+    """
+    outputs = []
+    for inputs in (a, b):
+        messages = _normalize_content(json.loads(json.dumps(list(inputs.messages))), caps)
+        extra = dict(inputs.extra_context or {})
+        extra["enable_thinking"] = inputs.enable_thinking
+        try:
+            outputs.append(to_bytes(render(tmpl, RenderInputs(
+                messages=messages, tools=inputs.tools, add_generation_prompt=inputs.add_generation_prompt,
+                enable_thinking=inputs.enable_thinking, bos_token=inputs.bos_token,
+                eos_token=inputs.eos_token, extra_context=extra,
+            ))))
+        except Exception:  # noqa: BLE001 - the reference catches everything and gives up
+            return None
+    diff = _decode_split(calculate_diff_split(outputs[0], outputs[1]))
+    return Comparison(diff, from_bytes(outputs[0]), from_bytes(outputs[1]))
+
+
+def _normalize_content(messages: list[Any], caps: JinjaCaps) -> list[Any]:
+    """llama.cpp's messages_inp_normalizer: string vs typed content, per the caps."""
+    only_typed = not caps.supports_string_content and caps.supports_typed_content
+    only_string = caps.supports_string_content and not caps.supports_typed_content
+    for msg in messages:
+        if not isinstance(msg, dict):
+            continue
+        if only_typed and isinstance(msg.get("content"), str):
+            msg["content"] = [{"type": "text", "text": msg["content"]}]
+        elif only_string and isinstance(msg.get("content"), list):
+            msg["content"] = _concat_parts(msg["content"])
+    return messages
 
 
 def _decode_split(split: DiffSplit) -> DiffSplit:

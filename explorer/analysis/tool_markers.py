@@ -142,6 +142,8 @@ def extract_argument_name_markers(d: Draft) -> None:
         if suffix.success:
             d.set("tools.arguments.name_suffix", suffix.tag("suffix"), "A1", "diff.left+diff.suffix",
                   "up to and including the next marker")
+    else:
+        d.session.note("A1", "the argument names sit in neither a shared structure nor at the diff start")
 
 
 def extract_argument_value_markers(d: Draft) -> None:

@@ -237,6 +237,8 @@ def _non_json(d: Draft, clean: str) -> None:
         result = section.match_anywhere(clean)
         closers = _ONE_CLOSER.match_anywhere(result.tag("rest"))
         how = "one marker before the function marker"
+    if not result.success:
+        d.session.note("T1", "no marker directly before the function marker: no section markers")
     for name, value, src in (
         ("per_call_start", result.tag("call_start"), how),
         ("per_call_end", closers.tag("call_end"), "closing markers at the end"),
