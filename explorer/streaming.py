@@ -180,11 +180,17 @@ def stream(arena: Arena | None, chunks: Iterable[str], *, generation_prompt: str
 
 def stream_summary(arena: Arena | None, text: str, *, generation_prompt: str = "",
                    format: str = DEFAULT_FORMAT, naive: bool = False) -> dict[str, Any]:
-    """The oracle's streaming fields for ``text`` cut after every character."""
+    """The oracle's streaming fields for ``text`` cut after every character.
+
+    The prefixes are those of 1..n characters (none for an empty output); the final
+    partial parse is that of the whole text, the empty string included.
+    """
     steps = list(stream(arena, char_chunks(text), generation_prompt=generation_prompt,
                         format=format, naive=naive))
-    throws = [s for s in steps if s.error is not None]
     final = steps[-1]
+    if not text:
+        steps = []
+    throws = [s for s in steps if s.error is not None]
     first = throws[0] if throws else None
     return {
         "streaming_final": final.message.to_oracle_json() if final.message else None,
