@@ -13,11 +13,12 @@ from explorer.chat_output import (
     ChatMessage, ToolCall, analyse_output, decode_output_bytes, parse_output,
 )
 from explorer.errors import OutputParseError
-from explorer.peg import Builder, build_arena
+from explorer.peg import Builder, build_arena, load_arena
 from explorer.peg.chat_mappers import (
     Gemma4Mapper, GenericMapper, json_brace_depth, normalize_quotes_to_json,
 )
 from explorer.peg.engine import Engine
+from tests.conftest import ORACLE, requires_oracle
 
 
 # --- grammars as llama.cpp's chat tests build them ---------------------------------------
@@ -288,3 +289,25 @@ def test_ast_spans_cover_the_generation_prompt_offsets():
     reasoning, content = result.nodes
     assert (reasoning.tag, reasoning.start, reasoning.end) == ("reasoning", 7, 9)
     assert (content.tag, content.start, content.end, content.text) == ("content", 17, 19, "cd")
+
+
+@requires_oracle
+def test_minimax_m3_mapper_on_llama_cpp_parser():
+    """MiniMax-M3 has its own mapper; no fixture covers it, so the expected text is derived
+    by hand from common_chat_peg_minimax_m3_mapper (members in order, strings quoted,
+    containers closed unless partial)."""
+    import json as _json
+
+    apply = _json.loads((ORACLE / "analysis" / "MiniMax-M3.json").read_text(encoding="utf-8"))["apply"]
+    apply = apply["thinking_true"]
+    arena = load_arena(apply["parser"])
+    ns = "]<]minimax[>["
+    out = (f'<mm:think>thinking</mm:think>Checking.{ns}<tool_call>{ns}<invoke name="get_weather">'
+           f"{ns}<city>Paris{ns}</city>{ns}<unit>c{ns}</unit>{ns}</invoke>{ns}</tool_call>")
+    kw = {"generation_prompt": apply["generation_prompt"], "format": apply["format"]}
+    assert apply["format"] == "peg-minimax-m3"
+    msg = parse_output(arena, out, **kw)
+    assert (msg.reasoning_content, msg.content) == ("thinking", "Checking.")
+    assert msg.tool_calls == (ToolCall("get_weather", '{"city":"Paris","unit":"c"}'),)
+    partial = parse_output(arena, out[: out.index("ris")], is_partial=True, **kw)
+    assert partial.tool_calls == (ToolCall("get_weather", '{"city":"Pa'),)
