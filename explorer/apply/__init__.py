@@ -6,7 +6,7 @@ supports_thinking). Submodules: ``messages`` (OpenAI <-> llama.cpp message round
 ``workarounds`` (the ``workaround::`` functions), ``handlers`` (per-handler prompt
 behaviour), ``templates`` (default/tool_use pair, ChatML fallback), ``context``
 (template variables, one render, the byte diff), ``continuation``
-(continue_final_message), ``prompt`` (the apply path), ``prefill`` (reasoning prefill outcomes),
+(continue_final_message), ``prompt`` (the apply path), ``server`` (an OpenAI request body as llama-server reads it), ``prefill`` (reasoning prefill outcomes),
 ``request`` (the request). Template-source patches live in ``explorer.routing``.
 """
 
@@ -26,6 +26,7 @@ from explorer.apply.prompt import (
     generation_prompt,
     supports_enable_thinking,
 )
+from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
 from explorer.apply.templates import CHATML_TEMPLATE_SRC, ChatTemplates, init_templates
 from explorer.apply.request import GET_WEATHER_TOOL, Request, standard_request
 from explorer.apply.workarounds import (
@@ -54,6 +55,9 @@ __all__ = [
     "CHATML_TEMPLATE_SRC",
     "ChatTemplates",
     "init_templates",
+    "ServerOptions",
+    "request_from_body",
+    "server_enable_thinking",
     "supports_enable_thinking",
     "GET_WEATHER_TOOL",
     "Request",

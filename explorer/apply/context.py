@@ -20,7 +20,9 @@ def extra_context(request: Request, now: datetime) -> dict[str, Any]:
         "datetime": now.strftime("%b %d %Y"),
         "date_string": now.strftime("%d %b %Y"),
     }
-    ctx.update(request.chat_template_kwargs)
+    # llama.cpp keeps the kwargs in a std::map: they arrive sorted by key
+    for key in sorted(request.chat_template_kwargs):
+        ctx[key] = request.chat_template_kwargs[key]
     return ctx
 
 
