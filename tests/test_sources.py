@@ -212,7 +212,7 @@ def test_upload_of_a_truncated_gguf(tmp_path):
 
 
 def test_upload_of_a_corrupt_gguf():
-    with pytest.raises(GGUFError, match="too short"):
+    with pytest.raises(GGUFError, match="^upload x.gguf: GGUF file too short"):
         from_upload(b"GGUF\x03\x00", "x.gguf")
     with pytest.raises(GGUFError, match="not a GGUF file"):
         from_upload(b"PK\x03\x04" * 10, "x.gguf")

@@ -7,6 +7,9 @@ template key.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from explorer.errors import GGUFError, Location, SourceError
 from explorer.gguf_header import GGUFHeader
 from explorer.sources.model import (
@@ -18,6 +21,20 @@ from explorer.sources.model import (
     pick_variant,
     with_variant,
 )
+
+
+@contextmanager
+def where_in_gguf(where: str) -> Iterator[None]:
+    """Prefix a header reader's GGUFError with the file it came from."""
+    try:
+        yield
+    except GGUFError as exc:
+        raise GGUFError(f"{where}: {exc.message}", exc.location) from None
+
+
+def read_header_from(read: Callable[[], GGUFHeader], where: str) -> GGUFHeader:
+    with where_in_gguf(where):
+        return read()
 
 
 def gguf_variants(header: GGUFHeader) -> tuple[str, ...]:

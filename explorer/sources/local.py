@@ -16,7 +16,7 @@ from pathlib import Path
 from explorer.errors import SourceError
 from explorer.gguf_header import read_gguf_header
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
-from explorer.sources.gguf import from_gguf_header
+from explorer.sources.gguf import from_gguf_header, read_header_from
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,
@@ -65,7 +65,8 @@ def from_upload(data: bytes, filename: str, variant: str | None = None) -> Templ
     display = Path(filename).name or filename
     kind = _kind(filename, data[:4096])
     if kind == "gguf":
-        header = read_gguf_header(io.BytesIO(data[:MAX_GGUF_READ_BYTES]), max_bytes=MAX_GGUF_READ_BYTES)
+        stream = io.BytesIO(data[:MAX_GGUF_READ_BYTES])
+        header = read_header_from(lambda: read_gguf_header(stream, max_bytes=MAX_GGUF_READ_BYTES), where)
         return from_gguf_header(header, where, display, variant)
     cap = MAX_CONFIG_JSON_BYTES if kind.startswith("json") else MAX_TEXT_TEMPLATE_BYTES
     return _text_source(decode_text(data, where, cap), kind, where, display, variant)
@@ -83,7 +84,9 @@ def from_file(path: str | Path, variant: str | None = None) -> TemplateSource:
             kind = _kind(p.name, head)
             if kind == "gguf":
                 handle.seek(0)
-                header = read_gguf_header(handle, max_bytes=MAX_GGUF_READ_BYTES)
+                header = read_header_from(
+                    lambda: read_gguf_header(handle, max_bytes=MAX_GGUF_READ_BYTES), where
+                )
                 return from_gguf_header(header, where, p.name, variant)
             cap = MAX_CONFIG_JSON_BYTES if kind.startswith("json") else MAX_TEXT_TEMPLATE_BYTES
             handle.seek(0)

@@ -17,7 +17,7 @@ from explorer import hub
 from explorer.errors import FetchError
 from explorer.hub import HubRepo
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
-from explorer.sources.gguf import from_gguf_header
+from explorer.sources.gguf import from_gguf_header, read_header_from
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,
@@ -81,8 +81,8 @@ def _hub_where(repo: HubRepo, path: str) -> str:
 def _hub_file(repo: HubRepo, path: str, display: str, variant: str | None) -> TemplateSource:
     where = _hub_where(repo, path)
     if path.lower().endswith(".gguf"):
-        remote = hub.read_remote_gguf_header(repo, path)
-        return from_gguf_header(remote.header, where, display, variant)
+        header = read_header_from(lambda: hub.read_remote_gguf_header(repo, path).header, where)
+        return from_gguf_header(header, where, display, variant)
     is_json = path.lower().endswith(".json")
     cap = MAX_CONFIG_JSON_BYTES if is_json else MAX_TEXT_TEMPLATE_BYTES
     text = hub.download_text(repo, path, max_bytes=cap)
