@@ -14,6 +14,7 @@ from explorer.generator.handlers.deepseek import deepseek_v3_2
 from explorer.generator.handlers.gemma4 import gemma4
 from explorer.generator.handlers.gpt_oss import gpt_oss
 from explorer.generator.handlers.kimi import kimi_k2, kimi_k3
+from explorer.generator.handlers.lfm2_cohere import cohere2moe, lfm2, lfm2_5
 from explorer.generator.handlers.ministral3 import ministral3
 from explorer.generator.handlers.qwen3_coder import qwen3_coder
 from explorer.generator.params import GeneratedParams
@@ -30,6 +31,9 @@ HANDLERS: dict[str, Handler] = {
     "kimi-k3": kimi_k3,
     "gemma4": gemma4,
     "gemma4(outdated-template-workarounds)": gemma4,
+    "lfm2": lfm2,
+    "lfm2.5": lfm2_5,
+    "cohere2moe": cohere2moe,
 }
 
 
