@@ -384,3 +384,14 @@ def test_template_errors_on_the_autoparser_route_read_as_generation_failures():
     with pytest.raises(TemplateRaisedError) as info:
         apply_request("<|channel|>" + tmpl, req(), caps=ALL_CAPS)
     assert not info.value.message.startswith("Unable to generate parser")
+
+
+def test_parser_generation_prompt_is_the_one_before_continuation():
+    # generate_parser keeps parser_generation_prompt = data.generation_prompt before the
+    # continuation rewrites it
+    reasoning = {"mode": "TAG_BASED", "start": "<think>\n", "end": "</think>\n"}
+    a = apply_request(CHATML, req(messages=CONV, continue_final_message="content"), caps=ALL_CAPS,
+                      reasoning=reasoning)
+    assert a.parser_generation_prompt == "<|im_start|>assistant\n<think>\n"
+    b = apply_request(CHATML, req(), caps=ALL_CAPS, reasoning=reasoning)
+    assert b.parser_generation_prompt == b.generation_prompt

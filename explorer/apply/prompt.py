@@ -64,6 +64,9 @@ class AppliedPrompt:
     continuation: str  # "none", "reasoning" or "content" (resolved)
     steps: tuple[AppliedStep, ...]
     source: str  # the template source that was rendered (after patches)
+    # the generation prompt before a continuation rewrote it: what llama.cpp's
+    # autoparser builds its parser prefix from (equal to generation_prompt otherwise)
+    parser_generation_prompt: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,7 @@ def apply_request(
         # parser generation, so a template error surfaces as a generation failure
         raise type(exc)(AUTOPARSER_FAILURE + exc.message, exc.location) from exc
     info = Reasoning.of(reasoning) or Reasoning.of(reasoning_mode)
+    parser_gen = pair.generation_prompt
     if msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
         needs_markers = info is None or (info.mode != "NONE" and not (info.start or info.end))
         if handler == AUTOPARSER and needs_markers:
@@ -223,6 +227,7 @@ def apply_request(
         continuation=msgs.continuation if msgs.continue_msg is not None else "none",
         steps=tuple(steps),
         source=source,
+        parser_generation_prompt=parser_gen,
     )
 
 
