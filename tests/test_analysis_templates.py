@@ -17,7 +17,7 @@ from explorer.analysis import (
     ToolFormat,
     analyze_template,
 )
-from explorer.errors import TemplateSyntaxError
+from explorer.errors import AnalysisError, TemplateSyntaxError
 from explorer.render import compile_template
 
 TOOL_CAPS = JinjaCaps()  # llama.cpp's defaults: tools, tool calls, parallel calls, string content
@@ -214,3 +214,17 @@ def test_workaround_is_data_and_records_provenance():
     laguna = analyze("{# laguna_glm_thinking #}" + PLAIN, NO_TOOL_CAPS)
     assert laguna.additional_stops == ("</assistant>",)
     assert laguna.tools.arguments.tolerate_intertag_whitespace
+
+
+def test_invalid_json_tool_call_throws_like_the_reference():
+    # The name is a quoted JSON value (JSON_NATIVE), but the call is not JSON: llama.cpp's
+    # json::parse throws out of the analysis; we raise AnalysisError located at T1.
+    text = (
+        "{% for m in messages %}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
+        '<call>{"name": "{{ tc.function.name }}", "arguments": oops}</call>{% endfor %}'
+        "{% else %}{{ m.content }}{% endif %}\n{% endfor %}"
+    )
+    with pytest.raises(AnalysisError) as exc:
+        analyze(text)
+    assert exc.value.location is not None and exc.value.location.probe == "T1"
+    assert [p.name for p in exc.value.probes][-1] == "T1"

@@ -259,3 +259,15 @@ def test_trims_use_c_whitespace_only():
     assert trim_whitespace("\u00a0x\u00a0") == "\u00a0x\u00a0"  # not C whitespace
     assert trim_trailing_whitespace(" ") == ""
     assert trim_trailing_whitespace("a \n") == "a"
+
+
+def test_split_is_bytewise_on_the_analysis_byte_view():
+    # The analysis diffs UTF-8 bytes (as latin-1 characters), like the C++ std::string
+    # code: a common prefix may end inside a multi-byte character.
+    from explorer.analysis.session import from_bytes, to_bytes
+
+    left, right = to_bytes("say “hi”"), to_bytes("say ”hi”")  # U+201C vs U+201D: E2 80 9C / 9D
+    r = calculate_diff_split(left, right)
+    assert r.prefix == to_bytes("say ") + "\xe2\x80"
+    assert (r.left, r.right) == ("\x9c", "\x9d")
+    assert from_bytes(r.prefix + r.left + r.suffix) == "say “hi”"

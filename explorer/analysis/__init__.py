@@ -31,6 +31,7 @@ from explorer.analysis.roles import collect_preserved_tokens, detect_assistant_s
 from explorer.analysis.session import ANALYSIS_RENDER_BUDGET_SECONDS, ProbeSession
 from explorer.analysis.tools import analyze_tools
 from explorer.analysis.workarounds import WORKAROUNDS, Workaround, apply_workarounds
+from explorer.errors import AnalysisError
 from explorer.render import CompiledTemplate
 
 __all__ = [
@@ -76,12 +77,17 @@ def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = 
     session = ProbeSession(tmpl, jinja_caps, trace=trace, budget_seconds=budget_seconds,
                            bos_token=bos_token, eos_token=eos_token)
     d = Draft(session)
-    analyze_reasoning(d, jinja_caps.supports_tool_calls)
-    analyze_content(d)
-    if jinja_caps.supports_tool_calls:
-        analyze_tools(d, jinja_caps)
-    detect_assistant_start(d)
-    detect_user_start(d)
+    try:
+        analyze_reasoning(d, jinja_caps.supports_tool_calls)
+        analyze_content(d)
+        if jinja_caps.supports_tool_calls:
+            analyze_tools(d, jinja_caps)
+        detect_assistant_start(d)
+        detect_user_start(d)
+    except AnalysisError as exc:
+        # llama.cpp throws out of analyze_template here; keep the trace up to the throw.
+        exc.probes = session.probes()  # type: ignore[attr-defined]
+        raise
     collect_preserved_tokens(d)
     d.decode()
     apply_workarounds(tmpl.source, d)

@@ -14,6 +14,7 @@ from explorer.analysis.matcher import (
     find_last_marker, lit, negate, scan_until, seq, tag, until, until_one_of, zero_or_more,
 )
 from explorer.analysis.model import CallIdPosition, ToolFormat
+from explorer.analysis.session import Comparison
 from explorer.diff import common_prefix_len, trim_leading_whitespace, trim_whitespace, until_common_prefix
 from explorer.errors import AnalysisError, Location
 from explorer.probes import ARG_FIRST, ARG_SECOND, CALL_ID_001, CALL_ID_999, FUN_FIRST, FUN_SECOND
@@ -95,7 +96,7 @@ def extract_function_markers(d: Draft) -> None:
         d.set("tools.function.close", trim_leading_whitespace(close), "T3", None, "leading whitespace trimmed")
 
 
-def _closer_suffix(d: Draft, cmp) -> tuple[str, str]:
+def _closer_suffix(d: Draft, cmp: Comparison) -> tuple[str, str]:
     suffix_marker = _end_marker(d, "end")
     if suffix_marker:
         pos = cmp.diff.suffix.find(suffix_marker)

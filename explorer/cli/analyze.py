@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.analysis import analyze_template, template_caps
-from explorer.errors import SourceError
+from explorer.errors import AnalysisError, SourceError
 from explorer.render import compile_template
 
 
@@ -56,11 +56,18 @@ def llama_source(text: str) -> str:
 def analysis_report(text: str, *, trace: bool = True) -> dict[str, Any]:
     tmpl = compile_template(llama_source(text))
     caps = template_caps(tmpl)
-    analysis = analyze_template(tmpl, caps, trace=trace)
     out: dict[str, Any] = {"caps": caps.to_json()}
     routed = _routed(text, caps)
     if routed is not None:
         out["routed"] = routed
+    try:
+        analysis = analyze_template(tmpl, caps, trace=trace)
+    except AnalysisError as exc:  # the reference throws too: the oracle's null + exception
+        out["autoparser"] = None
+        out["autoparser_exception"] = str(exc)
+        if trace:
+            out["probes"] = [p.to_json() for p in getattr(exc, "probes", ())]
+        return out
     out["autoparser"] = analysis.to_oracle_json()
     applied = _generation_prompts(text, caps)
     if applied is not None:
