@@ -9,6 +9,8 @@ import sys
 
 import pytest
 from hubserver import build_gguf
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer import hub, sources
 from explorer.errors import GGUFError, SourceError
@@ -316,3 +318,34 @@ def test_examples_are_listed_with_descriptions():
         assert isinstance(source, TemplateSource)
         assert source.display_name == info.name
         assert "Template Explorer example" in source.text
+
+
+# --- property checks: hostile inputs give a source or a SourceError, nothing else ----------
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["name", "template", "x"]), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_json_values)
+def test_any_chat_template_value_gives_a_source_or_a_source_error(value):
+    data = json.dumps({"chat_template": value}).encode()
+    try:
+        source = from_upload(data, "tokenizer_config.json")
+    except SourceError:
+        return
+    assert isinstance(source.text, str)
+    assert source.variant is None or source.variant in source.variants
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.binary(max_size=400), st.sampled_from(["m.gguf", "tokenizer_config.json", "t.jinja", "upload"]))
+def test_random_uploads_never_escape_the_error_hierarchy(data, name):
+    try:
+        source = from_upload(data, name)
+    except SourceError:
+        return
+    assert source.sha256 == hashlib.sha256(source.text.encode("utf-8", "surrogatepass")).hexdigest()
