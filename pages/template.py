@@ -39,6 +39,9 @@ def _choose_example(sources: Any, request: ui.SourceRequest | None) -> None:
 
     st.selectbox("Example template", names, index=index, key="tpl_example", on_change=picked,
                  placeholder="Choose an example")
+    infos = {i.name: i for i in getattr(sources, "example_info", lambda: [])()}
+    if current in infos and getattr(infos[current], "description", ""):
+        st.caption(infos[current].description)
 
 
 def _choose_paste(request: ui.SourceRequest | None, current_text: str) -> None:

@@ -7,6 +7,7 @@ shown in place (st.error), never as a crash. Key interactions must change what i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,155 @@ def test_a_damaged_permalink_is_reported_in_place():
     at = app(params={"t": "z1%%%broken"})
     assert_clean(at)
     assert any("link could not be read" in e.value for e in at.error)
+
+
+# --- the Probes page ------------------------------------------------------------------
+
+CHATML = "chatml-think-tools"
+
+
+def needs(*modules: str) -> None:
+    for module in modules:
+        if ui.optional_module(module) is None:
+            pytest.skip(f"{module} has not landed")
+    if CHATML not in examples():
+        pytest.skip(f"example {CHATML} is absent")
+
+
+def probe_headers(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("#### ")]
+
+
+def test_picking_a_probe_shows_only_that_probe_with_its_diff():
+    needs("explorer.analysis")
+    at = app("pages/probes.py", request=ui.SourceRequest("example", name=CHATML))
+    assert len(probe_headers(at)) > 3
+    at.selectbox(key="probe_focus").select("T1").run()
+    assert_clean(at)
+    headers = probe_headers(at)
+    assert len(headers) == 1 and headers[0].startswith("#### T1 ")
+    html = texts(at)
+    # the tool call is only in output B: it is tinted as "right", the plain reply as "left"
+    assert ui.RIGHT_STRONG in html and ui.LEFT_STRONG in html
+    assert "tools.format.mode" in html
+    assert ui.decode_permalink(dict(at.query_params)).focus == "T1"
+
+
+def test_the_analyzer_filter_keeps_only_its_probes():
+    needs("explorer.analysis")
+    at = app("pages/probes.py", request=ui.SourceRequest("example", name=CHATML))
+    at.radio(key="probe_group").set_value("Reasoning").run()
+    assert_clean(at)
+    names = [h.split()[1] for h in probe_headers(at)]
+    assert names and all(n.startswith("R") for n in names)
+
+
+def test_a_raising_template_shows_every_probe_failure_with_its_message():
+    needs("explorer.analysis")
+    at = app("pages/probes.py", request=ui.SourceRequest("text", text=RAISES))
+    assert_clean(at)
+    failures = [e.value for e in at.error]
+    assert failures and all("boom" in f for f in failures)
+    assert len(failures) == len(probe_headers(at))
+
+
+def test_a_focus_link_opens_the_probes_page_on_that_probe():
+    needs("explorer.analysis")
+    at = app(params={"example": CHATML, "page": "probes", "focus": "R1"})
+    assert_clean(at)
+    headers = probe_headers(at)
+    assert len(headers) == 1 and headers[0].startswith("#### R1 ")
+
+
+# --- the Analysis page ----------------------------------------------------------------
+
+
+def test_analysis_shows_modes_markers_and_their_probes():
+    needs("explorer.analysis")
+    at = app("pages/analysis.py", request=ui.SourceRequest("example", name=CHATML))
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    # the example wraps reasoning in <think> tags and calls tools with JSON in <tool_call> tags
+    assert metrics["Reasoning"] == "TAG_BASED"
+    assert metrics["Tool calls"] == "JSON_NATIVE"
+    shown = texts(at)
+    assert "&lt;think&gt;" in shown and "&lt;tool_call&gt;" in shown
+    assert "probe <b>R1</b>" in shown
+    links = [str(p.proto) for p in at.get("page_link")]
+    assert any("Probe R1" in link for link in links)
+
+
+def test_analysis_of_a_raising_template_lists_the_silent_failures():
+    needs("explorer.analysis")
+    at = app("pages/analysis.py", request=ui.SourceRequest("text", text=RAISES))
+    assert_clean(at)
+    assert any("boom" in w.value for w in at.warning)
+
+
+# --- the Grammar and Try-it pages -------------------------------------------------------
+
+TOOL_OUTPUT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply")
+    at = app("pages/grammar.py", request=ui.SourceRequest("example", name=CHATML))
+    assert_clean(at)
+    assert {m.label: m.value for m in at.metric}.get("Lazy") == "yes"
+    triggers = at.table[0].value
+    assert list(triggers["value"]) == ["<tool_call>↵"]
+    assert "::=" in texts(at)
+
+
+def test_parsing_an_output_shows_its_tool_call():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    assert_clean(at)
+    at.text_area(key="try_output").input(TOOL_OUTPUT).run()
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    calls = at.table[0].value
+    assert list(calls["name"]) == ["get_weather"]
+    assert json.loads(calls["arguments"].iloc[0]) == {"city": "Paris"}
+
+
+def test_an_output_the_parser_rejects_is_an_error_in_place():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    # a tool call followed by more text: the JSON-native tool section must end the reply
+    at.text_area(key="try_output").input(TOOL_OUTPUT + " and then some prose").run()
+    assert_clean(at)
+    assert any("does not match" in e.value for e in at.error)
+
+
+def test_the_sample_button_fills_an_output_that_parses():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at.button(key="try_sample_call").click().run()
+    assert_clean(at)
+    sample = at.text_area(key="try_output").value
+    assert "get_weather" in sample and "<|im_end|>" not in sample
+    assert not at.error
+    assert list(at.table[0].value["name"]) == ["get_weather"]
+
+
+def test_the_streaming_scrubber_shows_the_partial_message():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output", "explorer.streaming")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    text = "<think>\nhmm\n</think>\n\nIt is sunny."
+    at.text_area(key="try_output").input(text).run()
+    slider = at.slider(key="try_scrub")
+    assert slider.value == len(text)
+    slider.set_value(len("<think>\nhm")).run()
+    assert_clean(at)
+    assert "Partial message" in texts(at)
+    # the step that received the "m" of "hm" streams exactly that character as reasoning
+    assert json.loads(at.json[-1].value) == [{"reasoning_content": "m"}]
+
+
+def test_the_bug_report_carries_the_output_and_the_route():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at.text_area(key="try_output").input(TOOL_OUTPUT).run()
+    reports = [c.value for c in at.code if c.value.startswith("### ")]
+    assert reports and TOOL_OUTPUT in reports[0] and "`autoparser`" in reports[0]
