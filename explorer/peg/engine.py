@@ -18,7 +18,6 @@ when the text grows (see ``explorer.streaming``).
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,19 +25,16 @@ from dataclasses import dataclass
 from explorer.errors import OutputParseError, PegError
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
-    children_of, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
-    Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref, Repetition,
+    Rule, Schema, Sequence, Space, Start, String, Tag, Until, children_of,
+)
+from explorer.peg.scanners import (
+    FAIL, NEED_MORE_INPUT, SPACE_RE, SUCCESS, ParseContext, Raw, chars_scanner, literal_scanner,
+    string_scanner, until_scanner,
 )
 
-FAIL, SUCCESS, NEED_MORE_INPUT = 0, 1, 2
 _RECURSION_LIMIT = 60_000
 STATUS_NAMES = ("fail", "success", "need_more_input")
-# std::isspace in the "C" locale.
-_SPACE_RE = re.compile(r"[ \t\n\v\f\r]*")
-_HEX = frozenset("0123456789abcdefABCDEF")
-_ESCAPABLE = frozenset("\\/bfnrt")
-
-Raw = tuple  # (status, start, end, nodes-tuple): the engine's internal result
 
 
 class AstNode:
@@ -147,23 +143,13 @@ class ParseResult:
         return "\n".join(lines)
 
 
-class _Context:
-    __slots__ = ("text", "n", "lenient", "touched")
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.n = 0
-        self.lenient = True
-        self.touched = False
-
-
 class Engine:
     """A compiled arena. ``memo=True`` keeps results that cannot change as text grows."""
 
     def __init__(self, arena: Arena, *, memo: bool = False) -> None:
         self.arena = arena
         self.memo = memo
-        self.ctx = _Context()
+        self.ctx = ParseContext()
         self._caches: list[dict[int, Raw]] = []
         self._may_tag = _tag_reachable(arena)
         # Closures look their children up in this list, so it is filled in place.
@@ -249,7 +235,7 @@ class Engine:
                 return (FAIL, pos, pos, ())
             return end
         if isinstance(p, Literal):
-            return _literal(ctx, p.literal)
+            return literal_scanner(ctx, p.literal)
         if isinstance(p, Sequence):
             return _sequence(fns, p.children)
         if isinstance(p, Choice):
@@ -271,7 +257,7 @@ class Engine:
                 return (SUCCESS, pos, pos + 1, ())
             return any_char
         if isinstance(p, Space):
-            match = _SPACE_RE.match
+            match = SPACE_RE.match
 
             def space(pos: int) -> Raw:
                 end = match(ctx.text, pos).end()
@@ -280,11 +266,11 @@ class Engine:
                 return (SUCCESS, pos, end, ())
             return space
         if isinstance(p, Chars):
-            return _chars(ctx, p)
+            return chars_scanner(ctx, p)
         if isinstance(p, String):
-            return _string(ctx, p.delimiter, self._progress())
+            return string_scanner(ctx, p.delimiter, self._progress())
         if isinstance(p, Until):
-            return _until(ctx, p.delimiters, self._progress())
+            return until_scanner(ctx, p.delimiters, self._progress())
         if isinstance(p, (Schema, Gbnf, Ac)):
             child = p.child
             return lambda pos: fns[child](pos)
@@ -311,23 +297,6 @@ class Engine:
                 return r
             return atomic
         raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")
-
-
-def _literal(ctx: _Context, lit: str) -> Callable[[int], Raw]:
-    size = len(lit)
-
-    def literal(pos: int) -> Raw:
-        text = ctx.text
-        if text.startswith(lit, pos):
-            return (SUCCESS, pos, pos + size, ())
-        n = ctx.n
-        if pos + size > n and lit.startswith(text[pos:n]):
-            ctx.touched = True
-            if ctx.lenient:
-                return (NEED_MORE_INPUT, pos, max(pos, n), ())
-        return (FAIL, pos, pos, ())
-
-    return literal
 
 
 def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
@@ -361,7 +330,7 @@ def _choice(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
     return choice
 
 
-def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int,
+def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
                 progress: dict | None) -> Callable[[int], Raw]:
     # progress[start] = (pos, count, nodes, node_count) after the iterations whose results
     # are final, so a growing text resumes the loop instead of replaying it.
@@ -412,125 +381,7 @@ def _repetition(ctx: _Context, fns, child: int, lo: int, hi: int,
     return repetition
 
 
-def _char_class_regex(p: Chars) -> re.Pattern[str] | None:
-    """One character of the class as a regex, or None for a class that matches nothing."""
-    if not p.ranges:
-        return re.compile(r"[\s\S]", re.S) if p.negated else None
-    parts = []
-    for a, b in p.ranges:
-        if a > b:
-            continue  # an empty range contains nothing
-        a, b = min(a, 0x10FFFF), min(b, 0x10FFFF)
-        parts.append(f"\\U{a:08x}" if a == b else f"\\U{a:08x}-\\U{b:08x}")
-    if not parts:
-        return re.compile(r"[\s\S]", re.S) if p.negated else None
-    return re.compile(("[^" if p.negated else "[") + "".join(parts) + "]", re.S)
-
-
-def _chars(ctx: _Context, p: Chars) -> Callable[[int], Raw]:
-    lo, hi = p.min_count, p.max_count
-    cls = _char_class_regex(p)
-    quant = "*" if hi == -1 else f"{{0,{hi}}}"
-    run = re.compile(f"(?:{cls.pattern}){quant}", re.S).match if cls is not None else None
-
-    def chars(pos: int) -> Raw:
-        end = run(ctx.text, pos).end() if run is not None else pos
-        count = end - pos
-        n = ctx.n
-        if end >= n and (hi == -1 or count < hi):
-            # the loop met the end of the text while it still wanted characters
-            ctx.touched = True
-            if count >= lo:
-                return (SUCCESS, pos, end, ())
-            return (NEED_MORE_INPUT, pos, end, ()) if ctx.lenient else (FAIL, pos, pos, ())
-        if count < lo:
-            return (FAIL, pos, end, ())
-        return (SUCCESS, pos, end, ())
-
-    return chars
-
-
-def _string(ctx: _Context, delim: str, progress: dict | None) -> Callable[[int], Raw]:
-    special = re.compile("[" + re.escape(delim) + r"\\]").search
-    escapable = _ESCAPABLE | {delim}
-
-    def string(start: int) -> Raw:
-        text, n = ctx.text, ctx.n
-        # the scan state is only the position: resume where a shorter text ran out
-        pos = start if progress is None else progress.get(start, start)
-        while pos < n:
-            m = special(text, pos)
-            if m is None:
-                pos = n
-                break
-            pos = m.start()
-            if text[pos] == delim:
-                return (SUCCESS, start, pos, ())
-            save = pos
-            pos += 1
-            if pos >= n:
-                ctx.touched = True
-                if progress is not None:
-                    progress[start] = save
-                return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
-            c = text[pos]
-            if c in escapable:
-                pos += 1
-                continue
-            if c != "u":
-                return (FAIL, start, start, ())
-            pos += 1
-            for _ in range(4):
-                if pos >= n:
-                    ctx.touched = True
-                    if progress is not None:
-                        progress[start] = save
-                    return (NEED_MORE_INPUT, start, save, ()) if ctx.lenient else (FAIL, start, start, ())
-                if text[pos] not in _HEX:
-                    return (FAIL, start, start, ())
-                pos += 1
-        ctx.touched = True
-        if progress is not None:
-            progress[start] = pos
-        return (NEED_MORE_INPUT if ctx.lenient else FAIL, start, pos, ())
-
-    return string
-
-
-def _until(ctx: _Context, delimiters: tuple[str, ...], progress: dict | None) -> Callable[[int], Raw]:
-    # An empty delimiter never matches: llama.cpp's trie only reports a match after a character.
-    delims = tuple(d for d in delimiters if d)
-    longest = max((len(d) for d in delims), default=0)
-
-    def until(start: int) -> Raw:
-        text, n = ctx.text, ctx.n
-        # positions before ``scan`` were ruled out on a shorter text, for good
-        scan = start if progress is None else progress.get(start, start)
-        best = n
-        for d in delims:
-            i = text.find(d, scan, best + len(d))
-            if i != -1 and i < best:
-                best = i
-        tail_from = max(scan, n - longest + 1)
-        # a delimiter cut short by the end of the text also stops the scan
-        for p in range(tail_from, best):
-            tail = text[p:]
-            if any(d.startswith(tail) for d in delims):
-                ctx.touched = True
-                if progress is not None:
-                    progress[start] = tail_from
-                return (SUCCESS, start, p, ())
-        if best < n:
-            return (SUCCESS, start, best, ())
-        ctx.touched = True
-        if progress is not None:
-            progress[start] = tail_from if delims else n
-        return (NEED_MORE_INPUT if ctx.lenient else SUCCESS, start, n, ())
-
-    return until
-
-
-def _node(ctx: _Context, fns, child: int, rule: str, tag: str, may_tag: bool) -> Callable[[int], Raw]:
+def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool) -> Callable[[int], Raw]:
     def node(pos: int) -> Raw:
         status, s, e, kids = fns[child](pos)
         if status == FAIL:
