@@ -271,3 +271,18 @@ def test_split_is_bytewise_on_the_analysis_byte_view():
     assert r.prefix == to_bytes("say ") + "\xe2\x80"
     assert (r.left, r.right) == ("\x9c", "\x9d")
     assert from_bytes(r.prefix + r.left + r.suffix) == "say “hi”"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_MARKUP = st.text(alphabet="ab<>[]/\n ", max_size=16)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKUP, _MARKUP)
+def test_split_always_reassembles_both_sides(a, b):
+    r = calculate_diff_split(a, b)
+    assert r.prefix + r.left + r.suffix == a
+    assert r.prefix + r.right + r.suffix == b
+    assert trace_diff(a, b).final == r
