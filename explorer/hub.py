@@ -137,8 +137,9 @@ def _hub_errors(what: str, timeout: float) -> Iterator[None]:
     except OfflineModeIsEnabled:
         raise FetchError(f"{what}: offline mode is on (HF_HUB_OFFLINE is set)") from None
     except HfHubHTTPError as exc:
-        status = exc.response.status_code if exc.response is not None else "?"
-        raise FetchError(f"{what}: the Hub answered HTTP {status}") from None
+        status = exc.response.status_code if exc.response is not None else None
+        hint = " (access denied: check HF_TOKEN)" if status in (401, 403) else ""
+        raise FetchError(f"{what}: the Hub answered HTTP {status or '?'}{hint}") from None
     except httpx2.TimeoutException:
         raise FetchError(f"{what}: no answer within {timeout:g} s") from None
     except httpx2.HTTPError as exc:
@@ -159,9 +160,15 @@ def repo_snapshot(
     endpoint = endpoint or default_endpoint()
     where = f"hf:{repo_id}" + (f"@{revision}" if revision else "")
     with _hub_errors(where, timeout):
-        info = HfApi(endpoint=endpoint).model_info(
-            repo_id, revision=revision, timeout=timeout, files_metadata=True, token=None
-        )
+        try:
+            info = HfApi(endpoint=endpoint).model_info(
+                repo_id, revision=revision, timeout=timeout, files_metadata=True, token=None
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            # huggingface_hub's own parsing of the answer failed: not a Hub endpoint.
+            raise FetchError(
+                f"{where}: {endpoint} did not answer like the Hub ({type(exc).__name__})"
+            ) from None
     if not info.sha:
         raise FetchError(f"{where}: the Hub did not report a commit for this revision")
     files = tuple(HubFile(s.rfilename, s.size) for s in (info.siblings or []))

@@ -51,6 +51,7 @@ class FakeHub:
     delay_seconds: float = 0.0
     ignore_range: bool = False
     stream_without_length: bool = False
+    not_a_hub: bool = False  # the API answers with an HTML page, like a wrong HF_ENDPOINT
     drip_seconds: float = 0.0  # pause between 16-byte pieces of a body (slow-drip server)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
@@ -167,6 +168,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.fake.log(self.command, path, self.headers.get("Range"))
         if self.fake.delay_seconds:
             time.sleep(self.fake.delay_seconds)
+        if self.fake.not_a_hub:
+            return self._send(200, b"<html>hello</html>", {"Content-Type": "text/html"})
         if m := _MODEL_INFO.match(path):
             return self._model_info(m.group(1), m.group(2), parse_qs(parts.query))
         if m := _RESOLVE.match(path):

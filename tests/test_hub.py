@@ -258,6 +258,12 @@ def test_slow_drip_download_hits_the_time_limit(fake):
         hub.download_text(repo, "chat_template.jinja", max_seconds=0.1)
 
 
+def test_endpoint_that_is_not_a_hub(fake):
+    fake.not_a_hub = True
+    with pytest.raises(FetchError, match="did not answer like the Hub"):
+        from_hub("acme/jinja-model", endpoint=fake.url)
+
+
 def test_connection_refused():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
