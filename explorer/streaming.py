@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.chat_output import (
-    DEFAULT_FORMAT, ChatMessage, ToolCall, analyse_output, exception_json,
+    DEFAULT_FORMAT, ChatMessage, ToolCall, analyse_output, decode_output_bytes, exception_json,
 )
 from explorer.errors import OutputParseError
 from explorer.peg.arena import Arena
@@ -135,7 +135,20 @@ class StreamParser:
             self._engine = engine_for(arena)
         self.text = ""
         self._bytes = 0
+        self._raw = b""
         self.last_message = ChatMessage()
+
+    def feed_bytes(self, data: bytes) -> StreamStep:
+        """Feed raw bytes (a token may end inside a UTF-8 character).
+
+        A character cut short is held back until its last byte arrives; undecodable bytes
+        become U+FFFD, as llama.cpp's sanitized node text shows them.
+        """
+        self._raw += data
+        text = decode_output_bytes(self._raw)
+        if not text.startswith(self.text):
+            raise OutputParseError("bytes and text were mixed in one stream")
+        return self.feed(text[len(self.text):])
 
     def feed(self, chunk: str) -> StreamStep:
         self.text += chunk

@@ -123,3 +123,11 @@ def test_llama_dump_notation():
     arena = build_arena(lambda p: p.sequence([p.literal("a"), p.zero_or_more(p.chars("[0-9]")),
                                               p.tag("t", p.until("x"))]))
     assert arena.dump() == "Sequence(Literal(a), Repetition(CharRepeat([0-9], 1, unbounded), 0, unbounded), Tag(t, Until(x)))"
+
+
+def test_each_parser_prints_itself():
+    b = Builder()
+    seq = b.sequence([b.literal("a"), b.optional(b.choice([b.literal("b"), b.chars("[0-9]", 2, 4)]))])
+    b.set_root(seq)
+    arena = b.build()
+    assert arena.notation_of(seq) == '"a" ("b" / ~"[0-9]"{2,4})?'

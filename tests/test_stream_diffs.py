@@ -105,3 +105,18 @@ def test_stream_parser_finish_is_the_final_parse():
         sp.feed(chunk)
     assert sp.finish() == ChatMessage(content="done", reasoning_content="x")
     assert sp.feed("").prefix_bytes == len("<think>x</think>done")
+
+
+def test_feed_bytes_holds_back_a_split_character():
+    sp = StreamParser(_think_arena())
+    data = "caf\u00e9!".encode()
+    first = sp.feed_bytes(data[:4])  # ends inside the two-byte "é"
+    assert first.message.content == "caf"
+    second = sp.feed_bytes(data[4:])
+    assert second.message.content == "caf\u00e9!"
+    assert [d.content_delta for d in second.diffs] == ["\u00e9!"]
+
+
+def test_feed_bytes_replaces_invalid_bytes():
+    sp = StreamParser(_think_arena())
+    assert sp.feed_bytes(b"a\x80b").message.content == "a\ufffdb"

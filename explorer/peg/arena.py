@@ -71,6 +71,12 @@ class Arena:
 
         return arena_notation(self)
 
+    def notation_of(self, parser_id: int) -> str:
+        """One parser as a PEG expression (rules it uses print as their names)."""
+        from explorer.peg.notation import expr
+
+        return expr(self, parser_id, top=True)
+
 
 def _str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
