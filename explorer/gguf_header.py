@@ -378,8 +378,11 @@ def read_gguf_header(
     templates = {
         _template_name(k): v
         for k, v in metadata.items()
-        if isinstance(v, str) and (k == CHAT_TEMPLATE_KEY or k.startswith(CHAT_TEMPLATE_PREFIX))
+        if isinstance(v, str) and k.startswith(CHAT_TEMPLATE_PREFIX)
     }
+    if isinstance(metadata.get(CHAT_TEMPLATE_KEY), str):
+        # The plain key is llama.cpp's default even if a '.default' key also exists.
+        templates["default"] = metadata[CHAT_TEMPLATE_KEY]  # type: ignore[assignment]
     return GGUFHeader(
         version=version,
         tensor_count=tensor_count,

@@ -264,3 +264,20 @@ def test_random_bytes_after_a_valid_prefix_never_crash(tail, cut):
     except GGUFError:
         return
     assert header.kv_read <= header.kv_count
+
+
+def test_template_key_with_a_non_string_value(tmp_path):
+    built = build_gguf(
+        tmp_path / "w.gguf", templates=None, extra_kv=lambda w: w.add_uint32("tokenizer.chat_template", 7)
+    )
+    with pytest.raises(GGUFError, match="'tokenizer.chat_template' holds int, expected a string"):
+        from_file(built.path)
+
+
+def test_plain_key_is_the_default_even_beside_a_dot_default_key(tmp_path):
+    built = build_gguf(
+        tmp_path / "d.gguf",
+        templates="PLAIN",
+        extra_kv=lambda w: w.add_string("tokenizer.chat_template.default", "SUFFIXED"),
+    )
+    assert read_gguf_header_from_file(built.path).chat_templates["default"] == "PLAIN"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from explorer.errors import GGUFError, Location, SourceError
-from explorer.gguf_header import GGUFHeader
+from explorer.gguf_header import CHAT_TEMPLATE_KEY, CHAT_TEMPLATE_PREFIX, ArraySummary, GGUFHeader
 from explorer.sources.model import (
     DEFAULT_VARIANT,
     TemplateSource,
@@ -42,9 +42,19 @@ def gguf_variants(header: GGUFHeader) -> tuple[str, ...]:
     return tuple(sorted(names, key=lambda n: (n != DEFAULT_VARIANT, n)))
 
 
+def _check_template_types(header: GGUFHeader, where: str) -> None:
+    for key, value in header.metadata.items():
+        if (key == CHAT_TEMPLATE_KEY or key.startswith(CHAT_TEMPLATE_PREFIX)) and not isinstance(
+            value, str
+        ):
+            found = value.element_type + " array" if isinstance(value, ArraySummary) else type(value).__name__
+            raise GGUFError(f"{where}: GGUF key '{key}' holds {found}, expected a string template")
+
+
 def from_gguf_header(
     header: GGUFHeader, where: str, display: str, variant: str | None
 ) -> TemplateSource:
+    _check_template_types(header, where)
     names = gguf_variants(header)
     if not names:
         if not header.complete:
