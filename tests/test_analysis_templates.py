@@ -175,7 +175,8 @@ def test_render_failure_is_recorded_with_probe_and_line():
     r1 = next(p for p in a.probes if p.name == "R1")
     assert r1.error is not None and r1.error.side == "B"
     assert "no reasoning here" in r1.error.message and r1.error.line == 2
-    assert r1.diff is None and r1.output_a is None
+    assert r1.diff is None and r1.output_b is None
+    assert r1.output_a == "<|user|>U_USER_MSG Hello END_U<|assistant|>A_ASST_MSG I can help END_A"
     assert any(f.probe == "R1" for f in a.failures)
     # C1.reasoning fails the same way, so content analysis gives up (PLAIN).
     assert a.content.mode is ContentMode.PLAIN

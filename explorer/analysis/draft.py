@@ -8,6 +8,7 @@ layout (``reasoning.start``, ``tools.format.section_end``, ``user_start``...).
 from __future__ import annotations
 
 from dataclasses import fields
+from types import MappingProxyType
 from typing import Any
 
 from explorer.analysis.model import (
@@ -112,7 +113,7 @@ class Draft:
             additional_stops=tuple(self.values["additional_stops"]),
             analysis_complete=complete,
             probes=probes,
-            provenance={name: self.provenance.get(name, DEFAULT) for name in FIELD_NAMES},
+            provenance=MappingProxyType({name: self.provenance.get(name, DEFAULT) for name in FIELD_NAMES}),
             workarounds_applied=tuple(self.workarounds),
             failures=failures,
         )

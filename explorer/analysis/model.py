@@ -7,6 +7,7 @@ with ``to_oracle_json()`` giving the oracle's ``autoparser`` object, key for key
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -198,7 +199,7 @@ class TemplateAnalysis:
     additional_stops: tuple[str, ...] = ()
     analysis_complete: bool = False
     probes: tuple[Probe, ...] = ()
-    provenance: dict[str, Provenance] = field(default_factory=dict)
+    provenance: Mapping[str, Provenance] = field(default_factory=dict)  # read-only view
     workarounds_applied: tuple[str, ...] = ()
     failures: tuple[ProbeFailureSummary, ...] = ()
 

@@ -88,15 +88,21 @@ class ProbeSession:
         run = _Run(spec)
         self._runs.append(run)
         self._by_name[name] = run
-        try:
-            out_a = self._render(spec.a, "A")
-            out_b = self._render(spec.b, "B")
-        except _RenderFailed as exc:
-            run.error = exc.failure
+        # Both sides are rendered, as in the reference, so the trace shows whichever worked.
+        for side, inputs in (("A", spec.a), ("B", spec.b)):
+            try:
+                output = self._render(inputs, side)
+            except _RenderFailed as exc:
+                run.error = run.error or exc.failure
+                continue
+            if side == "A":
+                run.output_a = output
+            else:
+                run.output_b = output
+        if run.error is not None or run.output_a is None or run.output_b is None:
             return None
-        run.output_a, run.output_b = out_a, out_b
-        run.diff = calculate_diff_split(out_a, out_b)
-        return Comparison(run.diff, out_a, out_b)
+        run.diff = calculate_diff_split(run.output_a, run.output_b)
+        return Comparison(run.diff, run.output_a, run.output_b)
 
     def record(self, probe: str, field_name: str, value: Any) -> None:
         run = self._by_name.get(probe)
