@@ -364,3 +364,28 @@ def test_dangling_ref_raises_peg_error():
 def test_no_root_raises():
     with pytest.raises(PegError):
         Engine(Builder().build()).parse("x")
+
+
+def test_threads_sharing_an_arena_do_not_share_parse_state():
+    import threading
+
+    from explorer.peg import engine_for
+
+    arena = build_arena(lambda p: p.sequence([p.tag("content", p.until("!")), p.literal("!")]))
+    results: dict[int, str] = {}
+
+    def work(i: int) -> None:
+        for _ in range(200):
+            text = f"thread {i} says hi!"
+            (node,) = engine_for(arena).parse(text).nodes
+            if node.text != text[:-1]:
+                results[i] = node.text
+                return
+        results[i] = "ok"
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {i: "ok" for i in range(4)}

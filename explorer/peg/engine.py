@@ -19,6 +19,7 @@ when the text grows (see ``explorer.streaming``).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -416,11 +417,19 @@ def parse(arena: Arena, text: str, *, lenient: bool = True, start: int = 0) -> P
 
 
 def engine_for(arena: Arena) -> Engine:
-    """The arena's compiled (non-memoising) engine, built once per arena object."""
-    engine = arena.__dict__.get("_engine")
+    """The arena's compiled (non-memoising) engine, built once per arena and thread.
+
+    An engine holds the text it is parsing, so threads (Streamlit sessions) sharing one
+    arena each get their own.
+    """
+    engines = arena.__dict__.get("_engines")
+    if engines is None:
+        engines = {}
+        object.__setattr__(arena, "_engines", engines)
+    key = threading.get_ident()
+    engine = engines.get(key)
     if engine is None:
-        engine = Engine(arena)
-        object.__setattr__(arena, "_engine", engine)
+        engine = engines[key] = Engine(arena)
     return engine
 
 
