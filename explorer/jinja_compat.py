@@ -24,7 +24,7 @@ from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.runtime import Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
-from jinja2.utils import Namespace
+from jinja2.utils import Namespace, _PassArg
 
 from explorer import jinja_compat_llama as ll
 from explorer.errors import RenderLimitError
@@ -162,11 +162,30 @@ def _checked_range(*args: Any) -> list[int] | range:
 
 
 class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
-    """transformers' environment: plain jinja2 semantics, budgets added."""
+    """transformers' environment: plain jinja2 semantics, budgets added.
+
+    Python's string methods, filters and ``%`` formatting allocate their result in one C
+    call, so sizes are checked before the call (numbers in the arguments or the format
+    string) as well as after it.
+    """
+
+    intercepted_binops = frozenset({"+", "*", "**", "%"})
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         self.check_binop(operator, left, right)
+        if operator == "%" and isinstance(left, str):
+            _check_numbers(left, right if isinstance(right, tuple) else (right,), {})
+            return _checked_result(super().call_binop(context, operator, left, right), "'%' result")
         return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
+        if isinstance(owner, str):
+            _check_numbers(owner if __obj.__name__ in ("format", "format_map") else "", args, kwargs)
+            if __obj.__name__ == "replace" and len(args) >= 2 and isinstance(args[0], str):
+                hits = len(owner) + 1 if not args[0] else owner.count(args[0])
+                current().check_size(len(owner) + hits * len(str(args[1])), "replace() result")
+        return _checked_result(super().call(__context, __obj, *args, **kwargs), "call result")
 
     def jx_concat(self, *values: Any) -> str:
         out = "".join(map(str, values))
@@ -174,8 +193,66 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
         return out
 
 
+_DIGITS = re.compile(r"\d{7,}")
+
+
+def _check_numbers(fmt: str, args: Any, kwargs: dict[str, Any]) -> None:
+    """Refuse widths/counts beyond the size cap before Python allocates the result."""
+    state = current()
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool):
+            state.check_size(value, "requested width")
+    for digits in _DIGITS.findall(fmt):
+        state.check_size(int(digits), "requested width")
+
+
+def _checked_result(value: Any, what: str) -> Any:
+    if isinstance(value, str):
+        current().check_size(len(value), what)
+    return value
+
+
+def runtime_only(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The filter, marked so that jinja2 never runs it at compile time.
+
+    jinja2 folds filters on constants while compiling, outside any render budget; a
+    context-taking filter is never folded. The original pass_* argument is forwarded.
+    """
+    kind = _PassArg.from_obj(fn)
+
+    def wrapped(context: Any, *args: Any, **kwargs: Any) -> Any:
+        if kind is _PassArg.context:
+            return fn(context, *args, **kwargs)
+        if kind is _PassArg.eval_context:
+            return fn(context.eval_ctx, *args, **kwargs)
+        if kind is _PassArg.environment:
+            return fn(context.environment, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    functools.update_wrapper(wrapped, fn)
+    return jinja2.pass_context(wrapped)
+
+
+def _budgeted_filter(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A jinja2 built-in filter with its numeric arguments and its result size checked."""
+    has_env_arg = _PassArg.from_obj(fn) is not None
+
+    def budgeted(*args: Any, **kwargs: Any) -> Any:
+        _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
+        return _checked_result(fn(*args, **kwargs), f"'{fn.__name__}' result")
+
+    functools.update_wrapper(budgeted, fn)
+    return runtime_only(budgeted)
+
+
 def _hf_tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
                sort_keys: bool = False) -> str:
+    if isinstance(indent, int) and indent > 0:
+        nodes, depth = ll._shape(x)
+        current().check_size(nodes * depth * indent, "tojson output")
+    elif isinstance(indent, str):
+        nodes, depth = ll._shape(x)
+        current().check_size(nodes * depth * len(indent), "tojson output")
     out = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
     current().check_size(len(out), "tojson output")
     return out
@@ -418,11 +495,16 @@ def _llama_dict(*args: Any, **kwargs: Any) -> dict:
     return dict(ll._items(_toobject(*args, **kwargs)))
 
 
+def _llama_filter(name: str) -> Callable[..., Any]:
+    return runtime_only(ll.make_filter(name))
+
+
 def _stats_filter(name: str) -> Callable[..., Any]:
     resolved = ll.FILTER_ALIASES.get(name, name)
     inner = ll.make_filter(name)
 
-    def stats_filter(value: Any, *args: Any, **kwargs: Any) -> Any:
+    @jinja2.pass_context
+    def stats_filter(_context: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
         if resolved == "tojson" or (resolved == "string" and isinstance(value, (list, tuple, dict))):
             mark_deep(value)
         if not (resolved in ll._COERCED and not isinstance(value, (str, Undefined))):
@@ -453,7 +535,9 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
     )
     if dialect == "transformers":
         env: jinja2.Environment = TransformersSandbox(**options)
-        env.filters["tojson"] = _hf_tojson
+        for name, fn in list(env.filters.items()):
+            env.filters[name] = _budgeted_filter(fn)
+        env.filters["tojson"] = runtime_only(_hf_tojson)
         env.globals["raise_exception"] = raise_exception
         env.globals["range"] = _checked_range
         return env
@@ -461,7 +545,7 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
     cls = LlamaStatsSandbox if stats else LlamaSandbox
     env = cls(undefined=ll.LlamaUndefined, finalize=ll.print_value, **options)
-    env.filters = _AnyName(_stats_filter if stats else ll.make_filter)
+    env.filters = _AnyName(_stats_filter if stats else _llama_filter)
     if stats:
         env.tests = _AnyName(_stats_test)
     else:

@@ -232,11 +232,29 @@ def f_tojson(v: Any, *args: Any, **kwargs: Any) -> str:
     seps = list(seps) if isinstance(seps, (list, tuple)) else []
     item_sep = as_string(seps[0]) if seps else None
     key_sep = as_string(seps[1]) if len(seps) > 1 else ": "
+    if indent > 0:
+        nodes, depth = _shape(v)
+        current().check_size(nodes * depth * indent, "tojson output")
     text = to_json(v, indent, item_sep, key_sep)
     if _truthy(ensure_ascii):
         text = _ascii_json(text)
     current().check_size(len(text), "tojson output")
     return text
+
+
+def _shape(v: Any, depth: int = 1) -> tuple[int, int]:
+    """(number of values, nesting depth) of a JSON-like value, to bound indented output."""
+    if isinstance(v, (dict, Namespace)):
+        children = [x for _, x in _items(v)]
+    elif isinstance(v, (list, tuple)):
+        children = list(v)
+    else:
+        return 1, depth
+    nodes, deepest = 1, depth
+    for child in children:
+        n, d = _shape(child, depth + 1)
+        nodes, deepest = nodes + n, max(deepest, d)
+    return nodes, deepest
 
 
 def _ascii_json(text: str) -> str:
@@ -411,6 +429,7 @@ def _indent(v: Any, *args: Any, **kwargs: Any) -> str:
         current().check_size(max(width, 0) * (v.count("\n") + 1) + len(v), "indent() result")
         pad = " " * width
     elif isinstance(width, str):
+        current().check_size(len(width) * (v.count("\n") + 1) + len(v), "indent() result")
         pad = width
     else:
         pad = "    "

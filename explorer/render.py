@@ -36,6 +36,7 @@ from explorer.errors import (
     TemplateSyntaxError,
 )
 from explorer.jinja_compat import TemplateRaised, compile_ast, environment
+from explorer.jinja_compat_llama import LlamaError
 from explorer.jinja_compat_state import RenderState, activate, deactivate
 
 Dialect = Literal["llama.cpp", "transformers"]
@@ -253,7 +254,7 @@ def _translate(exc: BaseException, source: str) -> ExplorerError:
     if isinstance(exc, MemoryError):
         return RenderLimitError("ran out of memory while rendering", where)
     detail = str(exc) or type(exc).__name__
-    kind = "" if isinstance(exc, jinja2.TemplateError) else f"{type(exc).__name__}: "
+    kind = "" if isinstance(exc, (jinja2.TemplateError, LlamaError)) else f"{type(exc).__name__}: "
     return TemplateRuntimeError(f"template error: {kind}{detail}", where)
 
 
