@@ -60,6 +60,7 @@ _SCALAR_FORMATS: dict[GGUFValueType, str] = {
     GGUFValueType.FLOAT64: "d",
 }
 _VALID_TYPES = {int(t): t for t in GGUFValueType}
+_U64 = struct.Struct("<Q")
 
 StopReason = Literal["truncated", "cap"]
 
@@ -187,6 +188,24 @@ class _Cursor:
             self._pos += step
             n -= step
 
+    def strings_in_buffer(self, count: int, keep: list[bytes] | None) -> int:
+        """Consume up to ``count`` length-prefixed strings lying wholly in the buffer
+        (the fast path for vocabularies); returns how many were consumed."""
+        buf, pos, end = self._buf, self._pos, len(self._buf)
+        unpack_from = _U64.unpack_from
+        done = 0
+        while done < count and pos + 8 <= end:
+            (n,) = unpack_from(buf, pos)
+            stop = pos + 8 + n
+            if stop > end:
+                break
+            if keep is not None:
+                keep.append(buf[pos + 8 : stop])
+            pos = stop
+            done += 1
+        self._pos = pos
+        return done
+
     def unpack(self, fmt: str) -> int | float | bool:
         size = struct.calcsize("<" + fmt)
         self._fill(size)
@@ -286,14 +305,21 @@ def _read_array(cur: _Cursor, key: str, keep_all: bool) -> tuple | ArraySummary:
             return ArraySummary(etype.name, length)
         fmt = _SCALAR_FORMATS[etype]
         return tuple(cur.unpack(fmt) for _ in range(length))
-    if not keep:
-        for i in range(length):
-            cur.skip(_string_length(cur, key, i))
+    raw: list[bytes] | None = [] if keep else None
+    i = 0
+    while i < length:
+        i += cur.strings_in_buffer(length - i, raw)
+        if i < length:
+            # The next string crosses the buffer's end: read it the checked, slow way.
+            n = _string_length(cur, key, i)
+            if raw is None:
+                cur.skip(n)
+            else:
+                raw.append(cur.take(n))
+            i += 1
+    if raw is None:
         return ArraySummary(etype.name, length)
-    items = []
-    for i in range(length):
-        items.append(cur.take(_string_length(cur, key, i)).decode("utf-8", errors="replace"))
-    return tuple(items)
+    return tuple(b.decode("utf-8", errors="replace") for b in raw)
 
 
 def _string_length(cur: _Cursor, key: str, index: int) -> int:
