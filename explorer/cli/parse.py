@@ -19,9 +19,10 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json
+from explorer.chat_output import DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.streaming import char_chunks, stream, stream_summary
@@ -81,8 +82,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _read(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8") as fh:
         return fh.read()
+
+
+def _read_output(path: str) -> str:
+    """Model output as the engine sees it (undecodable bytes sanitized as llama.cpp does)."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return decode_output_bytes(data)
 
 
 def settings_from_parser_file(text: str) -> ParserSettings:
@@ -119,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if args.notation:
         print(settings.arena.notation() if settings.arena else "root = tag<content>(until()) $")
         return 0
-    output = _read(args.output_file)
+    output = _read_output(args.output_file)
     if args.stream:
         steps = []
         for step in stream(settings.arena, char_chunks(output),
