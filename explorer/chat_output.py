@@ -100,7 +100,11 @@ def analyse_output(arena: Arena | None, text: str, *, generation_prompt: str = "
         arena = _CONTENT_ONLY
     effective = generation_prompt + text if generation_prompt else text
     eng = engine if engine is not None else engine_for(arena)
+    # llama.cpp quirk: the parse is lenient even when is_partial is false, so output cut
+    # short maps to a message instead of raising.
     result = eng.parse(effective, lenient=True)
+    # llama.cpp quirk: a failed partial parse that got past position 0 is mapped "to keep
+    # what was parsed", but a failed result carries no AST nodes: the message is empty.
     if result.fail() and not (is_partial and result.end > 0):
         return OutputParse(effective, result, None, mismatch_error(format, effective, result))
     message = ChatMessage.from_draft(map_nodes(result.nodes, format))

@@ -136,7 +136,8 @@ def string_scanner(ctx: ParseContext, delim: str, progress: dict | None) -> Call
 
 
 def until_scanner(ctx: ParseContext, delimiters: tuple[str, ...], progress: dict | None) -> Callable[[int], Raw]:
-    # An empty delimiter never matches: llama.cpp's trie only reports a match after a character.
+    # llama.cpp quirk: an empty delimiter never matches (its trie only reports a match
+    # after a character), so until("") reads to the end.
     delims = tuple(d for d in delimiters if d)
     longest = max((len(d) for d in delims), default=0)
 
