@@ -378,3 +378,8 @@ def _sample_output(sha256: str, dialect_name: str, settings: RequestSettings, ki
 
 def sample_output(tmpl: Any, settings: RequestSettings, kind: str) -> str | None:
     return _sample_output(tmpl.sha256, tmpl.dialect, settings, kind, tmpl)
+
+
+def table(rows: list[dict[str, Any]]) -> None:
+    """A static table without the dataframe index column."""
+    st.table(rows, hide_index=True)

@@ -50,7 +50,7 @@ def _grammar(params: Any, settings: sh.RequestSettings) -> None:
     c2.metric("Rules", sum(1 for line in params.grammar.splitlines() if "::=" in line))
     if params.grammar_triggers:
         st.markdown("**Triggers**")
-        st.table([{"type": t.type, "value": ui.marker_text(t.value), "token": t.token} for t in params.grammar_triggers])
+        sh.table([{"type": t.type, "value": ui.marker_text(t.value), "token": t.token} for t in params.grammar_triggers])
     st.html(sh.highlighted(params.grammar, "gbnf", True, ()))
 
 
@@ -76,7 +76,7 @@ def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> No
     if verdicts is None:
         return
     st.caption("llguidance runs llama.cpp's GBNF over each text byte by byte; a lazy grammar starts at its trigger.")
-    st.table([{"output": ui.marker_text(v.text)[:160], "accepted": "✓" if v.accepted else "✗",
+    sh.table([{"output": ui.marker_text(v.text)[:160], "accepted": "✓" if v.accepted else "✗",
                "grammar starts at byte": "never (no trigger)" if v.constrained_from is None else str(v.constrained_from),
                "bytes taken": v.consumed_bytes, "note": v.message} for v in verdicts])
 

@@ -83,7 +83,7 @@ def _fields(probe: Any) -> None:
     if probe.fields_set:
         rows = [{"field": k, "value": _field_text(v)} for k, v in probe.fields_set]
         st.markdown("**Fields this probe set**")
-        st.table(rows)
+        sh.table(rows)
     for note in probe.notes:
         st.caption(f"• {note}")
 
@@ -167,7 +167,7 @@ def main() -> None:
     failed = sum(1 for p in probes if p.error is not None)
     st.markdown(f"{len(probes)} probes ran; {failed} threw." if failed else f"{len(probes)} probes ran; none threw.")
     with st.expander("Overview", expanded=False):
-        st.table([{"probe": p.name, "analyzer": ui.probe_group(p.name), "status": _status(p),
+        sh.table([{"probe": p.name, "analyzer": ui.probe_group(p.name), "status": _status(p),
                    "fields set": ", ".join(k for k, _ in p.fields_set)} for p in probes])
     for probe in shown:
         if focus == ALL or probe.name == focus:

@@ -162,7 +162,7 @@ def _routing_banner(source: Any, caps: Any) -> None:
                     "template line": (e.source_line or "").strip()[:120],
                 })
         if rows:
-            st.table(rows)
+            sh.table(rows)
         if routing.note:
             st.caption(routing.note)
         patches = [p for p in routing.patches if p.triggered]
@@ -180,7 +180,7 @@ def _caps_table(caps: Any) -> None:
     if isinstance(values, str):
         values = json.loads(values)
     rows = [{"capability": name, "detected": "✓ true" if values.get(name) else "✗ false"} for name in CAP_FIELDS]
-    st.table(rows)
+    sh.table(rows)
     st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
 
 

@@ -39,7 +39,7 @@ def _message(msg: Any) -> None:
         st.html(ui.mono_block(ui.visible_whitespace_html(msg.reasoning_content) or '<span style="color:#999">∅</span>'))
     st.markdown(f"**tool_calls** ({len(msg.tool_calls)})")
     if msg.tool_calls:
-        st.table([{"#": i, "name": c.name, "arguments": c.arguments, "id": c.id or "(none: llama-server makes one up)"}
+        sh.table([{"#": str(i), "name": c.name, "arguments": c.arguments, "id": c.id or "(none: llama-server makes one up)"}
                   for i, c in enumerate(msg.tool_calls)])
 
 

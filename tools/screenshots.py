@@ -90,6 +90,10 @@ def main() -> int:
                 page.goto(f"http://127.0.0.1:{port}/{path}?{query}")
                 page.set_viewport_size({"width": 1400, "height": 900})
                 wait_idle(page)
+                if path == "try":  # show a parse: fill the output with the template's own sample
+                    page.get_by_role("button", name="reasoning + tool call").click()
+                    page.wait_for_timeout(500)
+                    wait_idle(page)
                 # Streamlit scrolls inside its main block: grow the window to the content
                 height = page.evaluate(
                     "() => Math.max(...[...document.querySelectorAll("
