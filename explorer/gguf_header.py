@@ -461,9 +461,24 @@ def _token_text(tokens: tuple | None, token_id: MetaValue | None) -> str | None:
 
 def read_gguf_header_from_bytes(data: bytes, **kwargs: int) -> GGUFHeader:
     """Read a header from bytes in memory (an upload, possibly just its first megabytes)."""
-    import io
+    return read_gguf_header(stream_from_bytes(data), **kwargs)
 
-    return read_gguf_header(io.BytesIO(data), **kwargs)
+
+def stream_from_bytes(data: bytes | memoryview) -> ByteStream:
+    """A ByteStream over bytes in memory that copies only the parts read (an upload of
+    a whole model is never copied)."""
+    return _ViewStream(memoryview(data))
+
+
+class _ViewStream:
+    def __init__(self, view: memoryview) -> None:
+        self._view = view
+        self._offset = 0
+
+    def read(self, n: int, /) -> bytes:
+        chunk = bytes(self._view[self._offset : self._offset + n])
+        self._offset += len(chunk)
+        return chunk
 
 
 def read_gguf_header_from_file(path: str | Path, **kwargs: int) -> GGUFHeader:

@@ -281,3 +281,16 @@ def test_plain_key_is_the_default_even_beside_a_dot_default_key(tmp_path):
         extra_kv=lambda w: w.add_string("tokenizer.chat_template.default", "SUFFIXED"),
     )
     assert read_gguf_header_from_file(built.path).chat_templates["default"] == "PLAIN"
+
+
+def test_a_large_upload_is_not_copied(tmp_path):
+    built = build_gguf(tmp_path / "u.gguf", templates=DEFAULT_T, n_tokens=1000)
+    upload = built.path.read_bytes() + bytes(80 * 1024 * 1024)  # an 80 MB "model"
+    tracemalloc.start()
+    try:
+        source = from_upload(upload, "u.gguf")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert source.text == DEFAULT_T
+    assert peak < 8 * 1024 * 1024

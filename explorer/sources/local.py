@@ -8,13 +8,12 @@ only up to the end of its key-value section.
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import replace
 from pathlib import Path
 
 from explorer.errors import SourceError
-from explorer.gguf_header import read_gguf_header
+from explorer.gguf_header import read_gguf_header, stream_from_bytes
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
 from explorer.sources.gguf import from_gguf_header, read_header_from
 from explorer.sources.model import (
@@ -65,7 +64,7 @@ def from_upload(data: bytes, filename: str, variant: str | None = None) -> Templ
     display = Path(filename).name or filename
     kind = _kind(filename, data[:4096])
     if kind == "gguf":
-        stream = io.BytesIO(data[:MAX_GGUF_READ_BYTES])
+        stream = stream_from_bytes(data)
         header = read_header_from(lambda: read_gguf_header(stream, max_bytes=MAX_GGUF_READ_BYTES), where)
         return from_gguf_header(header, where, display, variant)
     cap = MAX_CONFIG_JSON_BYTES if kind.startswith("json") else MAX_TEXT_TEMPLATE_BYTES
