@@ -1,0 +1,219 @@
+"""What a specialised handler is: declared data plus one parser-building function.
+
+Input: a ``HandlerInputs`` (llama.cpp's ``generation_params`` as the handlers read them,
+with the generation prompt the apply stage found). Output: ``HandlerParams``: the
+serialized PEG arena, GBNF grammar, laziness, triggers, preserved tokens, additional
+stops, format name, thinking tags and message delimiters -- what the handler's
+``common_chat_params_init_*`` returns beside the prompt.
+
+Each handler module declares a ``Handler``: the constant parts of its result as fields,
+the grammar policy as named rules (``include``/``lazy``), and ``build`` for the parser,
+written against ``HandlerPeg`` in llama.cpp's creation order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+from explorer.generator.builder import Arena
+from explorer.generator.params import GrammarTrigger
+from explorer.grammar.gbnf import emit_arena_grammar
+from explorer.grammar.json_schema import build_grammar
+from explorer.handlers.peg import HandlerPeg
+
+PEG_NATIVE = "peg-native"
+PEG_GEMMA4 = "peg-gemma4"
+PEG_MINIMAX_M3 = "peg-minimax-m3"
+
+
+@dataclass(frozen=True)
+class HandlerInputs:
+    """The request as a handler sees it (after the apply stage)."""
+
+    source: str  # the (patched) template source
+    tools: tuple[Mapping[str, Any], ...] | None = None  # OpenAI-compatible, normalised
+    tool_choice: str = "auto"
+    parallel_tool_calls: bool = False
+    reasoning_format: str = "deepseek"
+    enable_thinking: bool = True
+    json_schema: Mapping[str, Any] | None = None
+    generation_prompt: str = ""
+    continuation: str = "none"  # none, reasoning or content (resolved)
+
+    @property
+    def has_tools(self) -> bool:
+        return bool(self.tools)
+
+    @property
+    def wants_tools(self) -> bool:
+        return self.has_tools and self.tool_choice != "none"
+
+    @property
+    def required(self) -> bool:
+        return self.tool_choice == "required"
+
+    @property
+    def has_schema_object(self) -> bool:
+        """``!json_schema.is_null() && json_schema.is_object()`` (an empty object counts)."""
+        return isinstance(self.json_schema, Mapping)
+
+    @property
+    def has_nonempty_schema(self) -> bool:
+        """``json_schema.is_object() && !json_schema.empty()``."""
+        return isinstance(self.json_schema, Mapping) and len(self.json_schema) > 0
+
+    @property
+    def extract_reasoning(self) -> bool:
+        return self.reasoning_format != "none"
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return dict(self.json_schema or {})
+
+
+# --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
+
+Policy = Callable[[HandlerInputs, bool], bool]  # (inputs, has_response_format) -> bool
+
+
+def include_tools(i: HandlerInputs, rf: bool) -> bool:
+    return i.wants_tools
+
+
+def include_tools_or_format(i: HandlerInputs, rf: bool) -> bool:
+    return rf or i.wants_tools
+
+
+def lazy_tools_auto(i: HandlerInputs, rf: bool) -> bool:
+    return i.has_tools and i.tool_choice == "auto"
+
+
+def lazy_auto(i: HandlerInputs, rf: bool) -> bool:
+    return i.tool_choice == "auto"
+
+
+def lazy_unless_forced(i: HandlerInputs, rf: bool) -> bool:
+    """Lazy unless a response format or required tool calls force the grammar."""
+    return not (rf or (i.has_tools and i.required))
+
+
+def lazy_unless_required(i: HandlerInputs, rf: bool) -> bool:
+    return not i.required
+
+
+def lazy_auto_without_format(i: HandlerInputs, rf: bool) -> bool:
+    return not rf and i.tool_choice == "auto"
+
+
+def lazy_tools_unless_required(i: HandlerInputs, rf: bool) -> bool:
+    return i.has_tools and not i.required
+
+
+def word(value: str) -> GrammarTrigger:
+    return GrammarTrigger("WORD", value)
+
+
+def pattern(value: str) -> GrammarTrigger:
+    return GrammarTrigger("PATTERN", value)
+
+
+@dataclass(frozen=True)
+class Delimiter:
+    role: str
+    delimiter: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role, "delimiter": self.delimiter}
+
+
+def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
+    return tuple(Delimiter(r, d) for r, d in pairs)
+
+
+Dynamic = Union[Any, Callable[[HandlerInputs], Any]]
+
+
+def resolve(value: Dynamic, inputs: HandlerInputs) -> Any:
+    return value(inputs) if callable(value) else value
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One specialised handler, declared.
+
+    ``response_format``: which test of ``json_schema`` the handler uses ("object": any
+    object, "nonempty": a non-empty object). ``triggers_when_lazy_only``: the handler
+    sets triggers only for a lazy grammar (Qwen3-Coder). Fields typed ``Dynamic`` may be
+    a function of the inputs.
+    """
+
+    name: str
+    build: Callable[[HandlerPeg, HandlerInputs], int]
+    include: Policy
+    lazy: Policy
+    triggers: Dynamic = ()
+    format: str = PEG_NATIVE
+    preserved_tokens: Dynamic = ()
+    thinking_start_tag: Dynamic = ""
+    thinking_end_tags: Dynamic = ()
+    additional_stops: tuple[str, ...] = ()
+    message_delimiters: tuple[Delimiter, ...] = ()
+    response_format: str = "object"
+    triggers_when_lazy_only: bool = False
+    reference: str = ""  # llama.cpp source of the handler
+    note: str = ""
+
+    def has_response_format(self, inputs: HandlerInputs) -> bool:
+        return inputs.has_nonempty_schema if self.response_format == "nonempty" else inputs.has_schema_object
+
+    def params(self, inputs: HandlerInputs) -> "HandlerParams":
+        """The handler's parser, grammar and declared constants for these inputs."""
+        p = HandlerPeg()
+        arena = p.build(self.build(p, inputs))
+        rf = self.has_response_format(inputs)
+        grammar, lazy, triggers = "", False, ()
+        if self.include(inputs, rf):
+            lazy = self.lazy(inputs, rf)
+            grammar = build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+            if lazy or not self.triggers_when_lazy_only:
+                triggers = tuple(resolve(self.triggers, inputs))
+        return HandlerParams(
+            format=self.format,
+            arena=arena,
+            grammar=grammar,
+            grammar_lazy=lazy,
+            grammar_triggers=triggers,
+            preserved_tokens=tuple(resolve(self.preserved_tokens, inputs)),
+            additional_stops=self.additional_stops,
+            thinking_start_tag=resolve(self.thinking_start_tag, inputs),
+            thinking_end_tags=tuple(resolve(self.thinking_end_tags, inputs)),
+            message_delimiters=self.message_delimiters,
+        )
+
+
+@dataclass(frozen=True)
+class HandlerParams:
+    format: str
+    arena: Arena
+    grammar: str
+    grammar_lazy: bool
+    grammar_triggers: tuple[GrammarTrigger, ...]
+    preserved_tokens: tuple[str, ...]
+    additional_stops: tuple[str, ...]
+    thinking_start_tag: str
+    thinking_end_tags: tuple[str, ...]
+    message_delimiters: tuple[Delimiter, ...] = field(default=())
+
+    @property
+    def parser(self) -> str:
+        return self.arena.dumps()
+
+
+def tool_schema_name(name: str) -> str:
+    return f"tool-{name}-schema"
+
+
+def names(tools: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    return [t["function"]["name"] for t in tools or () if "function" in t]

@@ -1,0 +1,53 @@
+"""LFM2 and LFM2.5: ``<|tool_call_start|>[name(arg="v")]<|tool_call_end|>`` Python-style calls.
+
+Input: ``HandlerInputs``. Output: two ``Handler`` declarations (llama.cpp's
+``common/parsers/lfm2.cpp``); LFM2 also preserves its tool-list markers.
+"""
+
+from __future__ import annotations
+
+from explorer.handlers.base import Handler, HandlerInputs, include_tools_or_format, lazy_unless_forced, word
+from explorer.handlers.peg import HandlerPeg
+
+CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
+LIST_START, LIST_END = "<|tool_list_start|>", "<|tool_list_end|>"
+THINK_START, THINK_END = "<think>", "</think>"
+GEN_PROMPT = "<|im_start|>assistant\n"
+
+
+def build(p: HandlerPeg, i: HandlerInputs) -> int:
+    generation_prompt = p.literal(GEN_PROMPT)
+    end = p.end()
+    reasoning = p.eps()
+    # only templates that know <think> get reasoning extraction
+    if i.extract_reasoning and THINK_START in i.source:
+        reasoning = p.optional(p.cat(THINK_START, lambda: p.reasoning(p.until(THINK_END)), THINK_END))
+    if not i.wants_tools:
+        if i.has_schema_object:
+            response = p.content(p.schema(p.json(), "response-format-schema", i.schema))
+            return p.cat(generation_prompt, reasoning, response, end)
+        return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), end)
+    tool_calls = p.rule("tool-calls", p.trigger_rule("tool-call", p.cat(
+        lambda: p.literal(CALL_START),
+        lambda: p.python_style_tool_calls(list(i.tools or ()), i.parallel_tool_calls, True),
+        lambda: p.literal(CALL_END))))
+    content = p.content(p.until(CALL_START))
+    return p.cat(generation_prompt, reasoning, content, tool_calls, end)
+
+
+def _handler(name: str, tool_list_tokens: bool) -> Handler:
+    tokens = (CALL_START, CALL_END, THINK_START, THINK_END) + ((LIST_START, LIST_END) if tool_list_tokens else ())
+    return Handler(
+        name=name,
+        build=build,
+        include=include_tools_or_format,
+        lazy=lazy_unless_forced,
+        triggers=(word(CALL_START),),
+        preserved_tokens=tokens,
+        thinking_start_tag=THINK_START,
+        thinking_end_tags=(THINK_END,),
+        reference="common/parsers/lfm2.cpp",
+    )
+
+
+HANDLERS = (_handler("lfm2", True), _handler("lfm2.5", False))

@@ -1,0 +1,87 @@
+"""MiniCPM5: ``<think>`` reasoning and ``<function name="f"><param name="p">v</param></function>``.
+
+Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+``common/parsers/minicpm5.cpp``). String values may be wrapped in CDATA.
+"""
+
+from __future__ import annotations
+
+from explorer.grammar.schema import may_be_string
+from explorer.handlers.base import (
+    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
+)
+from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+
+
+def _string_value(p: HandlerPeg) -> int:
+    # CDATA lets a value hold </param>; only the inner text is captured
+    return p.choice([
+        p.cat(lambda: p.literal("<![CDATA["),
+              lambda: p.ac(p.cat(lambda: p.tool_arg_string_value(p.until("]]>")), lambda: p.literal("]]>")), "]]>"),
+              lambda: p.tool_arg_close(p.literal("</param>"))),
+        p.cat(lambda: p.negate(p.literal("<![CDATA[")),
+              lambda: p.ac(p.cat(lambda: p.tool_arg_string_value(p.until("</param>")),
+                                 lambda: p.tool_arg_close(p.literal("</param>"))), "</param>")),
+    ])
+
+
+def _function(p: HandlerPeg, fn: dict, string_value: int) -> int:
+    name = fn["name"]
+    _doc, props = tool_properties(fn)
+    arg_rules = []
+    for prop in props:
+        p.eps()  # value_parser's initial value
+        if may_be_string(prop.schema):
+            value = string_value
+        else:
+            value = p.cat(lambda prop=prop: p.tool_arg_value(
+                p.schema(p.json(), f"tool-{name}-arg-{prop.name}-schema", prop.schema)),
+                lambda: p.tool_arg_close(p.literal("</param>")))
+        arg_rules.append(p.tool_arg(p.cat(lambda prop=prop: p.tool_arg_open(p.cat(
+            lambda: p.literal('<param name="'), lambda: p.tool_arg_name(p.literal(prop.name)),
+            lambda: p.literal('">'))), value)))
+    args = p.eps()
+    if arg_rules:
+        args = p.zero_or_more(p.cat(lambda: p.choice(arg_rules), p.space))
+    return p.tool(p.shl(
+        lambda: p.tool_open(p.cat(lambda: p.literal('<function name="'), lambda: p.tool_name(p.literal(name)),
+                                  lambda: p.literal('">'))),
+        lambda: p.tool_args(args), lambda: p.tool_close(p.literal("</function>"))))
+
+
+def build(p: HandlerPeg, i: HandlerInputs) -> int:
+    generation_prompt = p.literal("<|im_start|>assistant\n")
+    reasoning = p.eps()
+    if i.extract_reasoning:
+        reasoning = p.cat(lambda: p.shl("<think>", lambda: p.reasoning(p.until("</think>")), "</think>"), p.space)
+    if i.has_nonempty_schema:
+        return p.cat(generation_prompt, reasoning,
+                     lambda: p.content(p.schema(p.json(), "response-format", i.schema)))
+    if i.wants_tools:
+        string_value = _string_value(p)
+        tool_choice = p.choice()
+        for tool in function_tools(i.tools):
+            tool_choice = p.choice([tool_choice, p.rule(f"tool-{tool['function']['name']}",
+                                                        _function(p, tool["function"], string_value))])
+        tool_calls = p.trigger_rule("tool-call", p.repeat(p.cat(tool_choice, p.space), 1,
+                                                          -1 if i.parallel_tool_calls else 1))
+        content = p.content(p.until("<function"))
+        return p.cat(generation_prompt, reasoning, content, tool_calls, p.end)
+    return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), p.end)
+
+
+HANDLER = Handler(
+    name="minicpm5",
+    build=build,
+    include=include_tools_or_format,
+    lazy=lazy_unless_forced,
+    triggers=(word("<function"),),
+    preserved_tokens=("<function", "<param", "</function>", "</param>", "<think>", "</think>"),
+    thinking_start_tag="<think>",
+    thinking_end_tags=("</think>",),
+    message_delimiters=delimiters(("assistant", "<|im_start|>assistant"),
+                                  ("tool", "<|im_start|>user\n<tool_response>"),
+                                  ("user", "<|im_start|>user"), ("system", "<|im_start|>system")),
+    response_format="nonempty",
+    reference="common/parsers/minicpm5.cpp",
+)

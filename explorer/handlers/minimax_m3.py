@@ -1,0 +1,137 @@
+"""MiniMax-M3: ``]<]minimax[>[``-prefixed XML tool calls with recursively expanded values.
+
+Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+``common/parsers/minimax-m3.cpp``); its output is mapped by the ``peg-minimax-m3``
+mapper (objects, arrays and items as nested tags).
+"""
+
+from __future__ import annotations
+
+from explorer.grammar.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
+from explorer.handlers.base import (
+    PEG_MINIMAX_M3, Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
+)
+from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+
+NS = "]<]minimax[>["
+THINK_START, THINK_END = "<mm:think>", "</mm:think>"
+FC_START, FC_END = NS + "<tool_call>", NS + "</tool_call>"
+INVOKE_END = NS + "</invoke>"
+TOOL_ARG_OBJECT, TOOL_ARG_ARRAY, TOOL_ARG_ITEM = "tool-arg-object", "tool-arg-array", "tool-arg-item"
+
+
+class _Values:
+    """The template's to_xml() expansion of argument values, as parsers."""
+
+    def __init__(self, p: HandlerPeg) -> None:
+        self.p = p
+
+    def element(self, tag: str, schema: SchemaNode, rule_name: str) -> int:
+        p = self.p
+        close = f"{NS}</{tag}>"
+        return p.rule(rule_name, p.tool_arg(p.cat(
+            lambda: p.tool_arg_open(p.cat(lambda: p.literal(NS + "<"), lambda: p.tool_arg_name(p.literal(tag)),
+                                          lambda: p.literal(">"))),
+            lambda: self.value(schema, rule_name, close))))
+
+    def value(self, schema: SchemaNode, rule_name: str, close: str) -> int:
+        p = self.p
+        close_tag = p.tool_arg_close(p.literal(close))
+        if may_be_string(schema):  # a union with a string alternative is a string
+            return p.ac(p.cat(lambda: p.tool_arg_string_value(p.until(close)), close_tag), close)
+        if isinstance(schema, AnyOfSchema):
+            choices = [self.value(alt, f"{rule_name}-{n}", close) for n, alt in enumerate(schema.children)]
+            return p.choice(choices)
+        if isinstance(schema, ObjectSchema) and schema.properties:
+            return p.cat(lambda: p.tag(TOOL_ARG_OBJECT, self.members(schema, rule_name)), p.space, close_tag)
+        if isinstance(schema, ArraySchema):
+            item_close = NS + "</item>"
+            item = p.rule(f"{rule_name}-item", p.tag(TOOL_ARG_ITEM, p.cat(
+                lambda: p.literal(NS + "<item>"), lambda: self.value(schema.items, f"{rule_name}-item", item_close))))
+            return p.cat(lambda: p.tag(TOOL_ARG_ARRAY, p.repeat(p.cat(p.space, item), 0, -1)), p.space, close_tag)
+        return p.cat(lambda: p.tool_arg_value(p.schema(p.json(), f"{rule_name}-schema", schema)), close_tag)
+
+    def members(self, obj: ObjectSchema, prefix: str) -> int:
+        """Required properties in schema order, then optional ones in any order."""
+        p = self.p
+        required, optional = [], []
+        for prop in obj.properties:
+            element = self.element(prop.name, prop.schema, f"{prefix}-{prop.name}")
+            (required if prop.required else optional).append(element)
+        members = p.eps()
+        for n, element in enumerate(required):
+            if n > 0:
+                members = p.cat(members, p.space)
+            members = p.sequence([members, element])
+        if optional:
+            any_optional = p.choice()
+            for element in optional:
+                any_optional = p.choice([any_optional, element])
+            members = p.cat(members, lambda: p.repeat(p.cat(p.space, any_optional), 0, -1))
+        return members
+
+
+def _invoke(p: HandlerPeg, fn: dict) -> int:
+    name = fn["name"]
+    doc, _props = tool_properties(fn)
+    body = p.eps()
+    if isinstance(doc.root, ObjectSchema):
+        body = _Values(p).members(doc.root, f"tool-{name}-arg")
+    return p.tool(p.cat(
+        lambda: p.tool_open(p.cat(lambda: p.literal(NS + '<invoke name="'), lambda: p.tool_name(p.literal(name)),
+                                  lambda: p.literal('">'))),
+        p.space, body, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
+
+
+def build(p: HandlerPeg, i: HandlerInputs) -> int:
+    generation_prompt = p.prefix(i.generation_prompt, THINK_START)
+    end = p.end()
+    reasoning = p.eps()
+    if i.extract_reasoning:
+        if i.enable_thinking:
+            block = p.cat(lambda: p.literal(THINK_START), p.space, lambda: p.ac(
+                p.cat(lambda: p.reasoning(p.until(THINK_END)), lambda: p.literal(THINK_END)), THINK_END))
+        else:
+            block = p.cat(lambda: p.literal(THINK_START), lambda: p.ac(
+                p.cat(lambda: p.until(THINK_END), lambda: p.literal(THINK_END)), THINK_END))
+        # a turn without reasoning starts with a bare </mm:think>
+        reasoning = p.optional(p.choice([block, p.literal(THINK_END)]))
+    if i.has_schema_object:
+        response = p.rule("response-format", p.cat(
+            lambda: p.literal("```json"), p.space,
+            lambda: p.content(p.schema(p.json(), "response-format-schema", i.schema)), p.space,
+            lambda: p.literal("```")))
+        return p.cat(generation_prompt, reasoning, response, end)
+    if not i.wants_tools:
+        return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), end)
+    tool_choice = p.choice()
+    for tool in function_tools(i.tools):
+        tool_choice = p.choice([tool_choice, p.rule(f"tool-{tool['function']['name']}", _invoke(p, tool["function"]))])
+    p.eps()  # tool_calls' initial value
+    if i.parallel_tool_calls:
+        tool_calls = p.trigger_rule("tool-call", p.cat(
+            lambda: p.literal(FC_START), p.space, tool_choice,
+            lambda: p.zero_or_more(p.cat(p.space, tool_choice)), p.space, lambda: p.literal(FC_END)))
+    else:
+        tool_calls = p.trigger_rule("tool-call", p.cat(
+            lambda: p.literal(FC_START), p.space, tool_choice, p.space, lambda: p.literal(FC_END)))
+    if not i.required:
+        tool_calls = p.optional(tool_calls)
+    content_before = p.content(p.until(FC_START))
+    return p.cat(generation_prompt, reasoning, content_before, tool_calls, end)
+
+
+HANDLER = Handler(
+    name="minimax-m3",
+    build=build,
+    include=include_tools_or_format,
+    lazy=lazy_unless_forced,
+    triggers=(word(FC_START),),
+    format=PEG_MINIMAX_M3,
+    preserved_tokens=(NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END),
+    thinking_start_tag=THINK_START,
+    thinking_end_tags=(THINK_END,),
+    message_delimiters=delimiters(("assistant", "]~b]ai"), ("user", "]~b]user"), ("tool", "]~b]tool"),
+                                  ("system", "]~b]developer"), ("system", "]~b]system")),
+    reference="common/parsers/minimax-m3.cpp",
+)

@@ -1,0 +1,292 @@
+"""The chat PEG builder the specialised handlers use, with llama.cpp's evaluation order.
+
+Input: builder calls as the handlers in llama.cpp's ``common/parsers/*.cpp`` make them.
+Output: parser ids in an arena whose serialization is byte-identical to llama.cpp's.
+
+``HandlerPeg`` extends the generator's ``ChatPeg`` with what only the handlers use: the
+tag helpers under their llama.cpp names, ``shl`` for C++ ``<<`` chains (left to right, a
+space parser made at each join), ``permute``, ``json_member``, the Python-literal value
+parsers and ``python_style_tool_calls``. Operands are ids, strings (literals made while
+joining) or thunks, as in ``PegBuilder.cat``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Union
+
+from explorer.generator.json_tools import (
+    CONTENT, REASONING, TOOL, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
+    TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg,
+)
+from explorer.grammar.gbnf import tool_parameters
+from explorer.grammar.schema import (
+    AllOfSchema, AnyOfSchema, AnySchema, ArraySchema, BooleanSchema, ConstSchema, EnumSchema, IntegerSchema,
+    NullSchema, NumberSchema, ObjectSchema, RefSchema, SchemaDocument, SchemaNode, SchemaProperty,
+    StringSchema, TupleSchema, schema_from_json,
+)
+
+Operand = Union[int, str, Callable[[], int]]
+
+MAX_PERMUTE = 6  # llama.cpp's COMMON_CHAT_MAX_PERMUTE
+
+# JSON value types, as llama.cpp's common_chat_schema::value_type
+T_NULL, T_BOOLEAN, T_NUMBER, T_INTEGER, T_STRING, T_ARRAY, T_OBJECT = (
+    "null", "boolean", "number", "integer", "string", "array", "object")
+ALL_TYPES = frozenset((T_NULL, T_BOOLEAN, T_NUMBER, T_INTEGER, T_STRING, T_ARRAY, T_OBJECT))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return T_NULL
+    if isinstance(value, bool):
+        return T_BOOLEAN
+    if isinstance(value, int):
+        return T_INTEGER
+    if isinstance(value, float):
+        return T_NUMBER
+    if isinstance(value, str):
+        return T_STRING
+    return T_ARRAY if isinstance(value, list) else T_OBJECT
+
+
+def value_types(node: SchemaNode, _visited: frozenset[int] = frozenset()) -> frozenset[str]:
+    """llama.cpp's ``common_chat_schema::value_types``: the JSON types a value may have."""
+    simple = {AnySchema: ALL_TYPES, NullSchema: {T_NULL}, BooleanSchema: {T_BOOLEAN},
+              NumberSchema: {T_NUMBER, T_INTEGER}, IntegerSchema: {T_INTEGER}, StringSchema: {T_STRING},
+              ArraySchema: {T_ARRAY}, TupleSchema: {T_ARRAY}, ObjectSchema: {T_OBJECT}}
+    for cls, types in simple.items():
+        if isinstance(node, cls):
+            return frozenset(types)
+    if isinstance(node, ConstSchema):
+        return frozenset({_json_type(node.value)})
+    if isinstance(node, EnumSchema):
+        return frozenset(_json_type(v) for v in node.values)
+    if isinstance(node, RefSchema):
+        target = node.target
+        if target is None or id(target) in _visited:
+            return frozenset()  # a cycle contributes no type
+        return value_types(target, _visited | {id(target)})
+    if isinstance(node, AnyOfSchema):
+        out: frozenset[str] = frozenset()
+        for child in node.children:
+            out |= value_types(child, _visited)
+        return out
+    if isinstance(node, AllOfSchema):
+        acc = ALL_TYPES
+        for child in node.children:
+            acc &= value_types(child, _visited)
+        return acc
+    return frozenset()
+
+
+def function_tools(tools: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """llama.cpp's ``foreach_function``: tools of type function that carry a function."""
+    return [t for t in tools or () if t.get("type") == "function" and "function" in t]
+
+
+def tool_properties(function: Mapping[str, Any]) -> tuple[SchemaDocument, tuple[SchemaProperty, ...]]:
+    """llama.cpp's ``foreach_parameter``: the parsed parameters document and its properties."""
+    doc = schema_from_json(tool_parameters(function))
+    props = doc.root.properties if isinstance(doc.root, ObjectSchema) else ()
+    return doc, props
+
+
+class HandlerPeg(ChatPeg):
+    """``common_chat_peg_builder`` as the specialised handlers call it."""
+
+    # --- tag helpers (llama.cpp's names) -------------------------------------------------
+
+    def reasoning(self, pid: int) -> int:
+        return self.tag(REASONING, pid)
+
+    def content(self, pid: int) -> int:
+        return self.tag(CONTENT, pid)
+
+    def tool(self, pid: int) -> int:
+        return self.tag(TOOL, pid)
+
+    def tool_open(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_OPEN, pid)
+
+    def tool_close(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_CLOSE, pid)
+
+    def tool_id(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_ID, pid)
+
+    def tool_name(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_NAME, pid)
+
+    def tool_args(self, pid: int) -> int:
+        return self.tag(TOOL_ARGS, pid)
+
+    def tool_arg(self, pid: int) -> int:
+        return self.tag(TOOL_ARG, pid)
+
+    def tool_arg_open(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_ARG_OPEN, pid)
+
+    def tool_arg_close(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_ARG_CLOSE, pid)
+
+    def tool_arg_name(self, pid: int) -> int:
+        return self.atomic_tag(TOOL_ARG_NAME, pid)
+
+    def tool_arg_value(self, pid: int) -> int:
+        return self.tag(TOOL_ARG_VALUE, pid)
+
+    def tool_arg_string_value(self, pid: int) -> int:
+        return self.tag(TOOL_ARG_STRING_VALUE, pid)
+
+    # --- C++ ``<<`` chains --------------------------------------------------------------
+
+    def _eval(self, op: Operand) -> int | str:
+        return op() if callable(op) else op
+
+    def shl(self, *ops: Operand) -> int:
+        """``a << b << c``: left to right (C++17), ``sequence(a, space, b)`` at each join.
+
+        A string operand becomes a literal inside the operator, after the other operand
+        was evaluated and before the space parser.
+        """
+        first = self._eval(ops[0])
+        second = self._eval(ops[1])
+        acc = self._lit(first)
+        val = self._lit(second)
+        acc = self.sequence([acc, self.space(), val])
+        for op in ops[2:]:
+            val = self._lit(self._eval(op))
+            acc = self.sequence([acc, self.space(), val])
+        return acc
+
+    # --- composite helpers -------------------------------------------------------------
+
+    def permute(self, prefix: str, parsers: Sequence[int]) -> int:
+        """Every order of ``parsers``, as rules ``prefix-<bitmask of the remaining>``."""
+        if not parsers:
+            return self.eps()
+        if len(parsers) == 1 or len(parsers) > MAX_PERMUTE:
+            return self.sequence(list(parsers))
+        cache: dict[int, int] = {}
+
+        def remaining_of(remaining: int) -> int:
+            if remaining == 0:
+                return self.eps()
+            if remaining in cache:
+                return cache[remaining]
+            alternatives = self.choice()
+            for i, parser in enumerate(parsers):
+                bit = 1 << i
+                if remaining & bit:
+                    alternatives = self.choice([alternatives, self.cat(parser, lambda r=remaining & ~bit: remaining_of(r))])
+            cache[remaining] = self.rule(f"{prefix}-{remaining}", alternatives)
+            return cache[remaining]
+
+        return remaining_of((1 << len(parsers)) - 1)
+
+    def json_member(self, key: str, pid: int) -> int:
+        ws = self.space()
+        return self.sequence([self.literal(f'"{key}"'), ws, self.literal(":"), ws, pid])
+
+    def double_quoted_string(self) -> int:
+        return self.rule_fn("double-quoted-string", lambda: self.sequence(
+            [self.literal('"'), self.string_content('"'), self.literal('"')]))
+
+    def single_quoted_string(self) -> int:
+        return self.rule_fn("single-quoted-string", lambda: self.sequence(
+            [self.literal("'"), self.string_content("'"), self.literal("'")]))
+
+    def python_string(self) -> int:
+        return self.rule_fn("python-string", lambda: self.choice(
+            [self.double_quoted_string(), self.single_quoted_string()]))
+
+    def python_bool(self) -> int:
+        return self.rule_fn("python-bool", lambda: self.choice([self.literal("True"), self.literal("False")]))
+
+    def python_null(self) -> int:
+        return self.rule_fn("python-none", lambda: self.literal("None"))
+
+    def _container(self, open_: str, close: str, body: int, ws: int) -> int:
+        return self.sequence([self.literal(open_), ws, self.choice(
+            [self.literal(close), self.sequence([body, ws, self.literal(close)])]), ws])
+
+    def python_dict(self) -> int:
+        def build() -> int:
+            ws = self.space()
+            member = self.sequence([self.python_string(), ws, self.literal(":"), ws, self.python_value()])
+            members = self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
+            return self._container("{", "}", members, ws)
+        return self.rule_fn("python-dict", build)
+
+    def python_array(self) -> int:
+        def build() -> int:
+            ws = self.space()
+            elements = self.sequence([self.python_value(), self.zero_or_more(
+                self.sequence([self.literal(","), ws, self.python_value()]))])
+            return self._container("[", "]", elements, ws)
+        return self.rule_fn("python-array", build)
+
+    def python_value(self) -> int:
+        return self.rule_fn("python-value", lambda: self.choice([
+            self.python_dict(), self.python_array(), self.python_string(), self.json_number(),
+            self.python_bool(), self.python_null()]))
+
+    def python_or_json_value(self) -> int:
+        """Python literals that also accept JSON's true/false/null (LFM2)."""
+        def build() -> int:
+            ws = self.space()
+            value = self.python_or_json_value()
+            member = self.sequence([self.python_string(), ws, self.literal(":"), ws, value])
+            members = self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
+            dict_ = self.rule_fn("python-or-json-dict", lambda: self._container("{", "}", members, ws))
+            elements = self.sequence([value, self.zero_or_more(self.sequence([self.literal(","), ws, value]))])
+            array = self.rule_fn("python-or-json-array", lambda: self._container("[", "]", elements, ws))
+            return self.choice([dict_, array, self.python_string(), self.json_number(), self.python_bool(),
+                                self.python_null(), self.json_bool(), self.json_null()])
+        return self.rule_fn("python-or-json-value", build)
+
+    def python_style_tool_calls(self, tools: Sequence[Mapping[str, Any]] | None, parallel: bool,
+                                allow_json_literals: bool) -> int:
+        """``[name(arg="v", n=1), ...]`` calls (LFM2)."""
+        if not tools:
+            return self.eps()
+        choices = self.choice()
+        for tool in tools:
+            if "function" not in tool:
+                continue
+            function = tool["function"]
+            name = function["name"]
+            params = tool_parameters(function)
+            args = self.eps()
+            props = params.get("properties") if isinstance(params, Mapping) else None
+            if props:
+                arg_choice = self.choice()
+                for prop_name, prop_def in props.items():
+                    is_string = isinstance(prop_def, Mapping) and prop_def.get("type") == "string"
+                    name_parser = self.literal(prop_name)
+                    self.eps()  # arg_value_parser's initial value, created as in llama.cpp
+                    string_value = self.tool_arg_value(self.choice([
+                        self.cat(lambda: self.literal('"'), lambda: self.string_content('"'), lambda: self.literal('"')),
+                        self.cat(lambda: self.literal("'"), lambda: self.string_content("'"), lambda: self.literal("'")),
+                    ]))
+                    if is_string:
+                        value = string_value
+                    else:
+                        value = self.tool_arg_value(
+                            self.python_or_json_value() if allow_json_literals else self.python_value())
+                    arg = self.tool_arg(self.cat(
+                        lambda: self.tool_arg_open(self.cat(lambda: self.tool_arg_name(name_parser),
+                                                            lambda: self.literal("="))),
+                        value, lambda: self.tool_arg_close(self.eps())))
+                    arg_choice = self.choice([arg_choice, arg])
+                args = self.cat(arg_choice, lambda: self.zero_or_more(self.cat(",", self.space, arg_choice)))
+            tool_parser = self.tool(self.cat(
+                lambda: self.tool_open(self.cat(lambda: self.tool_name(self.literal(name)), lambda: self.literal("("))),
+                self.space, lambda a=args: self.tool_args(a), self.space,
+                lambda: self.tool_close(self.literal(")"))))
+            choices = self.choice([choices, self.rule(f"tool-{name}", tool_parser)])
+        if parallel:
+            return self.cat("[", self.space, choices,
+                            lambda: self.zero_or_more(self.cat(",", self.space, choices)), self.space, "]")
+        return self.cat("[", self.space, choices, self.space, "]")

@@ -1,0 +1,196 @@
+"""The whole of llama.cpp's ``common_chat_templates_apply``: template + request -> chat params.
+
+Input: a chat template (text, ``CompiledTemplate`` or ``ChatTemplates`` pair) and an
+``explorer.apply.Request``. Output: ``ChatParams`` (frozen): format name, prompt,
+generation prompt, GBNF grammar and laziness, grammar triggers, preserved tokens, the
+serialized PEG parser, additional stops, thinking support and tags, message delimiters,
+and which handler built them and why.
+
+The route comes from ``explorer.routing``; the prompt and generation prompt from
+``explorer.apply``; then either a specialised handler (``explorer.handlers.registry``)
+or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from explorer.apply import Request, apply_request
+from explorer.apply.messages import tools_to_template_json
+from explorer.apply.templates import ChatTemplates, as_templates
+from explorer.generator.params import GrammarTrigger
+from explorer.handlers.base import Delimiter, HandlerInputs
+from explorer.handlers.registry import HANDLERS
+from explorer.render import FIXED_CLOCK, CompiledTemplate
+from explorer.routing import AUTOPARSER, RuleCheck, route_source
+
+_WS = " \t\n\v\f\r"
+
+
+@dataclass(frozen=True)
+class ChatParams:
+    """What ``common_chat_templates_apply`` returns, in the oracle's field names."""
+
+    handler: str  # as the oracle's routed.handler
+    why: str  # the substrings that decided the route
+    format: str
+    prompt: str
+    generation_prompt: str
+    grammar: str
+    grammar_lazy: bool
+    grammar_triggers: tuple[GrammarTrigger, ...]
+    preserved_tokens: tuple[str, ...]
+    parser: str  # the serialized PEG arena llama-server parses with
+    additional_stops: tuple[str, ...]
+    supports_thinking: bool
+    thinking_start_tag: str
+    thinking_end_tags: tuple[str, ...]
+    message_delimiters: tuple[Delimiter, ...] = ()
+    checks: tuple[RuleCheck, ...] = field(default=(), compare=False, repr=False)
+
+    def to_oracle_json(self) -> dict[str, Any]:
+        """The oracle's ``apply.*`` keys (timings, ids and exceptions aside)."""
+        return {
+            "format": self.format,
+            "generation_prompt": self.generation_prompt,
+            "prompt": self.prompt,
+            "grammar": self.grammar,
+            "grammar_lazy": self.grammar_lazy,
+            "grammar_triggers": [t.to_json() for t in self.grammar_triggers],
+            "preserved_tokens": list(self.preserved_tokens),
+            "additional_stops": list(self.additional_stops),
+            "supports_thinking": self.supports_thinking,
+            "thinking_start_tag": self.thinking_start_tag,
+            "thinking_end_tags": list(self.thinking_end_tags),
+            "message_delimiters": [d.to_json() for d in self.message_delimiters],
+            "parser": self.parser,
+        }
+
+
+def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
+    if handler == AUTOPARSER:
+        return "no specialised handler's substrings matched: the differential autoparser"
+    winner = checks[-1]
+    return f"{handler}: " + "; ".join(e.describe() for e in winner.evidence)
+
+
+def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
+    if caps is not None:
+        return caps
+    from explorer.caps import detect_caps
+
+    return detect_caps(compiled)
+
+
+def apply_template(
+    template: str | CompiledTemplate | ChatTemplates,
+    request: Request,
+    *,
+    caps: Any = None,
+    analysis: Any = None,
+    now: datetime = FIXED_CLOCK,
+) -> ChatParams:
+    """Route, render and build the parser exactly as llama.cpp does for this request.
+
+    ``caps``: the template's nine capability flags (detected when omitted).
+    ``analysis``: the autoparser analysis (a ``TemplateAnalysis`` or the oracle's
+    ``autoparser`` dict), computed when the route needs it and it is omitted.
+    """
+    templates = as_templates(template)
+    tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
+    compiled = templates.select(tools)
+    caps = _caps(compiled, caps)
+    handler, checks = route_source(compiled.source)
+    if handler == AUTOPARSER:
+        return _autoparser(templates, compiled, request, caps, analysis, now, checks)
+    applied = apply_request(templates, request, caps=caps, now=now)
+    spec = HANDLERS[handler]
+    inputs = HandlerInputs(
+        source=applied.source,
+        tools=applied.tools,
+        tool_choice=request.tool_choice,
+        parallel_tool_calls=request.parallel_tool_calls,
+        reasoning_format=request.reasoning_format,
+        enable_thinking=request.enable_thinking,
+        json_schema=request.json_schema,
+        generation_prompt=applied.generation_prompt,
+        continuation=applied.continuation,
+    )
+    out = spec.params(inputs)
+    return ChatParams(
+        handler=handler,
+        why=_why(checks, handler),
+        format=out.format,
+        prompt=applied.prompt,
+        generation_prompt=applied.generation_prompt,
+        grammar=out.grammar,
+        grammar_lazy=out.grammar_lazy,
+        grammar_triggers=out.grammar_triggers,
+        preserved_tokens=out.preserved_tokens,
+        parser=out.parser,
+        additional_stops=out.additional_stops,
+        supports_thinking=bool(applied.supports_thinking),
+        thinking_start_tag=out.thinking_start_tag,
+        thinking_end_tags=out.thinking_end_tags,
+        message_delimiters=out.message_delimiters,
+        checks=checks,
+    )
+
+
+def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict[str, Any]:
+    if analysis is None:
+        from explorer.analysis import analyze_template
+
+        analysis = analyze_template(compiled, caps, trace=False)
+    return analysis.to_oracle_json() if hasattr(analysis, "to_oracle_json") else dict(analysis)
+
+
+def _autoparser(
+    templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Any, analysis: Any,
+    now: datetime, checks: tuple[RuleCheck, ...],
+) -> ChatParams:
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+
+    data = _analysis_json(compiled, caps, analysis)
+    reasoning = data["reasoning"]
+    applied = apply_request(templates, request, caps=caps, reasoning=reasoning, now=now)
+    gen = generate_params(ParserSpec.from_oracle_json(data), GenerationRequest(
+        tools=list(applied.tools) if applied.tools else None,
+        tool_choice=request.tool_choice,
+        parallel_tool_calls=request.parallel_tool_calls,
+        reasoning_format=request.reasoning_format,
+        json_schema=request.json_schema,
+        generation_prompt=applied.generation_prompt,
+        enable_thinking=request.enable_thinking,
+    ))
+    supports = reasoning["mode"] != "NONE"
+    start_tag, end_tags = "", ()
+    if supports:
+        start_tag = reasoning.get("start", "").strip(_WS)
+        end = reasoning.get("end", "").strip(_WS)
+        end_tags = (end,) if end else ()
+    delims = []
+    if data.get("assistant_start"):
+        delims.append(Delimiter("assistant", data["assistant_start"]))
+    if data.get("user_start"):
+        delims.append(Delimiter("user", data["user_start"]))
+    return ChatParams(
+        handler=AUTOPARSER,
+        why=_why(checks, AUTOPARSER),
+        format="peg-native",
+        prompt=applied.prompt,
+        generation_prompt=applied.generation_prompt,
+        grammar=gen.grammar,
+        grammar_lazy=gen.grammar_lazy,
+        grammar_triggers=gen.grammar_triggers,
+        preserved_tokens=gen.preserved_tokens,
+        parser=gen.parser,
+        additional_stops=gen.additional_stops,
+        supports_thinking=supports,
+        thinking_start_tag=start_tag,
+        thinking_end_tags=end_tags,
+        message_delimiters=tuple(delims),
+        checks=checks,
+    )
