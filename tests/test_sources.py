@@ -253,6 +253,27 @@ def test_directory_with_chat_template_json_and_nothing(tmp_path):
         from_file(empty)
 
 
+def test_directory_with_only_gguf_files(tmp_path):
+    build_gguf(tmp_path / "model-Q8_0.gguf", templates=T_TOOLS, n_tokens=50)
+    (tmp_path / "mmproj-model-f16.gguf").write_bytes(b"not a model")
+    assert from_file(tmp_path).text == T_TOOLS
+
+
+def test_choose_gguf_skips_projectors_and_later_shards():
+    from explorer.sources.gguf import choose_gguf
+
+    files = [
+        ("mmproj-F16.gguf", 10),
+        ("Q8_0/model-Q8_0-00002-of-00003.gguf", 5),
+        ("Q8_0/model-Q8_0-00001-of-00003.gguf", 900),
+        ("model-Q4_K_M.gguf", 400),
+        ("README.md", 1),
+    ]
+    assert choose_gguf(files) == "model-Q4_K_M.gguf"
+    assert choose_gguf(files[:3]) == "Q8_0/model-Q8_0-00001-of-00003.gguf"
+    assert choose_gguf([("README.md", 1), ("mmproj.gguf", 2)]) is None
+
+
 # --- CLI specs -----------------------------------------------------------------------
 
 

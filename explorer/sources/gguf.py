@@ -7,7 +7,8 @@ template key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from explorer.errors import GGUFError, Location, SourceError
@@ -35,6 +36,24 @@ def where_in_gguf(where: str) -> Iterator[None]:
 def read_header_from(read: Callable[[], GGUFHeader], where: str) -> GGUFHeader:
     with where_in_gguf(where):
         return read()
+
+
+_SPLIT_RE = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
+
+
+def choose_gguf(files: Iterable[tuple[str, int | None]]) -> str | None:
+    """Which GGUF of a repo or folder to read: not a vision projector (``mmproj``), only
+    the first shard of a split model, then the smallest (all quants share the header)."""
+    candidates = []
+    for path, size in files:
+        name = path.rsplit("/", 1)[-1].lower()
+        if not name.endswith(".gguf") or "mmproj" in name:
+            continue
+        split = _SPLIT_RE.search(name)
+        if split and int(split.group(1)) != 1:
+            continue
+        candidates.append((size if size is not None else 1 << 62, path))
+    return min(candidates)[1] if candidates else None
 
 
 def gguf_variants(header: GGUFHeader) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from explorer.errors import SourceError
 from explorer.gguf_header import read_gguf_header, stream_from_bytes
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
-from explorer.sources.gguf import from_gguf_header, read_header_from
+from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,
@@ -131,7 +131,10 @@ def _from_directory(d: Path, variant: str | None) -> TemplateSource:
     if chat_json.is_file():
         source = from_json_text(read_text_file(chat_json), f"file {chat_json}", d.name, variant)
         return replace(source, bos_token=bos, eos_token=eos)
+    gguf = choose_gguf((f.name, f.stat().st_size) for f in d.glob("*.gguf") if f.is_file())
+    if gguf is not None:
+        return from_file(d / gguf, variant)
     raise SourceError(
         f"directory {d}: no chat template found (looked for tokenizer_config.json with "
-        "'chat_template', chat_template.jinja, chat_template.json)"
+        "'chat_template', chat_template.jinja, chat_template.json, *.gguf)"
     )

@@ -9,7 +9,6 @@ repo, from one GGUF header fetched by range requests. The network is ``explorer.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from explorer import hub
 from explorer.errors import FetchError
 from explorer.hub import HubRepo
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
-from explorer.sources.gguf import from_gguf_header, read_header_from
+from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,
@@ -62,7 +61,7 @@ def from_hub(
     if "chat_template.json" in paths:
         source = _hub_file(repo, "chat_template.json", display, variant)
         return replace(source, bos_token=bos, eos_token=eos)
-    gguf = _pick_gguf(repo)
+    gguf = choose_gguf((f.path, f.size) for f in repo.files)
     if gguf is not None:
         return _hub_file(repo, gguf, display, variant)
     if config_text is not None:
@@ -109,20 +108,3 @@ def _hub_jinja(
         text, origin, with_variant(display, chosen, names),
         names if multi else (), chosen if multi else None, bos, eos,
     )
-
-
-_SPLIT_RE = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
-
-
-def _pick_gguf(repo: HubRepo) -> str | None:
-    """The GGUF whose header to read: not a projector, first shard only, smallest."""
-    candidates = []
-    for f in repo.files:
-        name = f.path.lower()
-        if not name.endswith(".gguf") or "mmproj" in Path(name).name:
-            continue
-        split = _SPLIT_RE.search(name)
-        if split and int(split.group(1)) != 1:
-            continue
-        candidates.append((f.size if f.size is not None else 1 << 62, f.path))
-    return min(candidates)[1] if candidates else None
