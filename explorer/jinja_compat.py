@@ -26,6 +26,7 @@ from jinja2.runtime import Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
 from jinja2.utils import Namespace, _PassArg
 
+from explorer import jinja_compat_builtins as lb
 from explorer import jinja_compat_llama as ll
 from explorer.errors import RenderLimitError
 from explorer.jinja_compat_state import current, mark, mark_deep
@@ -248,10 +249,10 @@ def _budgeted_filter(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _hf_tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
                sort_keys: bool = False) -> str:
     if isinstance(indent, int) and indent > 0:
-        nodes, depth = ll._shape(x)
+        nodes, depth = ll.json_shape(x)
         current().check_size(nodes * depth * indent, "tojson output")
     elif isinstance(indent, str):
-        nodes, depth = ll._shape(x)
+        nodes, depth = ll.json_shape(x)
         current().check_size(nodes * depth * len(indent), "tojson output")
     out = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
     current().check_size(len(out), "tojson output")
@@ -293,7 +294,7 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         if isinstance(iterable, Undefined):
             return ()
         if isinstance(iterable, (dict, Namespace)):
-            iterable = ll._items(iterable) if pairs else [k for k, _ in ll._items(iterable)]
+            iterable = ll.items_of(iterable) if pairs else [k for k, _ in ll.items_of(iterable)]
         elif not isinstance(iterable, (list, tuple, range)):
             raise ll.LlamaError(f"Expected iterable or object type in for loop: got {ll.type_name(iterable)}")
         return super().jx_loop(iterable, pairs)
@@ -350,14 +351,14 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} is unsafe")
         if type(obj) is dict:  # the common case, kept short: built-in first, then the key
             if attribute in _OBJECT_BUILTINS:
-                return ll.bound_method(obj, attribute)
+                return lb.bound_method(obj, attribute)
             try:
                 return obj[attribute]
             except KeyError:
                 return self.undefined(name=attribute)
         if not _is_llama_value(obj):
             return super().getattr(obj, attribute)
-        method = ll.bound_method(obj, attribute)
+        method = lb.bound_method(obj, attribute)
         if method is not None:
             return method
         return self._lookup(obj, attribute)
@@ -377,7 +378,7 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             raise ll.LlamaError(f"Type: {ll.type_name(argument)} is not allowed as object key")
         val = self._lookup(obj, argument)
         if isinstance(val, Undefined) and isinstance(argument, str):
-            method = ll.bound_method(obj, argument)
+            method = lb.bound_method(obj, argument)
             if method is not None:
                 return method
         return val
@@ -389,7 +390,7 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             except (KeyError, TypeError):
                 return self.undefined(name=str(key))
         if isinstance(obj, Namespace):
-            return dict(ll._items(obj)).get(key, self.undefined(name=str(key)))
+            return dict(ll.items_of(obj)).get(key, self.undefined(name=str(key)))
         if isinstance(obj, (list, tuple, str)):
             if isinstance(key, int):
                 if isinstance(obj, str):
@@ -422,7 +423,7 @@ class LlamaStatsSandbox(LlamaSandbox):
     def getattr(self, obj: Any, attribute: str) -> Any:
         if attribute[:2] != "__" and _is_llama_value(obj):
             mark(obj, attribute)
-            method = ll.bound_method(obj, attribute)
+            method = lb.bound_method(obj, attribute)
             if method is not None:
                 return method
             val = self._lookup(obj, attribute)
@@ -453,7 +454,7 @@ def _mark_access(obj: Any, prop: Any, val: Any) -> None:
         mark(obj)
 
 
-_OBJECT_BUILTINS = frozenset(ll.BUILTINS["Object"])
+_OBJECT_BUILTINS = frozenset(lb.BUILTINS["Object"])
 
 
 def _is_num(v: Any) -> bool:
@@ -473,7 +474,7 @@ def _toobject(*args: Any, **kwargs: Any) -> Namespace:
     if args:
         first = args[0]
         if isinstance(first, (dict, Namespace)):
-            items.update(ll._items(first))
+            items.update(ll.items_of(first))
         elif isinstance(first, (list, tuple)):
             for pair in first:
                 if not isinstance(pair, (list, tuple)) or len(pair) != 2:
@@ -492,22 +493,22 @@ def _toobject(*args: Any, **kwargs: Any) -> Namespace:
 
 
 def _llama_dict(*args: Any, **kwargs: Any) -> dict:
-    return dict(ll._items(_toobject(*args, **kwargs)))
+    return dict(ll.items_of(_toobject(*args, **kwargs)))
 
 
 def _llama_filter(name: str) -> Callable[..., Any]:
-    return runtime_only(ll.make_filter(name))
+    return runtime_only(lb.make_filter(name))
 
 
 def _stats_filter(name: str) -> Callable[..., Any]:
-    resolved = ll.FILTER_ALIASES.get(name, name)
-    inner = ll.make_filter(name)
+    resolved = lb.FILTER_ALIASES.get(name, name)
+    inner = lb.make_filter(name)
 
     @jinja2.pass_context
     def stats_filter(_context: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
         if resolved == "tojson" or (resolved == "string" and isinstance(value, (list, tuple, dict))):
             mark_deep(value)
-        if not (resolved in ll._COERCED and not isinstance(value, (str, Undefined))):
+        if not (resolved in lb.COERCED_FILTERS and not isinstance(value, (str, Undefined))):
             mark(value, resolved)
         return inner(value, *args, **kwargs)
 
@@ -515,10 +516,10 @@ def _stats_filter(name: str) -> Callable[..., Any]:
 
 
 def _stats_test(name: str) -> Callable[..., Any]:
-    inner = ll.TESTS.get(name) or _unknown_test(name)
+    inner = lb.TESTS.get(name) or _unknown_test(name)
 
     def stats_test(value: Any, *args: Any) -> Any:
-        if name in ll.TESTS:
+        if name in lb.TESTS:
             mark(value, "test_is_" + name)
         return inner(value, *args)
 
@@ -550,7 +551,7 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         env.tests = _AnyName(_stats_test)
     else:
         tests = _AnyName(_unknown_test)
-        tests.update(ll.TESTS)
+        tests.update(lb.TESTS)
         env.tests = tests
     env.globals.clear()
     env.globals.update(
