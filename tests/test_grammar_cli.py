@@ -56,6 +56,17 @@ def test_text_output_is_the_grammar_and_tools_file_is_read(hermes_file, tmp_path
     assert any(line.startswith("root ::= ") and "tool-call" in line for line in grammar.splitlines())
 
 
+def test_specialized_route_is_noted(tmp_path, capsys) -> None:
+    path = tmp_path / "functionary.jinja"
+    path.write_text("{%- for m in messages %}{{ '>>>all\\n' + m.content }}{% endfor %}"
+                    "{# >>>${recipient} #}{% if add_generation_prompt %}>>>{% endif %}", encoding="utf-8")
+    assert main(["grammar", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "functionary-v3.2" in captured.err
+    out = json.loads(captured.out)
+    assert out["grammar_triggers"] == [{"type": "PATTERN", "value": ">>>(?!all)", "token": -1}]
+
+
 def test_no_tools_prints_no_grammar_note(hermes_file, capsys) -> None:
     assert main(["grammar", str(hermes_file), "--no-tools"]) == 0
     captured = capsys.readouterr()
@@ -72,8 +83,9 @@ def test_errors_exit_1_with_a_message(hermes_file, tmp_path, capsys) -> None:
 
 
 @requires_oracle
-def test_end_to_end_matches_the_oracle_for_every_autoparser_template() -> None:
-    """Analysis (explorer.analysis) + generation prompt (explorer.apply) + generator."""
+def test_end_to_end_matches_the_oracle_for_every_template() -> None:
+    """Routing + analysis (explorer.analysis) + generation prompt (explorer.apply) +
+    generator (autoparser or specialized handler), for all 70 templates x 2."""
     from explorer.cli.grammar import generate_for_template
 
     total, mismatches = 0, []
@@ -81,16 +93,15 @@ def test_end_to_end_matches_the_oracle_for_every_autoparser_template() -> None:
         if path.name == "INDEX.json":
             continue
         data = json.loads(path.read_text("utf-8"))
-        if data["routed"]["handler"] != "autoparser":
-            continue
         text = (ORACLE / "templates" / data["template"]).read_text("utf-8")
         for key, applied in data["apply"].items():
             total += 1
             args = argparse.Namespace(no_tools=False, tools=None, json_schema=None, tool_choice="auto",
                                       parallel_tool_calls=True, thinking=key == "thinking_true",
                                       reasoning_format="deepseek")
-            out, _handler = generate_for_template(text, args)
+            out, handler = generate_for_template(text, args)
+            assert handler == data["routed"]["handler"]
             mismatches += [f"{path.stem}/{key}/{k}" for k, v in out.items() if v != applied[k]]
     print(f"end to end: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; first: {mismatches[:5]}")
-    assert total == 88
+    assert total == 140
     assert not mismatches

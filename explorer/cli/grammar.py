@@ -106,8 +106,10 @@ def _stage(module: str, what: str) -> Any:
 
 
 def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """Analyse, apply and generate; returns the apply keys and the routed handler."""
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    """Analyse, apply and generate as llama.cpp routes the template; returns the apply
+    keys and the routed handler."""
+    from explorer.generator import GenerationRequest, ParserSpec
+    from explorer.generator.handlers import generate_for_route
     from explorer.render import compile_template
 
     analysis_mod = _stage("explorer.analysis", "analysis")
@@ -129,18 +131,18 @@ def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str
         json_schema=json_schema,
     )
     gen_prompt = apply_mod.generation_prompt(text, request, caps=caps)
-    params = generate_params(ParserSpec.from_oracle_json(analysis), GenerationRequest(
+    handler = routing.route(text, caps).handler
+    params = generate_for_route(handler, ParserSpec.from_oracle_json(analysis), GenerationRequest(
         tools=tools, tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls,
         reasoning_format=args.reasoning_format, json_schema=json_schema, generation_prompt=gen_prompt,
-        enable_thinking=args.thinking))
-    return params.to_json(), routing.route(text, caps).handler
+        enable_thinking=args.thinking), source)
+    return params.to_json(), handler
 
 
 def run(args: argparse.Namespace) -> int:
     out, handler = generate_for_template(_template_text(args.template), args)
     if handler != "autoparser":
-        print(f"note: llama.cpp routes this template to its '{handler}' handler; this is the parser the "
-              "autoparser would generate, not the one llama.cpp uses", file=sys.stderr)
+        print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
     elif out["grammar"]:

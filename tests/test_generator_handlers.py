@@ -1,0 +1,160 @@
+"""Specialized handlers (llama.cpp common/parsers/): parser, grammar and triggers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import ORACLE, requires_oracle
+from explorer.errors import AnalysisError
+from explorer.generator import GenerationRequest
+from explorer.generator.handlers import HANDLERS, generate_for_handler, generate_for_route
+from explorer.generator.handlers.qwen3_coder import permute
+from explorer.generator.json_tools import ChatPeg
+from explorer.grammar.check import check_grammar
+
+FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
+                                     "when": {"type": ["string", "null"]}},
+    "required": ["city", "days"]}}}]
+QWEN35_SOURCE = "{{ '<think>' }}<tool_call><function=<parameter="
+
+
+def _rules(grammar: str) -> dict[str, str]:
+    return dict(line.split(" ::= ", 1) for line in grammar.splitlines())
+
+
+def test_every_oracle_route_has_a_handler() -> None:
+    assert set(HANDLERS) == {
+        "qwen3-coder", "gpt-oss", "ministral-3", "deepseek-v3.2/v4", "kimi-k2", "kimi-k3", "gemma4",
+        "gemma4(outdated-template-workarounds)", "lfm2", "lfm2.5", "cohere2moe", "gigachat-v3",
+        "functionary-v3.2", "ling3", "minicpm5", "muse-glimmer", "minimax-m3",
+    }
+    with pytest.raises(AnalysisError, match="no port"):
+        generate_for_handler("nonesuch", GenerationRequest(), "")
+    with pytest.raises(AnalysisError):
+        generate_for_route("autoparser", None, GenerationRequest(), "")
+
+
+def test_permute_builds_one_rule_per_remaining_subset() -> None:
+    p = ChatPeg()
+    a, b = p.literal("a"), p.literal("b")
+    root = permute(p, "args", [a, b])
+    arena = p.build(root)
+    assert set(arena.rules) == {"args-3", "args-2", "args-1"}
+
+
+def test_qwen3_coder_required_arguments_in_any_order() -> None:
+    out = generate_for_handler("qwen3-coder", GenerationRequest(tools=TOOLS, tool_choice="required"), QWEN35_SOURCE)
+    assert not out.grammar_lazy and out.preserved_tokens[-2:] == ("<think>", "</think>")
+    call = ("<tool_call>\n<function=get_weather>\n<parameter=days>\n3\n</parameter>\n"
+            "<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>")
+    swapped, bad_int = check_grammar(out.grammar, ["<|im_start|>assistant\n" + call,
+                                                   "<|im_start|>assistant\n" + call.replace("\n3\n", "\nthree\n")])
+    assert "tool-get-weather-args-3" in _rules(out.grammar)
+    assert swapped.accepted, swapped.message
+    assert not bad_int.accepted
+
+
+def test_qwen3_coder_without_think_triggers_on_function_openers() -> None:
+    out = generate_for_handler("qwen3-coder", GenerationRequest(tools=TOOLS), "<tool_call><function=<parameter=")
+    assert [t.value for t in out.grammar_triggers] == ["<tool_call>", "<function=get_weather>"]
+    assert "tool-call-first" in json.loads(out.parser)["rules"]
+
+
+def test_deepseek_thinking_flag_changes_the_parser() -> None:
+    source = "dsml_token DSML function_calls"
+    on = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS, enable_thinking=True), source)
+    off = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS, enable_thinking=False), source)
+    assert on.parser != off.parser
+    assert on.grammar_triggers[0].value == "<｜DSML｜function_calls>"
+    v4 = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS), "dsml_token DSML tool_calls")
+    assert v4.grammar_triggers[0].value == "<｜DSML｜tool_calls>"
+
+
+def test_gpt_oss_response_format_is_an_eager_grammar() -> None:
+    out = generate_for_handler("gpt-oss", GenerationRequest(json_schema={"type": "object"}), "<|channel|>")
+    assert out.grammar and not out.grammar_lazy
+    assert "response-format ::=" in out.grammar
+
+
+def test_content_only_requests_have_no_grammar() -> None:
+    for name in ("ministral-3", "kimi-k2", "gemma4", "minimax-m3"):
+        out = generate_for_handler(name, GenerationRequest(), "")
+        assert out.grammar == "" and not out.grammar_triggers, name
+
+
+# --- llama.cpp's own outputs -------------------------------------------------------------
+
+
+def _fixtures() -> dict[str, dict]:
+    found = {}
+    for path in FIXTURES.glob("*/*.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                found[row["id"]] = row
+    return found
+
+
+def _source(name: str) -> str:
+    from explorer.routing import patch_source
+
+    return patch_source((ORACLE / "templates" / name).read_text("utf-8"))
+
+
+@requires_oracle
+def test_specialized_templates_match_the_oracle_apply() -> None:
+    total, mismatches = 0, []
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name == "INDEX.json":
+            continue
+        data = json.loads(path.read_text("utf-8"))
+        handler = data["routed"]["handler"]
+        if handler == "autoparser":
+            continue
+        inputs = data["inputs"]
+        for key, applied in data["apply"].items():
+            total += 1
+            req = GenerationRequest(tools=inputs["tools"], tool_choice=inputs["tool_choice"],
+                                    parallel_tool_calls=inputs["parallel_tool_calls"],
+                                    reasoning_format=inputs["reasoning_format"],
+                                    generation_prompt=applied["generation_prompt"],
+                                    enable_thinking=key == "thinking_true")
+            got = generate_for_handler(handler, req, _source(data["template"])).to_json()
+            mismatches += [f"{path.stem}/{key}/{k}" for k in ("parser", "grammar", "grammar_lazy",
+                                                              "grammar_triggers", "preserved_tokens",
+                                                              "additional_stops", "generation_prompt")
+                           if got[k] != applied[k]]
+    print(f"specialized apply: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
+          f"first mismatches: {mismatches[:5]}")
+    assert total == 52
+    assert not mismatches
+
+
+@requires_oracle
+def test_specialized_parse_rows_match_the_oracle() -> None:
+    fixtures = _fixtures()
+    total, mismatches, sources = 0, [], {}
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for line in path.read_text("utf-8").splitlines():
+            row = json.loads(line)
+            if row["handler"] == "autoparser":
+                continue
+            total += 1
+            if row["template"] not in sources:
+                sources[row["template"]] = _source(row["template"])
+            req = GenerationRequest(tools=fixtures[row["id"]].get("tools"),
+                                    parallel_tool_calls=row["parallel_tool_calls"],
+                                    generation_prompt=row["generation_prompt"],
+                                    enable_thinking=bool(row["enable_thinking"]))
+            got = generate_for_handler(row["handler"], req, sources[row["template"]]).to_json()
+            mismatches += [f"{row['id']}/{k}" for k in ("parser", "grammar", "grammar_lazy", "preserved_tokens",
+                                                        "additional_stops") if got[k] != row[k]]
+    print(f"specialized parse rows: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
+          f"first mismatches: {mismatches[:5]}")
+    assert total == 285
+    assert not mismatches
