@@ -117,7 +117,7 @@ def dialect() -> str:
     return st.session_state.get(DIALECT_KEY, "llama.cpp")
 
 
-@st.cache_resource(show_spinner="Loading template…", max_entries=64)
+@st.cache_resource(show_spinner="Loading template…", max_entries=64, ttl=3600)
 def _load_source(key: tuple[Any, ...], _request: ui.SourceRequest) -> Any:
     return _request.load()
 
