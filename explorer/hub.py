@@ -226,6 +226,8 @@ def _bounded_get(
         headers["Range"] = f"bytes={start}-{start + length - 1}"
     with _hub_errors(where, timeout):
         with get_session().stream("GET", url, headers=headers, timeout=timeout) as resp:
+            if resp.status_code == 416 and byte_range is not None:
+                return b""  # the range starts past the end: the file is shorter
             if resp.status_code >= 400:
                 resp.read()
                 hf_raise_for_status(resp)

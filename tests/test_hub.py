@@ -301,3 +301,23 @@ def test_hf_endpoint_environment_variable_in_a_subprocess(fake, tmp_path):
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [T_RAG, "rag", ["default", "rag", "tool_use"]]
     assert any(path.endswith("additional_chat_templates/rag.jinja") for _, path, _ in fake.requests)
+
+
+def test_range_past_the_end_of_an_unsized_file_is_the_end(fake, gguf_file, monkeypatch):
+    # Without a known size, reading goes on until the server answers 416.
+    import huggingface_hub
+
+    data = gguf_file.path.read_bytes()[: gguf_file.kv_end // 2]
+    fake.add_repo("acme/cut-GGUF", {"cut.gguf": data})
+    repo = hub.repo_snapshot("acme/cut-GGUF", endpoint=fake.url)
+    unsized = dataclasses.replace(repo, files=tuple(hub.HubFile(f.path, None) for f in repo.files))
+    real = huggingface_hub.get_hf_file_metadata
+    monkeypatch.setattr(
+        huggingface_hub,
+        "get_hf_file_metadata",
+        lambda *a, **k: dataclasses.replace(real(*a, **k), size=None),
+    )
+    remote = hub.read_remote_gguf_header(unsized, "cut.gguf", first_chunk=64 * 1024)
+    assert remote.file_size is None
+    assert remote.header.stop_reason == "truncated"
+    assert remote.bytes_fetched == len(data)
