@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.diff import DiffSplit, DiffStep, calculate_diff_split, trace_diff
+from explorer.diff import DiffSplit, DiffStep, DiffTrace, calculate_diff_split, trace_diff
 from explorer.errors import ExplorerError
 from explorer.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
 from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, render
@@ -48,6 +48,7 @@ class _Run:
     output_a: str | None = None
     output_b: str | None = None
     diff: DiffSplit | None = None
+    traced: DiffTrace | None = None
     error: ProbeFailure | None = None
     fields: list[tuple[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -101,7 +102,11 @@ class ProbeSession:
                 run.output_b = output
         if run.error is not None or run.output_a is None or run.output_b is None:
             return None
-        run.diff = calculate_diff_split(run.output_a, run.output_b)
+        if self.trace:
+            run.traced = trace_diff(run.output_a, run.output_b)
+            run.diff = run.traced.final
+        else:
+            run.diff = calculate_diff_split(run.output_a, run.output_b)
         return Comparison(run.diff, run.output_a, run.output_b)
 
     def record(self, probe: str, field_name: str, value: Any) -> None:
@@ -172,10 +177,9 @@ class ProbeSession:
         steps: tuple[DiffStep, ...] = ()
         naive = None
         diff = run.diff
-        if diff is not None and self.trace and run.output_a is not None and run.output_b is not None:
-            traced = trace_diff(run.output_a, run.output_b)
-            steps = tuple(DiffStep(s.name, s.detail, _decode_split(s.split)) for s in traced.steps)
-            naive = _decode_split(traced.naive)
+        if run.traced is not None:
+            steps = tuple(DiffStep(s.name, s.detail, _decode_split(s.split)) for s in run.traced.steps)
+            naive = _decode_split(run.traced.naive)
         return Probe(
             name=run.spec.name,
             purpose=run.spec.purpose,
