@@ -74,7 +74,7 @@ def from_hub(
 
 
 def _hub_where(repo: HubRepo, path: str) -> str:
-    return f"hf:{repo.ref()}@{repo.commit[:12]} {path}"
+    return f"hf:{repo.ref()} {path} (commit {repo.commit[:12]})"
 
 
 def _hub_file(repo: HubRepo, path: str, display: str, variant: str | None) -> TemplateSource:
