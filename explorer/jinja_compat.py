@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Iterator
 import jinja2
 from jinja2 import nodes
 from jinja2.ext import Extension
-from jinja2.runtime import Undefined
+from jinja2.runtime import LoopContext, Macro, Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
 from jinja2.utils import Namespace, _PassArg
 
@@ -32,6 +32,9 @@ from explorer.errors import RenderLimitError
 from explorer.jinja_compat_state import current, mark, mark_deep
 
 DIALECTS = ("llama.cpp", "transformers")
+
+# Template global holding each macro's number of parameters without a default.
+MACRO_TABLE = "_jx_macro_required"
 
 # A list this long is iterated through a generator that re-checks the deadline.
 _GUARDED_LOOP_LEN = 10_000
@@ -70,6 +73,7 @@ class _Rewriter:
 
     def __init__(self, mark_names: bool) -> None:
         self.mark_names = mark_names
+        self.macro_required: dict[str, int] = {}
 
     def visit(self, node: nodes.Node) -> nodes.Node:
         for field in node.fields:
@@ -81,6 +85,8 @@ class _Rewriter:
         return self.rewrite(node)
 
     def rewrite(self, node: nodes.Node) -> nodes.Node:
+        if isinstance(node, nodes.Macro):
+            self.macro_required[node.name] = len(node.args) - len(node.defaults)
         if isinstance(node, nodes.For):
             pairs = nodes.Const(isinstance(node.target, nodes.Tuple))
             node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
@@ -290,6 +296,12 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
 
     intercepted_binops = frozenset({"+", "*", "%"})
 
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        if isinstance(__obj, Macro):
+            required = __context.get(MACRO_TABLE, {}).get(__obj.name, 0)
+            args, kwargs = _bind_like_llama(__obj, required, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
+
     def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
         if isinstance(iterable, Undefined):
             return ()
@@ -349,6 +361,8 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     def getattr(self, obj: Any, attribute: str) -> Any:
         if attribute[:2] == "__":
             raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} is unsafe")
+        if isinstance(obj, LoopContext) and attribute not in _LOOP_FIELDS:
+            return self.undefined(name=attribute)  # llama.cpp's loop object has no cycle(), depth...
         if type(obj) is dict:  # the common case, kept short: built-in first, then the key
             if attribute in _OBJECT_BUILTINS:
                 return lb.bound_method(obj, attribute)
@@ -455,6 +469,21 @@ def _mark_access(obj: Any, prop: Any, val: Any) -> None:
 
 
 _OBJECT_BUILTINS = frozenset(lb.BUILTINS["Object"])
+_LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "previtem", "nextitem"})
+
+
+def _bind_like_llama(
+    macro: Macro, required: int, args: tuple, kwargs: dict[str, Any]
+) -> tuple[tuple, dict[str, Any]]:
+    """llama.cpp's bind_parameters: too few arguments is an error, extra ones are ignored."""
+    names = macro.arguments
+    if len(args) + len(kwargs) < required:
+        raise ll.LlamaError(f"Not enough arguments provided to '{macro.name}'")
+    if not macro.catch_varargs:
+        args = args[: len(names)]
+    if not macro.catch_kwargs:
+        kwargs = {k: v for k, v in kwargs.items() if k in names or k == "caller"}
+    return args, kwargs
 
 
 def _is_num(v: Any) -> bool:
@@ -598,6 +627,8 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) ->
     tree = env.parse(source)
     if isinstance(env, LlamaSandbox):
         check_llama_support(tree, source)
-    _Rewriter(mark_names=stats).visit(tree)
+    rewriter = _Rewriter(mark_names=stats)
+    rewriter.visit(tree)
     code = env.compile(tree, filename="<template>")
-    return env.template_class.from_code(env, code, env.make_globals(None), None)
+    template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})
+    return env.template_class.from_code(env, code, template_globals, None)

@@ -9,6 +9,7 @@ the same call.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any, Callable
 
@@ -208,6 +209,37 @@ def _indent(v: Any, *args: Any, **kwargs: Any) -> str:
     return out
 
 
+_DIGITS36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+_FLOAT_PREFIX = re.compile(
+    r"[ \t\n\v\f\r]*([+-]?(?:inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?))", re.IGNORECASE
+)
+
+
+def _stoi(text: str, base: int) -> int:
+    """C++ std::stoi: skip whitespace, read the longest valid prefix, throw if none or too big."""
+    i = 0
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    sign = 1
+    if i < len(text) and text[i] in "+-":
+        sign = -1 if text[i] == "-" else 1
+        i += 1
+    rest = text[i:].lower()
+    if base in (0, 16) and rest.startswith("0x") and len(rest) > 2 and rest[2] in _DIGITS36[:16]:
+        rest, base = rest[2:], 16
+    elif base == 0:
+        base = 8 if rest.startswith("0") else 10
+    n = 0
+    while n < len(rest) and rest[n] in _DIGITS36[:base]:
+        n += 1
+    if n == 0:
+        raise ValueError("no digits")
+    value = sign * int(rest[:n], base)
+    if not -(2**31) <= value < 2**31:
+        raise ValueError("out of range")
+    return value
+
+
 def _str_int(v: Any, default: Any = _MISSING, base: Any = 10) -> int:
     base = 10 if isinstance(base, Undefined) else int(base)
     if base != 0 and not 2 <= base <= 36:
@@ -215,16 +247,17 @@ def _str_int(v: Any, default: Any = _MISSING, base: Any = 10) -> int:
     if not isinstance(v, str):
         raise LlamaError("int() first argument must be a string")
     try:
-        return int(v.strip().split()[0] if v.strip() else v, base)
-    except (ValueError, IndexError):
+        return _stoi(v, base)
+    except ValueError:
         return 0 if isinstance(default, Undefined) else int(default)
 
 
 def _str_float(v: str, default: Any = _MISSING) -> float:
-    try:
-        return float(v)
-    except ValueError:
+    """C++ std::stod: the longest numeric prefix, else the default."""
+    m = _FLOAT_PREFIX.match(v)
+    if m is None:
         return 0.0 if isinstance(default, Undefined) else float(default)
+    return float(m.group(1))
 
 
 def _slice(v: Any, *args: Any) -> Any:

@@ -124,6 +124,10 @@ DIFFERENCES = [
     ("{{ '%s!' % 'hi' }}", TemplateRuntimeError, "hi!"),
     ("{{ 2 ** 3 }}", TemplateSyntaxError, "8"),
     ("{% with a = 1 %}{{ a }}{% endwith %}", TemplateSyntaxError, "1"),
+    ("{{ '3.5' | int }} {{ ' 42abc' | int }} {{ '2.5kg' | float }}", "3 42 2.5", "3 0 0.0"),
+    ("{% macro f(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ f(1, 2, 3) }}{{ f(1, 2, c=3) }}", "1212", TemplateRuntimeError),
+    ("{% macro f(a, b) %}{{ a }}{% endmacro %}{{ f(1) }}", TemplateRuntimeError, "1"),
+    ("{% for i in [1, 2] %}{{ loop.cycle('a', 'b') }}{% endfor %}", TemplateRuntimeError, "ab"),
 ]
 
 
