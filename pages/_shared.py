@@ -37,6 +37,7 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {
     "explorer.chat_output": ("analyse_output",),
     "explorer.generator": ("generate_params", "ParserSpec", "GenerationRequest"),
     "explorer.peg.arena": ("load_arena",),
+    "explorer.handlers": ("apply_template",),
     "explorer.streaming": ("stream", "char_chunks"),
     "explorer.grammar.check": ("check_grammar",),
     "explorer.apply": ("apply_request", "standard_request", "classify_reasoning_prefill"),
@@ -131,11 +132,17 @@ def load_source(request: ui.SourceRequest) -> Any:
 def _compile(sha256: str, dialect_name: str, _text: str) -> Any:
     from explorer.render import compile_template
 
-    return compile_template(_text, dialect=dialect_name)
+    routing_mod = stage("explorer.routing")
+    # llama.cpp patches a few templates' text when it loads them; everything after sees the patch
+    text = routing_mod.patch_source(_text) if routing_mod and hasattr(routing_mod, "patch_source") else _text
+    return compile_template(text, dialect=dialect_name)
 
 
 def compiled(source: Any) -> Any:
-    """The CompiledTemplate (holds a jinja2 object, so cache_resource on sha256 + dialect)."""
+    """The CompiledTemplate of the text llama.cpp compiles (its init-time patches applied).
+
+    It holds a jinja2 object, so it is cached with cache_resource on sha256 + dialect.
+    """
     return _compile(source.sha256, dialect(), source.text)
 
 
@@ -299,39 +306,67 @@ def request_controls(page: str, *, show_tools: bool = True) -> RequestSettings:
 
 @dataclass(frozen=True)
 class ChatSetup:
-    """What llama.cpp prepares for a request: the prompt side and, on the autoparser route, the parser."""
+    """What llama.cpp prepares for a request: route, prompt side, parser, grammar, tokens."""
 
     handler: str
-    applied: Any  # explorer.apply.AppliedPrompt
-    params: Any | None  # explorer.generator.GeneratedParams (autoparser route only)
-    arena: Any | None  # explorer.peg Arena loaded from params.parser
+    format: str  # the chat format name; it picks the output mapper
+    prompt: str
+    generation_prompt: str
+    parser: str  # the serialized PEG arena llama-server parses with
+    arena: Any  # that arena, loaded (explorer.peg)
+    grammar: str
+    grammar_lazy: bool
+    grammar_triggers: tuple[Any, ...]
+    preserved_tokens: tuple[str, ...]
+    additional_stops: tuple[str, ...]
+    why: str = ""
+
+
+def _request(settings: RequestSettings, tools: list[dict[str, Any]] | None, parallel: bool) -> Any:
+    from explorer.apply import Request
+
+    return Request(
+        messages=(dict(USER_TURN),), tools=tuple(tools) if tools else None, tool_choice=settings.tool_choice,
+        parallel_tool_calls=parallel, enable_thinking=settings.thinking,
+        chat_template_kwargs={"enable_thinking": settings.thinking, "thinking": settings.thinking},
+    )
 
 
 @st.cache_resource(show_spinner="Building the parser…", max_entries=64)
 def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> ChatSetup:
-    from explorer.apply import Request, apply_request
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
     from explorer.peg.arena import load_arena
 
     caps_value = caps(_tmpl)
     analysis_value = analysis(_tmpl)
     tools = ui.parse_tools_json(settings.tools_json)
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
-    request = Request(
-        messages=(dict(USER_TURN),), tools=tuple(tools) if tools else None, tool_choice=settings.tool_choice,
-        parallel_tool_calls=parallel, enable_thinking=settings.thinking,
-        chat_template_kwargs={"enable_thinking": settings.thinking, "thinking": settings.thinking},
-    )
+    request = _request(settings, tools, parallel)
+    pipeline = stage("explorer.handlers")
+    if pipeline is not None and hasattr(pipeline, "apply_template"):
+        out = pipeline.apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
+        return ChatSetup(out.handler, out.format, out.prompt, out.generation_prompt, out.parser,
+                         load_arena(out.parser), out.grammar, out.grammar_lazy, tuple(out.grammar_triggers),
+                         tuple(out.preserved_tokens), tuple(out.additional_stops), out.why)
+    # without the handlers pipeline: the autoparser route from apply + generator
+    from explorer.apply import apply_request
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+
     applied = apply_request(_tmpl, request, caps=caps_value, reasoning_mode=analysis_value.reasoning.mode.value)
     if applied.handler != "autoparser":
-        return ChatSetup(applied.handler, applied, None, None)
-    gen_request = GenerationRequest(
-        tools=tools, tool_choice=settings.tool_choice, parallel_tool_calls=parallel,
-        reasoning_format="deepseek", generation_prompt=applied.generation_prompt,
-        enable_thinking=settings.thinking,
-    )
-    params = generate_params(ParserSpec.from_oracle_json(analysis_value), gen_request)
-    return ChatSetup(applied.handler, applied, params, load_arena(params.parser))
+        raise_specialized(applied.handler)
+    gen = generate_params(ParserSpec.from_oracle_json(analysis_value), GenerationRequest(
+        tools=tools, tool_choice=settings.tool_choice, parallel_tool_calls=parallel, reasoning_format="deepseek",
+        generation_prompt=applied.generation_prompt, enable_thinking=settings.thinking))
+    return ChatSetup(applied.handler, "peg-native", applied.prompt, applied.generation_prompt, gen.parser,
+                     load_arena(gen.parser), gen.grammar, gen.grammar_lazy, tuple(gen.grammar_triggers),
+                     tuple(gen.preserved_tokens), tuple(gen.additional_stops))
+
+
+def raise_specialized(handler: str) -> None:
+    from explorer.errors import AnalysisError
+
+    raise AnalysisError(f"llama.cpp sends this template to its specialized handler '{handler}', "
+                        "and explorer.handlers (which ports those handlers) has not landed")
 
 
 def chat_setup(tmpl: Any, settings: RequestSettings) -> ChatSetup:

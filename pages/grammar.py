@@ -101,11 +101,10 @@ def main() -> None:
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         return
-    if setup.params is None:
-        st.info(f"llama.cpp sends this template to its specialized handler `{setup.handler}`, whose hand-written "
-                "parser and grammar are not part of the explorer yet.")
-        return
-    params = setup.params
+    if setup.handler != "autoparser":
+        st.info(f"llama.cpp builds this parser and grammar with its specialized handler `{setup.handler}` "
+                f"(format `{setup.format}`), not from the autoparser analysis.")
+    params = setup
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Preserved tokens** (kept whole by the tokenizer)")

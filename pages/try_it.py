@@ -19,14 +19,16 @@ SAMPLES = (("reply", "plain reply"), ("call", "tool call"), ("reasoning+call", "
 def _parse(setup_key: tuple[Any, ...], text: str, partial: bool, _setup: sh.ChatSetup) -> Any:
     from explorer.chat_output import analyse_output
 
-    return analyse_output(_setup.arena, text, generation_prompt=_setup.applied.generation_prompt, is_partial=partial)
+    return analyse_output(_setup.arena, text, generation_prompt=_setup.generation_prompt, format=_setup.format,
+                          is_partial=partial)
 
 
 @st.cache_resource(show_spinner="Streaming the output character by character…", max_entries=32)
 def _stream(setup_key: tuple[Any, ...], text: str, _setup: sh.ChatSetup) -> list[Any]:
     from explorer.streaming import char_chunks, stream
 
-    return list(stream(_setup.arena, char_chunks(text), generation_prompt=_setup.applied.generation_prompt))
+    return list(stream(_setup.arena, char_chunks(text), generation_prompt=_setup.generation_prompt,
+                       format=_setup.format))
 
 
 def _message(msg: Any) -> None:
@@ -136,12 +138,11 @@ def main() -> None:
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         return
-    if setup.arena is None:
-        st.info(f"llama.cpp sends this template to its specialized handler `{setup.handler}`, whose hand-written "
-                "parser is not part of the explorer yet; only autoparser routes can be tried here.")
-        return
+    if setup.handler != "autoparser":
+        st.info(f"llama.cpp parses this template's output with its specialized handler `{setup.handler}` "
+                f"(format `{setup.format}`), not with an autoparser-generated parser.")
     st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")
-    st.html(ui.mono_block(ui.visible_whitespace_html(setup.applied.generation_prompt, spaces="all")
+    st.html(ui.mono_block(ui.visible_whitespace_html(setup.generation_prompt, spaces="all")
                           or '<span style="color:#999">∅ (empty)</span>'))
     _samples(tmpl, settings)
     if OUTPUT_KEY not in st.session_state:
@@ -159,7 +160,7 @@ def main() -> None:
         st.error(f"{parsed.error} — llama-server answers this request with an error.")
     else:
         _message(parsed.message)
-    _coloured(parsed, setup.applied.generation_prompt, by)
+    _coloured(parsed, setup.generation_prompt, by)
     _scrubber(setup_key, text, setup)
     _bug_report(source, setup, text, parsed)
 

@@ -316,3 +316,29 @@ def test_the_bug_report_carries_the_output_and_the_route():
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     reports = [c.value for c in at.code if c.value.startswith("### ")]
     assert reports and TOOL_OUTPUT in reports[0] and "`autoparser`" in reports[0]
+
+
+# A template of our own whose text routes it to llama.cpp's Qwen3-Coder handler
+# (it names <tool_call>, <function= and <parameter=).
+QWEN3_CODER_STYLE = (
+    "{%- if tools %}<|im_start|>system\nTools: {% for t in tools %}{{ t | tojson }}{% endfor %}\n"
+    "Call as <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n"
+    "</tool_call><|im_end|>\n{% endif %}"
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_a_specialized_route_is_announced_and_its_parser_used():
+    needs("explorer.handlers", "explorer.analysis", "explorer.chat_output")
+    request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
+    at = app(request=request)
+    assert any("specialized handler `qwen3-coder`" in w.value for w in at.warning)
+    at = app("pages/try_it.py", request=request)
+    at.text_area(key="try_output").input(
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>").run()
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
+    calls = at.table[0].value
+    assert list(calls["name"]) == ["get_weather"]
+    assert json.loads(calls["arguments"].iloc[0]) == {"city": "Paris"}
