@@ -105,3 +105,16 @@ def test_end_to_end_matches_the_oracle_for_every_template() -> None:
     print(f"end to end: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; first: {mismatches[:5]}")
     assert total == 140
     assert not mismatches
+
+
+def test_check_reports_verdicts_and_exit_code(hermes_file, tmp_path, capsys) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text('Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
+    bad = tmp_path / "bad.txt"
+    bad.write_text('<tool_call>\n{"name": "get_wether", "arguments": {"city": "Paris"}}\n</tool_call>')
+    assert main(["grammar", str(hermes_file), "--check", str(good)]) == 0
+    assert capsys.readouterr().out.strip() == f"{good}: accepted"
+    assert main(["grammar", str(hermes_file), "--json", "--check", str(good), "--check", str(bad)]) == 2
+    checks = json.loads(capsys.readouterr().out)["check"]
+    assert [c["accepted"] for c in checks] == [True, False]
+    assert checks[1]["constrained_from"] == 0 and "refused byte" in checks[1]["message"]

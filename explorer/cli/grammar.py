@@ -4,7 +4,10 @@ Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``), opt
 tools (a JSON file: an array of OpenAI tools, or an object with ``tools``), the thinking
 setting and request options. Output: the GBNF grammar as text, or with ``--json`` one
 object with the oracle's apply keys (generation_prompt, grammar, grammar_lazy,
-grammar_triggers, preserved_tokens, parser, additional_stops).
+grammar_triggers, preserved_tokens, parser, additional_stops). ``--check FILE`` runs model
+outputs through the grammar (llguidance) instead: one verdict per file, exit code 2 when
+any is rejected. The parser is the one llama.cpp builds on the template's route: the
+autoparser's, or a specialized handler's.
 
 The analysis (``explorer.analysis``) and the generation prompt (``explorer.apply``) are
 imported only when the command runs, so a missing stage gives a clear error.
@@ -58,6 +61,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response_format JSON schema file")
     p.add_argument("--json", action="store_true", help="print the oracle's apply keys as one JSON object")
+    p.add_argument("--check", metavar="FILE", action="append", default=[],
+                   help="check a model output (the file's whole text) against the grammar with llguidance; "
+                        "repeatable")
     p.set_defaults(run=run)
 
 
@@ -139,15 +145,41 @@ def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str
     return params.to_json(), handler
 
 
+def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
+    from explorer.errors import GrammarError
+    from explorer.grammar.check import check_grammar
+
+    if not out["grammar"]:
+        raise GrammarError("--check needs a grammar, and this request has none")
+    texts = []
+    for path in files:
+        try:
+            texts.append(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SourceError(f"cannot read the text file {path}: {exc.strerror}") from None
+    triggers = out["grammar_triggers"] if out["grammar_lazy"] else None
+    verdicts = check_grammar(out["grammar"], texts, triggers=triggers)
+    return [dict(v.to_json(), file=path) for path, v in zip(files, verdicts)]
+
+
 def run(args: argparse.Namespace) -> int:
     out, handler = generate_for_template(_template_text(args.template), args)
     if handler != "autoparser":
         print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
+    checks = _check(out, args.check) if args.check else None
     if args.json:
+        if checks is not None:
+            out = dict(out, check=checks)
         print(json.dumps(out, indent=2, ensure_ascii=False))
+    elif checks is not None:
+        for verdict in checks:
+            state = "accepted" if verdict["accepted"] else f"rejected: {verdict['message']}"
+            print(f"{verdict['file']}: {state}")
     elif out["grammar"]:
         sys.stdout.write(out["grammar"])
     else:
         print("no grammar: llama.cpp builds one only for tools with a trigger marker, tool_choice "
               "required, or a JSON schema", file=sys.stderr)
+    if checks is not None and not all(v["accepted"] for v in checks):
+        return 2
     return 0
