@@ -97,3 +97,14 @@ def test_helpers() -> None:
 def test_unsupported_schemas_raise_grammar_error(bad) -> None:
     with pytest.raises(GrammarError, match="JSON schema"):
         json_schema_to_grammar(bad)
+
+
+def test_enum_values_are_dumped_as_nlohmann_does() -> None:
+    # nlohmann prints 1e15 <= |x| < 1e16 with an exponent (Python's repr does not), NaN as null
+    from explorer.grammar.json_schema import json_dump
+
+    assert json_dump(1e15) == "1e+15"
+    assert json_dump(-2.5e15) == "-2.5e+15"
+    assert json_dump([1, 2.0, "é", None, True, 1e-05, 0.0001]) == '[1,2.0,"é",null,true,1e-05,0.0001]'
+    grammar = json_schema_to_grammar({"enum": [1.5, "a\u00e9", {"k": [1]}]})
+    assert 'root ::= ("1.5" | "\\"a\u00e9\\"" | "{\\"k\\":[1]}")' in grammar

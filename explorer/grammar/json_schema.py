@@ -10,6 +10,7 @@ tool-argument schemas.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,9 +77,34 @@ def format_literal(literal: str) -> str:
     return '"' + _LITERAL_ESCAPE_RE.sub(lambda m: _LITERAL_ESCAPES[m.group(0)], literal) + '"'
 
 
+def _dump_float(value: float) -> str:
+    """nlohmann's number format: shortest digits, fixed notation only up to 10^15."""
+    if math.isnan(value) or math.isinf(value):
+        return "null"
+    text = repr(value)
+    if "e" in text or "E" in text:
+        return text
+    digits = text.lstrip("-").split(".")[0]
+    if len(digits) > 15:
+        # llama.cpp quirk (nlohmann): 1e15 <= |x| < 1e16 prints with an exponent, Python does not
+        mantissa, exponent = f"{value:.17e}".split("e")
+        shortest = repr(float(f"{mantissa}e{exponent}"))
+        head = shortest.lstrip("-").replace(".", "").rstrip("0").rstrip(".") or "0"
+        sign = "-" if value < 0 else ""
+        frac = head[1:]
+        return f"{sign}{head[0]}{'.' + frac if frac else ''}e+{len(digits) - 1:02d}"
+    return text
+
+
 def json_dump(value: Any) -> str:
     """nlohmann's compact ``dump()``: no spaces, UTF-8 kept, control characters escaped."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, float):
+        return _dump_float(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(json_dump(str(k)) + ":" + json_dump(v) for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(json_dump(v) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def rule_name(name: str) -> str:
