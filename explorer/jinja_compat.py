@@ -71,8 +71,9 @@ class GenerationExtension(Extension):
 class _Rewriter:
     """Routes loops and ``~`` through environment hooks (and, for stats, identifiers)."""
 
-    def __init__(self, mark_names: bool) -> None:
+    def __init__(self, mark_names: bool, llama: bool) -> None:
         self.mark_names = mark_names
+        self.llama = llama
         self.macro_required: dict[str, int] = {}
 
     def visit(self, node: nodes.Node) -> nodes.Node:
@@ -92,9 +93,15 @@ class _Rewriter:
             node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
         elif isinstance(node, nodes.Concat):
             return _env_call("jx_concat", list(node.nodes), node.lineno)
+        elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _ORDERING:
+            op = node.ops[0]
+            return _env_call("jx_order", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
         elif self.mark_names and isinstance(node, nodes.Name) and node.ctx == "load":
             return _env_call("jx_mark", [node], node.lineno)
         return node
+
+
+_ORDERING = {"lt": "<", "lteq": "<=", "gt": ">", "gteq": ">="}
 
 
 def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
@@ -310,6 +317,22 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         elif not isinstance(iterable, (list, tuple, range)):
             raise ll.LlamaError(f"Expected iterable or object type in for loop: got {ll.type_name(iterable)}")
         return super().jx_loop(iterable, pairs)
+
+    def jx_order(self, left: Any, op: str, right: Any) -> bool:
+        """llama.cpp orders numbers only (booleans are not numbers there)."""
+        if not (_is_num(left) and _is_num(right)):
+            if isinstance(left, Undefined) or isinstance(right, Undefined):
+                raise ll.LlamaError(f"Cannot perform operation {_ORDERING[op]} on undefined values")
+            if left is None or right is None:
+                raise ll.LlamaError("Cannot perform operation on null values")
+            raise ll.LlamaError(
+                f'Unknown operator "{_ORDERING[op]}" between {ll.type_name(left)} and {ll.type_name(right)}'
+            )
+        if op == "lt":
+            return left < right
+        if op == "lteq":
+            return left <= right
+        return left > right if op == "gt" else left >= right
 
     def jx_concat(self, *values: Any) -> Any:
         acc = values[0]
@@ -627,7 +650,7 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) ->
     tree = env.parse(source)
     if isinstance(env, LlamaSandbox):
         check_llama_support(tree, source)
-    rewriter = _Rewriter(mark_names=stats)
+    rewriter = _Rewriter(mark_names=stats, llama=isinstance(env, LlamaSandbox))
     rewriter.visit(tree)
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})

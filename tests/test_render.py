@@ -128,6 +128,8 @@ DIFFERENCES = [
     ("{% macro f(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ f(1, 2, 3) }}{{ f(1, 2, c=3) }}", "1212", TemplateRuntimeError),
     ("{% macro f(a, b) %}{{ a }}{% endmacro %}{{ f(1) }}", TemplateRuntimeError, "1"),
     ("{% for i in [1, 2] %}{{ loop.cycle('a', 'b') }}{% endfor %}", TemplateRuntimeError, "ab"),
+    ("{{ 1 < 2.5 }}{{ 3 >= 3 }}", "TrueTrue", "TrueTrue"),
+    ("{{ 'a' < 'b' }}", TemplateRuntimeError, "True"),
 ]
 
 
