@@ -107,3 +107,81 @@ def test_oracle_grammars_accept_rendered_tool_calls_and_reject_mangled_names() -
     assert total >= 90
     assert accepted == total
     assert rejected == constrained
+
+
+def test_prefill_feeds_an_eager_grammar_first() -> None:
+    grammar = 'root ::= "<s>" [a-z]+\n'
+    (fed,) = check_grammar(grammar, ["abc"], prefill="<s>")
+    assert fed.accepted
+    (wrong,) = check_grammar(grammar, ["abc"], prefill="<x>")
+    assert not wrong.accepted and "prefill" in wrong.message
+
+
+def _oracle_analyses():
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name != "INDEX.json":
+            yield path.stem, json.loads(path.read_text("utf-8"))
+
+
+@requires_oracle
+def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
+    """tool_choice required (parallel on and off): an eager grammar, prefilled with the
+    generation prompt as llama.cpp's sampler does, takes each template's own rendering of a
+    get_weather call. The oracle has no such request, so this checks our branches."""
+    from explorer.generator import GenerationRequest, ParserSpec, generate_for_route
+    from explorer.routing import patch_source
+
+    rendered = {}
+    for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        if row["id"].split("/")[1] == "c" and row["roundtrip_equal"]:
+            rendered[row["id"]] = row["raw_output_stripped"]
+    total, failures = 0, []
+    for name, data in _oracle_analyses():
+        source = patch_source((ORACLE / "templates" / data["template"]).read_text("utf-8"))
+        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        for key, applied in data["apply"].items():
+            text = rendered.get(f"{name}/c/{'true' if key == 'thinking_true' else 'false'}")
+            if text is None:
+                continue
+            for end in END_TOKENS:
+                text = text.removesuffix(end)
+            for parallel in (True, False):
+                req = GenerationRequest(tools=data["inputs"]["tools"], tool_choice="required",
+                                        parallel_tool_calls=parallel, generation_prompt=applied["generation_prompt"],
+                                        enable_thinking=key == "thinking_true")
+                out = generate_for_route(data["routed"]["handler"], spec, req, source)
+                assert out.grammar and not out.grammar_lazy
+                total += 1
+                (verdict,) = check_grammar(out.grammar, [text], prefill=out.generation_prompt)
+                if not verdict.accepted:
+                    failures.append(f"{name}/{key}/{parallel}: {verdict.message}")
+    print(f"required-tool-choice grammars accepting rendered calls: {total - len(failures)}/{total}")
+    assert total >= 190
+    assert not failures
+
+
+@requires_oracle
+def test_response_format_grammars_accept_matching_json() -> None:
+    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    total, failures = 0, []
+    for name, data in _oracle_analyses():
+        if data["routed"]["handler"] != "autoparser":
+            continue
+        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        start, end = spec.reasoning.start.strip(), spec.reasoning.end.strip()
+        for key, applied in data["apply"].items():
+            prompt = applied["generation_prompt"]
+            out = generate_params(spec, GenerationRequest(json_schema=schema, generation_prompt=prompt))
+            opened = bool(start) and start in prompt and (not end or prompt.rfind(start) > prompt.rfind(end))
+            lead = f"hmm{end}\n" if opened else ""
+            good, bad = check_grammar(out.grammar, [lead + '{"answer": "yes"}', lead + '{"answer": 3}'],
+                                      prefill=prompt)
+            total += 1
+            if not good.accepted or bad.accepted:
+                failures.append(f"{name}/{key}: {good.message or 'mismatch accepted'}")
+    print(f"response-format grammars: {total - len(failures)}/{total}")
+    assert total == 88
+    assert not failures

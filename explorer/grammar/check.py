@@ -150,7 +150,7 @@ def _trigger_offset(text: str, triggers: Sequence[Trigger]) -> int | None:
     return None
 
 
-def _check_one(grammar: str, text: str, triggers: Sequence[str] | None) -> Verdict:
+def _check_one(grammar: str, text: str, triggers: Sequence[Trigger] | None, prefill: str = "") -> Verdict:
     import llguidance
 
     data = text.encode("utf-8")
@@ -164,6 +164,13 @@ def _check_one(grammar: str, text: str, triggers: Sequence[str] | None) -> Verdi
     matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
     if matcher.is_error():
         raise GrammarError(f"llguidance could not start the grammar: {matcher.get_error()}")
+    if prefill and triggers is None:
+        head = list(prefill.encode("utf-8"))
+        taken = matcher.validate_tokens(head)
+        if taken < len(head):
+            return Verdict(text, False, 0, start, False,
+                           f"grammar refused the prefill (generation prompt) at its byte {taken}")
+        matcher.consume_tokens(head)
     taken = matcher.validate_tokens(part)
     matcher.consume_tokens(part[:taken])
     complete = matcher.is_accepting()
@@ -177,14 +184,16 @@ def _check_one(grammar: str, text: str, triggers: Sequence[str] | None) -> Verdi
     return Verdict(text, accepted, taken, start, complete, message)
 
 
-def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger] | None = None) -> list[Verdict]:
+def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger] | None = None,
+                  prefill: str = "") -> list[Verdict]:
     """Run each text through the grammar.
 
     ``triggers`` makes the grammar lazy: llama.cpp's trigger objects (``{"type": "WORD" |
-    "PATTERN" | "PATTERN_FULL", "value": ...}``) or plain words.
+    "PATTERN" | "PATTERN_FULL", "value": ...}``) or plain words. ``prefill`` is fed to an
+    eager grammar first, as llama.cpp's sampler feeds it the generation prompt.
     """
     grammar = compile_gbnf(gbnf)
-    return [_check_one(grammar, text, triggers) for text in texts]
+    return [_check_one(grammar, text, triggers, prefill) for text in texts]
 
 
 __all__ = ["Verdict", "check_grammar", "compile_gbnf"]
