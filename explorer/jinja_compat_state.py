@@ -28,8 +28,9 @@ class RenderState:
     max_chars: int
     max_depth: int
     max_range: int
+    max_allocated: int = 100_000_000
     depth: int = 0
-    ticks: int = 0
+    allocated: int = 0
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:
@@ -39,9 +40,17 @@ class RenderState:
             )
 
     def check_size(self, size: int, what: str) -> None:
+        """Before (or right after) building a string or list of ``size`` items."""
         if size > self.max_chars:
             raise RenderLimitError(
                 f"{what} would be {size:,} characters, over the {self.max_chars:,} character cap"
+            )
+        # Many medium strings kept in a list are a memory bomb too: cap the total built.
+        self.allocated += size
+        if self.allocated > self.max_allocated:
+            raise RenderLimitError(
+                f"the template built {self.allocated:,} characters of strings in total, over the "
+                f"{self.max_allocated:,} cap"
             )
 
 

@@ -51,12 +51,18 @@ def fixed_clock() -> datetime:
 
 @dataclass(frozen=True)
 class RenderLimits:
-    """Budgets of one render; exceeding any raises ``RenderLimitError``."""
+    """Budgets of one render; exceeding any raises ``RenderLimitError``.
+
+    ``max_output_chars`` caps the output and every single string or list the template
+    builds; ``max_total_chars`` caps the sum of all strings it builds (a template that
+    keeps many medium strings would otherwise fill memory inside the time budget).
+    """
 
     wall_seconds: float = 2.0
     max_output_chars: int = 2_000_000
     max_call_depth: int = 100
     max_range_items: int = 1_000_000
+    max_total_chars: int = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -217,6 +223,7 @@ def render_context(
         max_chars=limits.max_output_chars,
         max_depth=limits.max_call_depth,
         max_range=limits.max_range_items,
+        max_allocated=limits.max_total_chars,
     )
     token = activate(state)
     try:

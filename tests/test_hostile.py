@@ -22,7 +22,7 @@ from explorer.errors import (
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 
 HOSTILE = Path(__file__).parent / "hostile"
-BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000)
+BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000, max_total_chars=20_000_000)
 SLACK = 1.5
 
 # file -> (error class, phrase in the message, template line quoted or None); the
@@ -50,6 +50,7 @@ CASES: dict[str, tuple[type[ExplorerError], str, int | None]] = {
     "unknown_tag.jinja": (TemplateSyntaxError, "frobnicate", 2),
     "include_tag.jinja": (TemplateSyntaxError, "{% include %}", 2),
     "tojson_indent.jinja": (RenderLimitError, "tojson output", 2),
+    "memory_bomb.jinja": (RenderLimitError, "in total", 3),
     "format_width.jinja": (RenderLimitError, "requested width", 2),
     "percent_width.jinja": (RenderLimitError, "requested width", 2),
     "center_width.jinja": (RenderLimitError, "requested width", 2),
