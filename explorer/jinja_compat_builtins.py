@@ -319,7 +319,9 @@ def _map(v: Any, *args: Any, **kwargs: Any) -> Any:
 def _append(v: list, item: Any) -> list:
     if isinstance(v, tuple):
         raise LlamaError("Attempting to modify immutable type")
-    current().check_size(len(v) + 1, "array")
+    state = current()
+    if len(v) >= state.max_chars:
+        state.check_size(len(v) + 1, "array")
     v.append(item)
     return v
 
