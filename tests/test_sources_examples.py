@@ -48,7 +48,7 @@ CONVERSATION = [
     {"role": "user", "content": "Thanks"},
 ]
 
-TOOL_EXAMPLES = ["chatml-think-tools", "bracket-tool-calls", "tagged-parameters"]
+TOOL_EXAMPLES = ["chatml-think-tools", "bracket-tool-calls", "tagged-parameters", "wrapped-answer-tag-json"]
 
 
 def run(name: str, *, thinking: bool = True, messages=CONVERSATION, tools=TOOLS) -> str:
@@ -115,6 +115,19 @@ def test_tagged_parameters_renders_a_full_exchange():
     assert run("tagged-parameters", thinking=False).endswith("<|assistant|>\n<reasoning></reasoning>\n")
 
 
+def test_wrapped_answer_tag_json_renders_a_full_exchange():
+    out = run("wrapped-answer-tag-json")
+    assert out.startswith("<s><|turn|>system\nBe brief.\n\nTools you may call, as JSON schemas:\n{")
+    assert (
+        '<|turn|>assistant\n<think>Two cities, two calls.</think><calls><call name="get_weather">{"city": "Paris"}</call>'
+        '<call name="get_weather">{"city": "Lyon", "unit": "c"}</call></calls><|end|>\n'
+    ) in out
+    assert "<|turn|>tool\n<result>sunny</result><|end|>\n" in out
+    assert "<|turn|>assistant\n<answer>Paris is sunny, Lyon rainy.</answer><|end|>\n" in out
+    assert out.endswith("<|turn|>user\nThanks<|end|>\n<|turn|>assistant\n")
+    assert run("wrapped-answer-tag-json", thinking=False).endswith("<|turn|>assistant\n<think></think>")
+
+
 def test_plain_chat_renders_and_enforces_alternation():
     messages = [
         {"role": "system", "content": "Be brief."},
@@ -168,6 +181,13 @@ EXPECTED_ANALYSIS = {
         "user_start": "<|user|>",
         "assistant_start": "<|assistant|>",
     },
+    "wrapped-answer-tag-json": {
+        "reasoning": ("TAG_BASED", "<think>", "</think>"),
+        "content": ("ALWAYS_WRAPPED", "<answer>", "</answer>"),
+        "tools": {"mode": "TAG_WITH_JSON", "section_start": "<calls>", "section_end": "</calls>"},
+        "function": {"name_prefix": '<call name="', "name_suffix": '">', "close": "</call>"},
+        "user_start": "<|turn|>user",
+    },
     "plain-chat": {
         "reasoning": ("NONE", "", ""),
         "tools": {"mode": "NONE"},
@@ -186,7 +206,8 @@ def test_autoparser_finds_the_markers_each_example_was_written_with(name):
     want = EXPECTED_ANALYSIS[name]
     mode, start, end = want["reasoning"]
     assert (got["reasoning"]["mode"], got["reasoning"]["start"], got["reasoning"]["end"]) == (mode, start, end)
-    assert got["content"]["mode"] == "PLAIN"
+    content = (got["content"]["mode"], got["content"]["start"], got["content"]["end"])
+    assert content == want.get("content", ("PLAIN", "", ""))
     for key, value in want["tools"].items():
         assert got["tools"]["format"][key] == value, key
     for part in ("function", "arguments"):
