@@ -217,3 +217,35 @@ def test_autoparser_finds_the_markers_each_example_was_written_with(name):
         if key in want:
             assert got[key] == want[key]
     assert got["analysis_complete"] is True
+
+
+# --- round trip: the parser built for each example reads output in the example's format ----
+
+MODEL_OUTPUTS = {
+    "chatml-think-tools": '<think>\nNeed weather.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    # The generation prompt already opened [THINK] (enable_thinking true).
+    "bracket-tool-calls": 'Need weather.[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "abcdefghi"}]',
+    "tagged-parameters": "<reasoning>Need weather.</reasoning>\n<tool_calls>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>",
+    "wrapped-answer-tag-json": '<think>Need weather.</think><calls><call name="get_weather">{"city": "Paris"}</call></calls>',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_OUTPUTS))
+def test_parser_built_for_each_example_reads_a_call(name, tmp_path, capsys):
+    import json
+
+    cli = pytest.importorskip("explorer.cli")
+    if cli.main(["grammar", f"example:{name}", "--json"]) != 0:
+        pytest.skip("grammar command unavailable")
+    generated = tmp_path / "generated.json"
+    generated.write_text(capsys.readouterr().out, encoding="utf-8")
+    output = tmp_path / "output.txt"
+    output.write_text(MODEL_OUTPUTS[name], encoding="utf-8")
+    assert cli.main(["parse", "--parser", str(generated), "--output-file", str(output)]) == 0
+    parsed = json.loads(capsys.readouterr().out)
+    assert parsed["exception"] is None
+    message = parsed["result"]
+    assert message["reasoning_content"].strip() == "Need weather."
+    assert [(c["name"], json.loads(c["arguments"])) for c in message["tool_calls"]] == [
+        ("get_weather", {"city": "Paris"})
+    ]
