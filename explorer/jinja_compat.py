@@ -143,13 +143,24 @@ class _Budgeted:
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
                     state.check_size(len(seq) * max(n, 0), "repetition result")
+            if isinstance(left, int) and isinstance(right, int):
+                _check_bits(abs(left).bit_length() + abs(right).bit_length(), left, "*", right)
         elif operator == "+":
             if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
                 state.check_size(len(left) + len(right), "concatenation result")
         elif operator == "**":
-            if isinstance(left, (int, float)) and isinstance(right, (int, float)) and abs(left) > 1:
-                if right > 4096:
-                    raise RenderLimitError(f"power {left!r} ** {right!r} is too large to compute")
+            if isinstance(left, int) and isinstance(right, int) and abs(left) > 1 and right > 0:
+                _check_bits(abs(left).bit_length() * right, left, "**", right)
+
+
+# Python integers are exact: one multiplication or power of huge numbers is a long C call.
+_MAX_INT_BITS = 1_000_000
+
+
+def _check_bits(bits: int, left: int, op: str, right: int) -> None:
+    if bits > _MAX_INT_BITS:
+        shown = [x if abs(x) < 10**12 else f"<{abs(x).bit_length()}-bit integer>" for x in (left, right)]
+        raise RenderLimitError(f"{shown[0]} {op} {shown[1]} is too large to compute (about {bits:,} bits)")
 
 
 def _guarded(iterable: Iterable[Any]) -> Iterator[Any]:

@@ -51,6 +51,7 @@ CASES: dict[str, tuple[type[ExplorerError], str, int | None]] = {
     "include_tag.jinja": (TemplateSyntaxError, "{% include %}", 2),
     "tojson_indent.jinja": (RenderLimitError, "tojson output", 2),
     "memory_bomb.jinja": (RenderLimitError, "in total", 3),
+    "int_squaring.jinja": (RenderLimitError, "too large to compute", 3),
     "format_width.jinja": (RenderLimitError, "requested width", 2),
     "percent_width.jinja": (RenderLimitError, "requested width", 2),
     "center_width.jinja": (RenderLimitError, "requested width", 2),
