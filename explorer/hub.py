@@ -40,6 +40,7 @@ the server drips bytes (the per-request timeout only bounds each wait)."""
 GGUF_FIRST_RANGE_BYTES = 256 * 1024
 """First range request for a remote GGUF header; later ones double (to 8 MiB each)."""
 
+_COMMIT_RE = re.compile(r"[0-9a-f]{40}")
 _REVISION_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
 _PATH_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_. ()+,=@-]*(/[A-Za-z0-9_.][A-Za-z0-9_. ()+,=@-]*)*")
 
@@ -169,8 +170,10 @@ def repo_snapshot(
             raise FetchError(
                 f"{where}: {endpoint} did not answer like the Hub ({type(exc).__name__})"
             ) from None
-    if not info.sha:
-        raise FetchError(f"{where}: the Hub did not report a commit for this revision")
+    if not isinstance(info.sha, str) or not _COMMIT_RE.fullmatch(info.sha):
+        raise FetchError(
+            f"{where}: expected a 40-hex commit for this revision, the endpoint sent {info.sha!r}"
+        )
     files = tuple(HubFile(s.rfilename, s.size) for s in (info.siblings or []))
     return HubRepo(repo_id, revision, info.sha, files, endpoint)
 

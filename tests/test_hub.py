@@ -321,3 +321,10 @@ def test_range_past_the_end_of_an_unsized_file_is_the_end(fake, gguf_file, monke
     assert remote.file_size is None
     assert remote.header.stop_reason == "truncated"
     assert remote.bytes_fetched == len(data)
+
+
+def test_a_commit_that_is_not_a_sha_is_refused(fake):
+    fake.add_repo("acme/odd", {"chat_template.jinja": "x"})
+    fake.repos["acme/odd"].revisions["main"] = "../../etc"
+    with pytest.raises(FetchError, match="expected a 40-hex commit"):
+        from_hub("acme/odd", endpoint=fake.url)
