@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ORACLE, requires_oracle
-from explorer.errors import AnalysisError
+from explorer.errors import AnalysisError, RequestError
 from explorer.generator import GenerationRequest, ParserSpec, generate_params
 from explorer.generator.stl_order import hash_bytes, unordered_map_order
 
@@ -130,9 +130,16 @@ def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
     assert [(c.name, json.loads(c.arguments)) for c in msg.tool_calls] == [("get_weather", {"city": "Paris"})]
 
 
-def test_bad_inputs_raise_analysis_error() -> None:
-    with pytest.raises(AnalysisError):
+def test_bad_inputs_raise_explorer_errors() -> None:
+    with pytest.raises(RequestError, match="tool_choice"):
         GenerationRequest(tool_choice="sometimes")
+    with pytest.raises(RequestError, match="Missing tool function"):
+        GenerationRequest(tools=[{"type": "function"}])
+    with pytest.raises(RequestError, match="Unsupported tool type"):
+        GenerationRequest(tools=[{"type": "code_interpreter"}])
+    assert GenerationRequest(tools=[]).tools is None
+    normalized = GenerationRequest(tools=[{"type": "function", "function": {"name": "f", "strict": True}}]).tools
+    assert normalized == [{"type": "function", "function": {"name": "f", "description": "", "parameters": {}}}]
     with pytest.raises(AnalysisError):
         ParserSpec.from_oracle_json({"reasoning": {}})
     incomplete = dict(HERMES, analysis_complete=False)

@@ -8,10 +8,11 @@ dataclasses the PEG generator reads. Only the fields the generator needs are kep
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.errors import AnalysisError
+from explorer.errors import AnalysisError, RequestError
 
 TOOL_CHOICES = ("auto", "required", "none")
 REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
@@ -132,6 +133,37 @@ def _pick(cls: type, values: Mapping[str, Any]) -> Any:
     return cls(**{k: v for k, v in values.items() if k in names})
 
 
+def _brief(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def normalize_tools(tools: Any) -> list[dict[str, Any]] | None:
+    """llama-server's tool round trip (common_chat_tools_parse_oaicompat, then back to
+    JSON): each tool becomes ``{type, function: {name, description, parameters}}``;
+    anything else is refused with llama.cpp's reason."""
+    if tools is None:
+        return None
+    if not isinstance(tools, (list, tuple)):
+        raise RequestError(f"Failed to parse tools: Expected 'tools' to be an array, got {_brief(tools)}")
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        if not isinstance(tool, Mapping) or "type" not in tool:
+            raise RequestError(f"Failed to parse tools: Missing tool type: {_brief(tool)}")
+        if tool["type"] != "function":
+            raise RequestError(f"Failed to parse tools: Unsupported tool type: {_brief(tool)}")
+        function = tool.get("function")
+        if function is None:
+            raise RequestError(f"Failed to parse tools: Missing tool function: {_brief(tool)}")
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise RequestError(f"Failed to parse tools: a tool function needs a string 'name': {_brief(tool)}")
+        description = function.get("description", "")
+        parameters = function.get("parameters", {})
+        out.append({"type": "function", "function": {"name": function["name"], "description": description,
+                                                     "parameters": parameters}})
+    return out or None
+
+
 @dataclass(frozen=True)
 class GenerationRequest:
     """The request settings the autoparser generator reads (llama.cpp's generation_params)."""
@@ -147,7 +179,8 @@ class GenerationRequest:
 
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
-            raise AnalysisError(f"tool_choice must be one of {TOOL_CHOICES}, found {self.tool_choice!r}")
+            raise RequestError(f"Invalid tool_choice: {self.tool_choice!r} (expected one of {TOOL_CHOICES})")
+        object.__setattr__(self, "tools", normalize_tools(self.tools))
 
     @property
     def has_tools(self) -> bool:
