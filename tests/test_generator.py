@@ -241,3 +241,15 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
           f"first mismatches: {mismatches[:5]}")
     assert total == 184
     assert not mismatches
+
+
+def test_continuation_keeps_the_template_prompt_for_the_parser() -> None:
+    spec = ParserSpec.from_oracle_json(HERMES)
+    req = GenerationRequest(generation_prompt="<|im_start|>assistant\n<think>\nI was think",
+                            template_generation_prompt="<|im_start|>assistant\n", continuation="reasoning")
+    out = generate_params(spec, req)
+    assert out.generation_prompt == "<|im_start|>assistant\n<think>\nI was think"
+    literals = [p["literal"] for p in json.loads(out.parser)["parsers"] if p["type"] == "literal"]
+    assert "<|im_start|>assistant\n" in literals
+    with pytest.raises(RequestError):
+        GenerationRequest(continuation="sideways")

@@ -299,6 +299,6 @@ def build_parser(spec: ParserSpec, req: GenerationRequest) -> Arena:
     else:
         parser = build_content(ctx)
     start = trim_whitespace(spec.reasoning.start)
-    lead = p.prefix(req.generation_prompt, start)
+    lead = p.prefix(req.parser_generation_prompt, start)
     root = p.sequence([lead, parser]) if pure_content else p.then_space(lead, parser)
     return p.build(root)

@@ -175,12 +175,26 @@ class GenerationRequest:
     json_schema: Mapping[str, Any] | None = None
     generation_prompt: str = ""
     enable_thinking: bool = True
+    # continue_final_message, resolved: "none", "reasoning" or "content". With a
+    # continuation the apply stage's generation prompt is the continued one, while the
+    # parser still starts from the template's own (``template_generation_prompt``).
+    continuation: str = "none"
+    template_generation_prompt: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
             raise RequestError(f"Invalid tool_choice: {self.tool_choice!r} (expected one of {TOOL_CHOICES})")
+        if self.continuation not in ("none", "reasoning", "content"):
+            raise RequestError(f"continuation must be none, reasoning or content, found {self.continuation!r}")
         object.__setattr__(self, "tools", normalize_tools(self.tools))
+
+    @property
+    def parser_generation_prompt(self) -> str:
+        """The generation prompt the parser is built from (the template's own)."""
+        if self.template_generation_prompt is not None:
+            return self.template_generation_prompt
+        return self.generation_prompt
 
     @property
     def has_tools(self) -> bool:

@@ -76,9 +76,12 @@ def _ling3_tool(p: ChatPeg, name: str, function, arg_close: int, arg_string: int
 
 def ling3(req: GenerationRequest, source: str) -> GeneratedParams:
     L = LING3
-    gen = req.generation_prompt
-    last_open, last_close = gen.rfind(L["think_start"]), gen.rfind(L["think_end"])
-    think_open = last_open >= 0 and (last_close < 0 or last_open > last_close)
+    if req.continuation != "none":
+        think_open = req.continuation != "content"
+    else:
+        gen = req.generation_prompt
+        last_open, last_close = gen.rfind(L["think_start"]), gen.rfind(L["think_end"])
+        think_open = last_open >= 0 and (last_close < 0 or last_open > last_close)
     extract = req.reasoning_format != "none"
     has_calls = req.has_tools and req.tool_choice != "none"
     p = ChatPeg()
@@ -312,7 +315,7 @@ def minimax_m3(req: GenerationRequest, source: str) -> GeneratedParams:
     include_grammar = has_rf or (has_tools and req.tool_choice != "none")
     fc_start, fc_end, invoke_end = MM_NS + "<tool_call>", MM_NS + "</tool_call>", MM_NS + "</invoke>"
     p = ChatPeg()
-    gen = p.prefix(req.generation_prompt, MM_THINK_START)
+    gen = p.prefix(req.parser_generation_prompt, MM_THINK_START)
     end = p.end()
     reasoning = p.eps()
     if extract:
