@@ -13,6 +13,7 @@ or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the pa
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -50,6 +51,15 @@ class ChatParams:
     message_delimiters: tuple[Delimiter, ...] = ()
     checks: tuple[RuleCheck, ...] = field(default=(), compare=False, repr=False)
 
+    def parse(self, text: str, *, is_partial: bool = False) -> Any:
+        """``common_chat_parse`` of model output with these params (a ``ChatMessage``;
+        raises ``OutputParseError`` as llama.cpp throws)."""
+        from explorer.chat_output import parse_output
+        from explorer.peg.arena import load_arena
+
+        return parse_output(load_arena(self.parser), text, generation_prompt=self.generation_prompt,
+                            is_partial=is_partial, format=self.format)
+
     def to_oracle_json(self) -> dict[str, Any]:
         """The oracle's ``apply.*`` keys (timings, ids and exceptions aside)."""
         return {
@@ -76,12 +86,26 @@ def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
     return f"{handler}: " + "; ".join(e.describe() for e in winner.evidence)
 
 
+# Detected caps and analyses per template text: both are pure functions of the template,
+# and the autoparser route needs them for every request.
+_DETECTED: dict[tuple[str, str, str], Any] = {}
+_CACHE_SIZE = 64
+
+
+def _remember(key: tuple[str, str, str], make: Any) -> Any:
+    if key not in _DETECTED:
+        if len(_DETECTED) >= _CACHE_SIZE:
+            _DETECTED.pop(next(iter(_DETECTED)))
+        _DETECTED[key] = make()
+    return _DETECTED[key]
+
+
 def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
     if caps is not None:
         return caps
     from explorer.caps import detect_caps
 
-    return detect_caps(compiled)
+    return _remember(("caps", compiled.sha256, compiled.dialect), lambda: detect_caps(compiled))
 
 
 def apply_template(
@@ -143,7 +167,9 @@ def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict
     if analysis is None:
         from explorer.analysis import analyze_template
 
-        analysis = analyze_template(compiled, caps, trace=False)
+        caps_key = json.dumps(caps.to_json() if hasattr(caps, "to_json") else dict(caps), sort_keys=True)
+        return _remember(("analysis", compiled.sha256, compiled.dialect + caps_key),
+                         lambda: analyze_template(compiled, caps, trace=False).to_oracle_json())
     return analysis.to_oracle_json() if hasattr(analysis, "to_oracle_json") else dict(analysis)
 
 
