@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.errors import ExplorerError, SourceError
+from explorer.errors import SourceError
 
 STANDARD_TOOL: dict[str, Any] = {
     "type": "function",
@@ -102,47 +102,15 @@ def _template_text(spec: str) -> str:
     return resolve_spec(spec).text
 
 
-def _stage(module: str, what: str) -> Any:
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ExplorerError(f"the {what} stage ({module}) is not available: {exc}") from None
-
-
 def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """Analyse, apply and generate as llama.cpp routes the template; returns the apply
-    keys and the routed handler."""
-    from explorer.generator import GenerationRequest, ParserSpec
-    from explorer.generator.handlers import generate_for_route
-    from explorer.render import compile_template
+    """Route, analyse, apply and generate; returns the apply keys and the routed handler."""
+    from explorer.generator.pipeline import generate_for_template as generate
 
-    analysis_mod = _stage("explorer.analysis", "analysis")
-    apply_mod = _stage("explorer.apply", "apply")
-    routing = _stage("explorer.routing", "routing")
-    source = routing.patch_source(text)
-    tmpl = compile_template(source)
-    caps = analysis_mod.template_caps(tmpl)
-    analysis = analysis_mod.analyze_template(tmpl, caps, trace=False)
-    tools = load_tools(args)
     json_schema = _read_json(args.json_schema, "JSON schema") if args.json_schema else None
-    request = apply_mod.Request(
-        messages=({"role": "user", "content": "Hello"},),
-        tools=tuple(tools) if tools is not None else None,
-        tool_choice=args.tool_choice,
-        parallel_tool_calls=args.parallel_tool_calls,
-        enable_thinking=args.thinking,
-        reasoning_format=args.reasoning_format,
-        json_schema=json_schema,
-    )
-    gen_prompt = apply_mod.generation_prompt(text, request, caps=caps)
-    handler = routing.route(text, caps).handler
-    params = generate_for_route(handler, ParserSpec.from_oracle_json(analysis), GenerationRequest(
-        tools=tools, tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls,
-        reasoning_format=args.reasoning_format, json_schema=json_schema, generation_prompt=gen_prompt,
-        enable_thinking=args.thinking), source)
-    return params.to_json(), handler
+    result = generate(text, tools=load_tools(args), tool_choice=args.tool_choice,
+                      parallel_tool_calls=args.parallel_tool_calls, enable_thinking=args.thinking,
+                      reasoning_format=args.reasoning_format, json_schema=json_schema)
+    return result.params.to_json(), result.handler
 
 
 def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:

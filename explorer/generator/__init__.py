@@ -12,8 +12,10 @@ from explorer.generator.builder import Arena, PegBuilder
 from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
 from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.generator.handlers import HANDLERS, generate_for_handler, generate_for_route  # noqa: E402
+from explorer.generator.pipeline import TemplateParams, generate_for_template  # noqa: E402
 
 __all__ = [
     "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "HANDLERS", "ParserSpec", "PegBuilder",
-    "build_parser", "generate_for_handler", "generate_for_route", "generate_params",
+    "TemplateParams", "build_parser", "generate_for_handler", "generate_for_route", "generate_for_template",
+    "generate_params",
 ]
