@@ -229,3 +229,43 @@ def test_invalid_json_tool_call_throws_like_the_reference():
         analyze(text)
     assert exc.value.location is not None and exc.value.location.probe == "T1"
     assert [p.name for p in exc.value.probes][-1] == "T1"
+
+
+# Bracket-tagged calls with the id before the name: "[CALL_ID]id[NAME]name[ARGS]{json}".
+ID_BEFORE_NAME = (
+    "{% for m in messages %}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
+    "[CALL_ID]{{ tc.id }}[NAME]{{ tc.function.name }}[ARGS]{{ tc.function.arguments | tojson }}"
+    "{% endfor %}{% else %}{{ m.content }}{% endif %}\n{% endfor %}"
+)
+# ... and with the id after the arguments: "[NAME]name[ARGS]{json}[ID]id".
+ID_AFTER_ARGS = (
+    "{% for m in messages %}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
+    "[NAME]{{ tc.function.name }}[ARGS]{{ tc.function.arguments | tojson }}[ID]{{ tc.id }}"
+    "{% endfor %}{% else %}{{ m.content }}{% endif %}\n{% endfor %}"
+)
+
+
+def test_call_id_before_the_function_name():
+    a = analyze(ID_BEFORE_NAME)
+    f, fn = a.tools.format, a.tools.function
+    # T1: argument names are quoted JSON keys, the function name is not.
+    assert f.mode is ToolFormat.TAG_WITH_JSON
+    # T1: no marker directly precedes "[NAME]FFF..." twice, so "[NAME]" is the section
+    # opener; T2: the second call starts with "[CALL_ID]", so it stays a section.
+    assert (f.section_start, f.section_end, f.per_call_start, f.per_call_end) == ("[NAME]", "", "", "")
+    # T3: calls differ in id (call00001 / call00002) and name; the diff starts inside the
+    # id, so the name prefix carries the id's last digit (a llama.cpp quirk).
+    assert (fn.name_prefix, fn.name_suffix, fn.close) == ("1[NAME]", "", "")
+    # T7: the function name follows the id.
+    cid = a.tools.call_id
+    assert (cid.pos, cid.prefix, cid.suffix) == (CallIdPosition.PRE_FUNC_NAME, "[CALL_ID]", "[NAME]")
+    assert a.preserved_tokens == ("[NAME]", "1[NAME]", "[CALL_ID]")
+    assert (a.user_start, a.assistant_start) == ("", "")
+
+
+def test_call_id_after_the_arguments():
+    a = analyze(ID_AFTER_ARGS)
+    assert a.tools.format.mode is ToolFormat.TAG_WITH_JSON
+    cid = a.tools.call_id
+    assert (cid.pos, cid.prefix, cid.suffix) == (CallIdPosition.POST_ARGS, "[ID]", "")
+    assert a.provenance["tools.call_id.pos"].probe == "T7"
