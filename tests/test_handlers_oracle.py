@@ -126,3 +126,47 @@ def test_every_conformance_row_end_to_end() -> None:
                               f"{_first_diff(ours['streaming_final'], row['streaming_final'])}")
     _report("conformance rows end to end", len(rows), counts, mismatches)
     assert mismatches == []
+
+
+def test_roundtrip_lines_parse_with_our_parser() -> None:
+    """roundtrip.jsonl: the next-turn request (two tools) built by us, then llama.cpp's
+    parse of the cut-out assistant turn, stripped and unstripped, and streamed."""
+    lines = [json.loads(line) for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines() if line]
+    parsed = [ln for ln in lines if ln["raw_output_stripped"] is not None]
+    counts = dict.fromkeys(("generation_prompt", "additional_stops", "format", "result", "streaming_final",
+                            "result_full"), 0)
+    mismatches: list[str] = []
+    params_by_key: dict[tuple[str, bool], Any] = {}
+    for ln in parsed:
+        key = (ln["template"], ln["enable_thinking"])
+        if key not in params_by_key:
+            source = (ORACLE / "templates" / ln["template"]).read_text("utf-8")
+            params_by_key[key] = apply_template(source, Request(
+                messages=({"role": "user", "content": "Hello"},), tools=tuple(ln["tools"]), tool_choice="auto",
+                parallel_tool_calls=ln["parallel_tool_calls"], enable_thinking=ln["enable_thinking"],
+                chat_template_kwargs=dict(ln["chat_template_kwargs"]), add_generation_prompt=True))
+        params = params_by_key[key]
+        got = {"generation_prompt": params.generation_prompt, "additional_stops": list(params.additional_stops),
+               "format": params.format}
+        for fld, value in got.items():
+            if value == ln[fld]:
+                counts[fld] += 1
+            else:
+                mismatches.append(f"{ln['id']} {fld} {_first_diff(value, ln[fld])}")
+        base = {"id": ln["id"], "parser": params.parser, "generation_prompt": params.generation_prompt,
+                "format": params.format}
+        ours = replay_row(base | {"raw_output": ln["raw_output_stripped"]})
+        full = replay_row(base | {"raw_output": ln["raw_output"]})
+        checks = (
+            ("result", [ours["result"], ours["exception"]], [ln["result"], ln["exception"]]),
+            ("streaming_final", ours["streaming_final"], ln["streaming_final"]),
+            ("result_full", [full["result"], full["exception"]], [ln["result_full"], ln["exception_full"]]),
+        )
+        for fld, mine, theirs in checks:
+            if mine == theirs:
+                counts[fld] += 1
+            else:
+                mismatches.append(f"{ln['id']} {fld} {_first_diff(mine, theirs)}")
+    _report("roundtrip lines (parse of rendered assistant turns)", len(parsed), counts, mismatches)
+    assert len(parsed) == 834
+    assert mismatches == []
