@@ -158,3 +158,60 @@ def test_specialized_parse_rows_match_the_oracle() -> None:
           f"first mismatches: {mismatches[:5]}")
     assert total == 285
     assert not mismatches
+
+
+# In required mode these outputs fail as llama.cpp builds the parser: Gemma 4 allows no
+# content before a required call, and Functionary's required parser has no content-only
+# branch while this output carries its call inside the content.
+REQUIRED_MODE_REJECTS = {
+    "google-gemma-4-31B-it/e/false", "google-gemma-4-31B-it-interleaved/e/false",
+    "meetkai-functionary-medium-v3.2/f/false", "meetkai-functionary-medium-v3.2/f/true",
+}
+
+
+@requires_oracle
+def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracle() -> None:
+    """tool_choice auto/required x parallel on/off (the oracle applied only auto with the
+    template's parallel default): llama.cpp's PEG engine port (explorer.peg) parses each
+    template's rendered tool-call turns with our arenas to the oracle's messages."""
+    peg = pytest.importorskip("explorer.peg.arena")
+    chat_output = pytest.importorskip("explorer.chat_output")
+    from explorer.errors import ExplorerError
+    from explorer.generator import ParserSpec
+    from explorer.routing import patch_source
+
+    rows = [json.loads(line) for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines()]
+    rows = [r for r in rows if r["result"] is not None and r["message"].get("tool_calls")]
+    total, unexpected = 0, []
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name == "INDEX.json":
+            continue
+        data = json.loads(path.read_text("utf-8"))
+        source = patch_source((ORACLE / "templates" / data["template"]).read_text("utf-8"))
+        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        for row in (r for r in rows if r["template"] == data["template"]):
+            for choice in ("auto", "required"):
+                for parallel in (True, False):
+                    if not parallel and len(row["message"]["tool_calls"]) > 1:
+                        continue
+                    req = GenerationRequest(tools=row["tools"], tool_choice=choice, parallel_tool_calls=parallel,
+                                            generation_prompt=row["generation_prompt"],
+                                            enable_thinking=row["enable_thinking"])
+                    out = generate_for_route(data["routed"]["handler"], spec, req, source)
+                    try:
+                        got = chat_output.parse_output(peg.load_arena(out.parser), row["raw_output_stripped"],
+                                                       generation_prompt=out.generation_prompt,
+                                                       format=row["format"]).to_oracle_json()
+                    except ExplorerError:
+                        got = None
+                    want = row["result"]
+                    same = got is not None and all(got[k] == want[k] for k in ("content", "reasoning_content",
+                                                                                "tool_calls"))
+                    total += 1
+                    expected_same = not (choice == "required" and row["id"] in REQUIRED_MODE_REJECTS)
+                    if same != expected_same:
+                        unexpected.append(f"{row['id']}/{choice}/{parallel}")
+    print(f"rendered tool-call turns parsed with other requests' arenas: {total - len(unexpected)}/{total} as "
+          f"expected; unexpected: {unexpected[:5]}")
+    assert total > 1700
+    assert not unexpected
