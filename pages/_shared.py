@@ -382,7 +382,11 @@ def missing_pipeline_stage() -> str | None:
 
 @st.cache_resource(show_spinner=False, max_entries=128)
 def _sample_output(sha256: str, dialect_name: str, settings: RequestSettings, kind: str, _tmpl: Any) -> str | None:
-    """A model reply cut out of the template's own rendering of an assistant turn."""
+    """A model reply cut out of the template's own rendering of an assistant turn.
+
+    The call id has nine letters and digits, which every template accepts (Mistral's
+    insist on exactly that).
+    """
     from explorer.apply import Request, apply_request
 
     tools = ui.parse_tools_json(settings.tools_json)
@@ -390,7 +394,7 @@ def _sample_output(sha256: str, dialect_name: str, settings: RequestSettings, ki
     if kind != "reply":
         first = (tools or [{}])[0].get("function", {}).get("name", "get_weather")
         message = {"role": "assistant", "content": "",
-                   "tool_calls": [{"id": "call_1", "type": "function",
+                   "tool_calls": [{"id": "call00001", "type": "function",
                                    "function": {"name": first, "arguments": {"city": "Paris"}}}]}
     if kind == "reasoning+call":
         message["reasoning_content"] = "The user wants the weather. I should call the tool."

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.errors import ExplorerError
 from pages import _shared as sh
 
 SAMPLE_KINDS = ("reply", "call", "reasoning+call")
@@ -61,11 +62,17 @@ def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> No
         return
     if not params.grammar:
         return
-    samples = []
+    samples, failed = [], []
     for kind in SAMPLE_KINDS:
-        sample = sh.guarded(lambda: sh.sample_output(tmpl, settings, kind), tmpl.source, context="rendering a sample")
+        try:
+            sample = sh.sample_output(tmpl, settings, kind)
+        except ExplorerError as exc:
+            failed.append(f"{kind}: {exc}")
+            continue
         if sample is not None:
             samples.append(sample)
+    if failed:
+        st.caption("Samples the template could not render: " + "; ".join(failed))
     own = st.text_area("Your own output to check (optional)", key="grammar_own_text", height=100)
     texts = tuple(dict.fromkeys(samples + ([own] if own else [])))
     if not texts:

@@ -50,7 +50,7 @@ def texts(at: AppTest) -> str:
                  "success", "code", "text"):
         parts += [str(e.value) for e in getattr(at, kind)]
     parts += [str(t.value) for t in at.table]
-    parts += [str(getattr(e, "proto", "")) for e in at.get("html")]
+    parts += [e.proto.body for e in at.get("html")]
     return "\n".join(parts)
 
 

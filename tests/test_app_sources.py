@@ -36,7 +36,7 @@ def template_page(kind: str) -> AppTest:
 
 
 def shown_source(at: AppTest) -> str:
-    return "\n".join(str(h.proto) for h in at.get("html"))
+    return "\n".join(h.proto.body for h in at.get("html"))
 
 
 def test_uploading_a_tokenizer_config_offers_its_named_templates():

@@ -1,0 +1,75 @@
+"""The app on llama.cpp's own templates (../shared/oracle): every page renders, and what
+the pages show agrees with llama.cpp's analysis (route, modes, generation prompt).
+
+One template per routed handler plus a spread of autoparser templates keeps the run
+short; the expected values are the oracle's, never the explorer's own output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ORACLE, load_oracle_analysis, load_oracle_template, oracle_available, requires_oracle
+from explorer import ui_support as ui
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py")
+AUTOPARSER_SAMPLE = 8
+
+pytestmark = [requires_oracle, pytest.mark.timeout(900)]
+
+
+def chosen_templates() -> list[str]:
+    if not oracle_available():
+        return []
+    rows = json.loads((ORACLE / "analysis" / "INDEX.json").read_text(encoding="utf-8"))["templates"]
+    seen: set[str] = set()
+    chosen: list[str] = []
+    auto = [r for r in rows if r["routed_handler"] == "autoparser"]
+    for row in rows:
+        if row["routed_handler"] != "autoparser" and row["routed_handler"] not in seen:
+            seen.add(row["routed_handler"])
+            chosen.append(row["template"])
+    step = max(1, len(auto) // AUTOPARSER_SAMPLE)
+    chosen += [r["template"] for r in auto[::step][:AUTOPARSER_SAMPLE]]
+    return [Path(name).stem for name in chosen]
+
+
+def run_page(page: str, text: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["source_request"] = ui.SourceRequest("text", text=text)
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page).run()
+    return at
+
+
+@pytest.mark.parametrize("name", chosen_templates())
+def test_pages_render_and_agree_with_llama_cpp(name):
+    expected = load_oracle_analysis(name)
+    text = load_oracle_template(name)
+    shown: dict[str, AppTest] = {}
+    for page in PAGES:
+        at = run_page(page, text)
+        assert not at.exception, (page, [e.value for e in at.exception])
+        shown[page] = at
+    handler = expected["routed"]["handler"]
+    banner = " ".join(w.value for w in shown["pages/template.py"].warning) + " ".join(
+        s.value for s in shown["pages/template.py"].success)
+    if handler == "autoparser":
+        assert "Route: the differential autoparser" in banner
+    else:
+        assert f"specialized handler `{handler}`" in banner
+    metrics = {m.label: m.value for m in shown["pages/analysis.py"].metric}
+    auto = expected["autoparser"]
+    assert metrics["Reasoning"] == auto["reasoning"]["mode"]
+    assert metrics["Content"] == auto["content"]["mode"]
+    assert metrics["Tool calls"] == auto["tools"]["format"]["mode"]
+    # the Try-it page shows llama.cpp's generation prompt for the default request (thinking on)
+    gen = expected["apply"]["thinking_true"]["generation_prompt"]
+    try_html = " ".join(h.proto.body for h in shown["pages/try_it.py"].get("html"))
+    assert ui.visible_whitespace_html(gen, spaces="all") in try_html
