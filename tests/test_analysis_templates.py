@@ -269,3 +269,14 @@ def test_call_id_after_the_arguments():
     cid = a.tools.call_id
     assert (cid.pos, cid.prefix, cid.suffix) == (CallIdPosition.POST_ARGS, "[ID]", "")
     assert a.provenance["tools.call_id.pos"].probe == "T7"
+
+
+def test_probe_lookup_helpers():
+    a = analyze(TAGGED)
+    assert a.probe("T3") is not None and a.probe("T3").name == "T3"
+    assert a.probe("no such probe") is None
+    # T1 saw <tool_call> as a section opener; T2 moved it to per_call_start.
+    assert a.probes_setting("tools.format.section_start") == ("T1", "T2")
+    assert a.probes_setting("tools.format.per_call_start") == ("T2",)
+    assert a.provenance["tools.format.per_call_start"].side == "diff.right"
+    assert a.provenance["content.start"].kind == "default"

@@ -222,6 +222,14 @@ class TemplateAnalysis:
             "analysis_complete": self.analysis_complete,
         }
 
+    def probe(self, name: str) -> Probe | None:
+        """The trace of one probe by its reference name ("R1", "T3", "user-start"...)."""
+        return next((p for p in self.probes if p.name == name), None)
+
+    def probes_setting(self, field_name: str) -> tuple[str, ...]:
+        """Every probe that wrote ``field_name`` (dotted), in order; the last one won."""
+        return tuple(p.name for p in self.probes if any(k == field_name for k, _ in p.fields_set))
+
     def provenance_json(self) -> dict[str, Any]:
         return {name: p.to_json() for name, p in self.provenance.items()}
 
