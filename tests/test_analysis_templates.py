@@ -280,3 +280,12 @@ def test_probe_lookup_helpers():
     assert a.probes_setting("tools.format.per_call_start") == ("T2",)
     assert a.provenance["tools.format.per_call_start"].side == "diff.right"
     assert a.provenance["content.start"].kind == "default"
+
+
+def test_workarounds_search_the_lexer_normalised_source():
+    from explorer.analysis.workarounds import lexer_source
+
+    assert lexer_source("a\r\nb\rc\n") == "a\nb\nc"
+    assert lexer_source("a\r") == "a\n"
+    assert lexer_source("a\n\n") == "a\n"
+    assert lexer_source("") == ""

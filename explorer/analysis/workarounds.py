@@ -154,7 +154,19 @@ WORKAROUNDS: tuple[Workaround, ...] = (
 )
 
 
+def lexer_source(text: str) -> str:
+    """The template text llama.cpp keeps as ``tmpl.src`` (what the workarounds search):
+    CR LF and lone CR become LF, and one trailing newline of the original is dropped."""
+    if not text:
+        return text
+    src = text.replace("\r\n", "\n").replace("\r", "\n")
+    # llama.cpp quirk: the trailing-newline test reads the original text, so a final
+    # lone "\r" (now "\n") is kept.
+    return src[:-1] if text.endswith("\n") else src
+
+
 def apply_workarounds(source: str, d: Draft, workarounds: tuple[Workaround, ...] = WORKAROUNDS) -> None:
+    source = lexer_source(source)
     for workaround in workarounds:
         if workaround.matches(source, d):
             workaround.apply(d)
