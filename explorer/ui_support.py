@@ -611,6 +611,7 @@ class Permalink:
     hf: str | None = None  # owner/repo[@revision][#variant]
     text: str | None = None  # the template text itself (short templates only)
     focus: str | None = None  # what the page shows first (a probe name, ...)
+    output: str | None = None  # the model output on the Try-it page
 
     def source_request(self) -> SourceRequest | None:
         if self.example:
@@ -624,23 +625,30 @@ class Permalink:
 
 
 def permalink_for(
-    request: SourceRequest | None, template_text: str | None, page: str | None, focus: str | None = None
+    request: SourceRequest | None, template_text: str | None, page: str | None, focus: str | None = None,
+    output: str | None = None,
 ) -> Permalink | None:
-    """The permalink for a view, or None when the template is too long to put in a URL."""
+    """The permalink for a view, or None when the template is too long to put in a URL.
+
+    A model output too long for a URL is left out (the link still gives the template).
+    """
+    if output is not None and (output == "" or len(compress_text(output)) > PERMALINK_TEXT_LIMIT):
+        output = None
+    view = {"page": page, "focus": focus, "output": output}
     if request is None:
-        return Permalink(page=page, focus=focus)
+        return Permalink(**view)
     if request.kind == "example":
-        return Permalink(page=page, example=request.name, focus=focus)
+        return Permalink(example=request.name, **view)
     if request.kind == "hub":
-        return Permalink(page=page, hf=hf_spec(request.name, request.revision, request.variant), focus=focus)
+        return Permalink(hf=hf_spec(request.name, request.revision, request.variant), **view)
     text = template_text if template_text is not None else request.text
     if len(compress_text(text)) > PERMALINK_TEXT_LIMIT:
         return None
-    return Permalink(page=page, text=text, focus=focus)
+    return Permalink(text=text, **view)
 
 
 def encode_permalink(link: Permalink) -> dict[str, str]:
-    """Query parameters for a permalink (keys: page, focus, example, hf, t)."""
+    """Query parameters for a permalink (keys: page, focus, example, hf, t, o)."""
     params: dict[str, str] = {}
     if link.page:
         params["page"] = link.page
@@ -652,6 +660,8 @@ def encode_permalink(link: Permalink) -> dict[str, str]:
         params["hf"] = link.hf
     elif link.text is not None:
         params["t"] = compress_text(link.text)
+    if link.output:
+        params["o"] = compress_text(link.output)
     return params
 
 
@@ -665,12 +675,14 @@ def _one(params: Mapping[str, Any], key: str) -> str | None:
 def decode_permalink(params: Mapping[str, Any]) -> Permalink:
     """Read a permalink back from query parameters (a bad ``t`` token raises SourceError)."""
     token = _one(params, "t")
+    output = _one(params, "o")
     return Permalink(
         page=_one(params, "page"),
         example=_one(params, "example"),
         hf=_one(params, "hf"),
         text=decompress_text(token) if token else None,
         focus=_one(params, "focus"),
+        output=decompress_text(output) if output else None,
     )
 
 

@@ -206,8 +206,8 @@ def source_caption(source: Any) -> None:
 # --- permalinks ----------------------------------------------------------------------
 
 
-INCOMING_FOCUS_KEY = "_incoming_focus"
-LINK_KEYS = ("example", "hf", "t", "page", "focus")
+INCOMING_KEY = "_incoming_view"
+LINK_KEYS = ("example", "hf", "t", "page", "focus", "o")
 
 
 def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
@@ -230,22 +230,32 @@ def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
         return
     if request is not None:
         set_request(request)
-    st.session_state[INCOMING_FOCUS_KEY] = link.focus
+    st.session_state[INCOMING_KEY] = {"focus": link.focus, "output": link.output}
     if link.page and link.page != current_page:
         target = page_for(link.page)
         if target is not None:
             st.switch_page(target, query_params=params)
 
 
+def _take_incoming(name: str) -> str | None:
+    view = st.session_state.get(INCOMING_KEY) or {}
+    return view.pop(name, None)
+
+
 def take_incoming_focus() -> str | None:
     """The focus a link arrived with (once; None afterwards)."""
-    return st.session_state.pop(INCOMING_FOCUS_KEY, None)
+    return _take_incoming("focus")
 
 
-def write_permalink(page: str, source: Any | None, focus: str | None = None) -> str | None:
+def take_incoming_output() -> str | None:
+    """The model output a link arrived with (once; None afterwards)."""
+    return _take_incoming("output")
+
+
+def write_permalink(page: str, source: Any | None, focus: str | None = None, output: str | None = None) -> str | None:
     """Put the view into the URL's query parameters; return the link's query string."""
     request = current_request()
-    link = ui.permalink_for(request, getattr(source, "text", None), page, focus)
+    link = ui.permalink_for(request, getattr(source, "text", None), page, focus, output)
     if link is None:
         params = {"page": page}
     else:

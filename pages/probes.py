@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.errors import ExplorerError
 from pages import _shared as sh
 
 ALL = "All probes"
@@ -136,11 +137,15 @@ def main() -> None:
         sh.not_available("explorer.analysis", "The probe trace")
         sh.write_permalink("probes", source)
         return
-    analysis = sh.guarded(lambda: sh.analysis(tmpl), source.text, context="running the probes")
-    if analysis is None:
-        sh.write_permalink("probes", source)
-        return
-    probes = list(analysis.probes)
+    try:
+        probes = list(sh.analysis(tmpl).probes)
+    except ExplorerError as exc:
+        # llama.cpp's analysis threw; the trace up to the throw still shows why
+        sh.show_error(exc, source.text, context="running the probes")
+        probes = list(getattr(exc, "probes", ()) or ())
+        if not probes:
+            sh.write_permalink("probes", source)
+            return
     names = [p.name for p in probes]
 
     incoming = sh.take_incoming_focus()

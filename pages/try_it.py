@@ -126,17 +126,22 @@ def main() -> None:
         return
     source, tmpl, _ = loaded
     sh.source_caption(source)
-    st.session_state["_try_query"] = sh.write_permalink("try", source)
+    incoming = sh.take_incoming_output()
+    if incoming is not None:
+        st.session_state[OUTPUT_KEY] = incoming
     if tmpl is None:
+        sh.write_permalink("try", source)
         return
     missing = sh.missing_pipeline_stage()
     if missing is not None or sh.stage("explorer.chat_output") is None:
+        sh.write_permalink("try", source)
         sh.not_available(missing or "explorer.chat_output", "Parsing model output")
         return
     with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
         settings = sh.request_controls("try")
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
+        sh.write_permalink("try", source)
         return
     if setup.handler != "autoparser":
         st.info(f"llama.cpp parses this template's output with its specialized handler `{setup.handler}` "
@@ -148,6 +153,7 @@ def main() -> None:
     if OUTPUT_KEY not in st.session_state:
         st.session_state[OUTPUT_KEY] = ""
     text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
+    st.session_state["_try_query"] = sh.write_permalink("try", source, output=text)
     c1, c2 = st.columns(2)
     partial = c1.toggle("is_partial (the output may still grow)", key="try_partial")
     by = c2.radio("Colour by", ["tag", "rule"], horizontal=True, key="try_colour_by")

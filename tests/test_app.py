@@ -342,3 +342,16 @@ def test_a_specialized_route_is_announced_and_its_parser_used():
     calls = at.table[0].value
     assert list(calls["name"]) == ["get_weather"]
     assert json.loads(calls["arguments"].iloc[0]) == {"city": "Paris"}
+
+
+def test_a_try_it_link_carries_the_model_output():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at.text_area(key="try_output").input(TOOL_OUTPUT).run()
+    link = ui.decode_permalink(dict(at.query_params))
+    assert (link.page, link.example, link.output) == ("try", CHATML, TOOL_OUTPUT)
+    fresh = app(params=ui.encode_permalink(link))
+    assert_clean(fresh)
+    assert any(t.value == "Try it" for t in fresh.title)
+    assert fresh.text_area(key="try_output").value == TOOL_OUTPUT
+    assert list(fresh.table[0].value["name"]) == ["get_weather"]

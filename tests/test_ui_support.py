@@ -193,6 +193,7 @@ def test_permalink_round_trip_for_each_source_kind():
         ui.Permalink(page="template", example="qwen3"),
         ui.Permalink(page="probes", hf="owner/model@abc123#tool_use", focus="T2"),
         ui.Permalink(page="try", text="{{ messages[0]['content'] }}\n"),
+        ui.Permalink(page="try", example="x", output="<tool_call>{}</tool_call>"),
         ui.Permalink(page="grammar"),
     ):
         params = ui.encode_permalink(link)
@@ -219,6 +220,9 @@ def test_permalink_for_chooses_the_shortest_faithful_form():
     rng = random.Random(7)
     noise = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz{}%<>|") for _ in range(20_000))
     assert ui.permalink_for(ui.SourceRequest("text", text=noise), noise, "template") is None
+    # a long output is dropped from the link, the template stays
+    assert ui.permalink_for(ex, None, "try", output=noise) == ui.Permalink(page="try", example="qwen3")
+    assert ui.permalink_for(ex, None, "try", output="hi").output == "hi"
 
 
 def test_hf_spec_round_trip_and_rejects_bad_ids():
