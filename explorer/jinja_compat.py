@@ -35,6 +35,8 @@ DIALECTS = ("llama.cpp", "transformers")
 
 # Template global holding each macro's number of parameters without a default.
 MACRO_TABLE = "_jx_macro_required"
+# Keyword argument carrying the caller's scope snapshot into a macro call.
+SCOPE_KW = "_jx_scope"
 
 # A list this long is iterated through a generator that re-checks the deadline.
 _GUARDED_LOOP_LEN = 10_000
@@ -69,25 +71,57 @@ class GenerationExtension(Extension):
 
 
 class _Rewriter:
-    """Routes loops and ``~`` through environment hooks (and, for stats, identifiers)."""
+    """Routes loops, ``~`` and comparisons through environment hooks; for stats, identifiers.
+
+    For the llama.cpp dialect it also gives macros llama.cpp's dynamic scope: a macro body
+    runs in a copy of the *caller's* scope there, so a free name inside a macro sees the
+    caller's loop variables. Each call of a known macro passes the values of that macro's
+    free names (``SCOPE_KW``); inside the body those names read that snapshot first.
+    """
 
     def __init__(self, mark_names: bool, llama: bool) -> None:
         self.mark_names = mark_names
         self.llama = llama
         self.macro_required: dict[str, int] = {}
+        self.macro_free: dict[str, tuple[str, ...]] = {}
+        self.in_macro: list[str] = []
+
+    def prepare(self, tree: nodes.Template) -> None:
+        macros = list(tree.find_all(nodes.Macro))
+        names = {m.name for m in macros}
+        for m in macros:
+            self.macro_required[m.name] = len(m.args) - len(m.defaults)
+            if self.llama:
+                self.macro_free[m.name] = _free_names(m, names)
 
     def visit(self, node: nodes.Node) -> nodes.Node:
+        callee = None
+        if isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name):
+            callee = node.node.name if self.macro_free.get(node.node.name) else None
+        if isinstance(node, nodes.Macro):
+            self.in_macro.append(node.name)
         for field in node.fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 setattr(node, field, [self.visit(v) if isinstance(v, nodes.Node) else v for v in value])
             elif isinstance(value, nodes.Node):
                 setattr(node, field, self.visit(value))
+        if isinstance(node, nodes.Macro):
+            self.in_macro.pop()
+        if callee is not None:
+            pairs = [nodes.Pair(nodes.Const(v), self.scoped(nodes.Name(v, "load"))) for v in self.macro_free[callee]]
+            node.kwargs.append(nodes.Keyword(SCOPE_KW, nodes.Dict(pairs)))
+            node.set_lineno(node.lineno, override=True)
         return self.rewrite(node)
 
+    def scoped(self, name: nodes.Name) -> nodes.Expr:
+        """A free name inside a macro: the caller's value first (llama.cpp's dynamic scope)."""
+        if self.in_macro and name.name in self.macro_free.get(self.in_macro[-1], ()):
+            args = [nodes.Const(self.in_macro[-1]), nodes.Const(name.name), name]
+            return _env_call("jx_scoped", args, name.lineno or 1)
+        return name
+
     def rewrite(self, node: nodes.Node) -> nodes.Node:
-        if isinstance(node, nodes.Macro):
-            self.macro_required[node.name] = len(node.args) - len(node.defaults)
         if isinstance(node, nodes.For):
             pairs = nodes.Const(isinstance(node.target, nodes.Tuple))
             node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
@@ -96,9 +130,24 @@ class _Rewriter:
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _ORDERING:
             op = node.ops[0]
             return _env_call("jx_order", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
-        elif self.mark_names and isinstance(node, nodes.Name) and node.ctx == "load":
-            return _env_call("jx_mark", [node], node.lineno)
+        elif isinstance(node, nodes.Name) and node.ctx == "load":
+            expr = self.scoped(node)
+            return _env_call("jx_mark", [expr], node.lineno) if self.mark_names else expr
         return node
+
+
+_NOT_FREE = frozenset({"caller", "varargs", "kwargs", "loop", "raise_exception", "range", "namespace", "dict",
+                       "tojson", "strftime_now", "true", "false", "none", "True", "False", "None"})
+
+
+def _free_names(macro: nodes.Macro, macro_names: set[str]) -> tuple[str, ...]:
+    """Names a macro body reads but never binds itself (parameters, set, loop targets)."""
+    bound = {a.name for a in macro.args} | macro_names | _NOT_FREE
+    for name in macro.find_all(nodes.Name):
+        if name.ctx in ("store", "param"):
+            bound.add(name.name)
+    read = {n.name for n in macro.find_all(nodes.Name) if n.ctx == "load"}
+    return tuple(sorted(read - bound))
 
 
 _ORDERING = {"lt": "<", "lteq": "<=", "gt": ">", "gteq": ">="}
@@ -315,10 +364,25 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     intercepted_binops = frozenset({"+", "*", "%"})
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        if isinstance(__obj, Macro):
-            required = __context.get(MACRO_TABLE, {}).get(__obj.name, 0)
-            args, kwargs = _bind_like_llama(__obj, required, args, kwargs)
-        return super().call(__context, __obj, *args, **kwargs)
+        scope = kwargs.pop(SCOPE_KW, None)
+        if not isinstance(__obj, Macro):
+            return super().call(__context, __obj, *args, **kwargs)
+        required = __context.get(MACRO_TABLE, {}).get(__obj.name, 0)
+        args, kwargs = _bind_like_llama(__obj, required, args, kwargs)
+        if scope is None:
+            return super().call(__context, __obj, *args, **kwargs)
+        scopes = current().scopes
+        scopes.append((__obj.name, scope))
+        try:
+            return super().call(__context, __obj, *args, **kwargs)
+        finally:
+            scopes.pop()
+
+    def jx_scoped(self, macro: str, name: str, fallback: Any) -> Any:
+        scopes = current().scopes
+        if scopes and scopes[-1][0] == macro:
+            return scopes[-1][1].get(name, fallback)
+        return fallback
 
     def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
         if isinstance(iterable, Undefined):
@@ -662,6 +726,7 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) ->
     if isinstance(env, LlamaSandbox):
         check_llama_support(tree, source)
     rewriter = _Rewriter(mark_names=stats, llama=isinstance(env, LlamaSandbox))
+    rewriter.prepare(tree)
     rewriter.visit(tree)
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.errors import RenderLimitError
@@ -31,6 +31,7 @@ class RenderState:
     max_allocated: int = 100_000_000
     depth: int = 0
     allocated: int = 0
+    scopes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def check_time(self) -> None:
         if time.monotonic() > self.deadline:

@@ -130,6 +130,15 @@ DIFFERENCES = [
     ("{% for i in [1, 2] %}{{ loop.cycle('a', 'b') }}{% endfor %}", TemplateRuntimeError, "ab"),
     ("{{ 1 < 2.5 }}{{ 3 >= 3 }}", "TrueTrue", "TrueTrue"),
     ("{{ 'a' < 'b' }}", TemplateRuntimeError, "True"),
+    # a macro runs in a copy of the caller's scope (llama.cpp's macro_statement)
+    ("{% macro f() %}[{{ m }}]{% endmacro %}{% for m in [1, 2] %}{{ f() }}{% endfor %}", "[1][2]", "[][]"),
+    (
+        "{% macro g() %}<{{ m }}>{% endmacro %}{% macro f() %}{{ g() }}{% endmacro %}"
+        "{% for m in [1, 2] %}{{ f() }}{% endfor %}",
+        "<1><2>",
+        "<><>",
+    ),
+    ("{% set x = 1 %}{% macro f() %}{{ x }}{% endmacro %}{% set x = 2 %}{{ f() }}", "2", "2"),
 ]
 
 
