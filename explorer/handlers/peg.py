@@ -179,7 +179,8 @@ class HandlerPeg(ChatPeg):
             for i, parser in enumerate(parsers):
                 bit = 1 << i
                 if remaining & bit:
-                    alternatives = self.choice([alternatives, self.cat(parser, lambda r=remaining & ~bit: remaining_of(r))])
+                    rest = remaining & ~bit
+                    alternatives = self.choice([alternatives, self.cat(parser, lambda r=rest: remaining_of(r))])
             cache[remaining] = self.rule(f"{prefix}-{remaining}", alternatives)
             return cache[remaining]
 
@@ -246,6 +247,9 @@ class HandlerPeg(ChatPeg):
                                 self.python_null(), self.json_bool(), self.json_null()])
         return self.rule_fn("python-or-json-value", build)
 
+    def _quoted(self, quote: str) -> int:
+        return self.cat(lambda: self.literal(quote), lambda: self.string_content(quote), lambda: self.literal(quote))
+
     def python_style_tool_calls(self, tools: Sequence[Mapping[str, Any]] | None, parallel: bool,
                                 allow_json_literals: bool) -> int:
         """``[name(arg="v", n=1), ...]`` calls (LFM2)."""
@@ -266,10 +270,7 @@ class HandlerPeg(ChatPeg):
                     is_string = isinstance(prop_def, Mapping) and prop_def.get("type") == "string"
                     name_parser = self.literal(prop_name)
                     self.eps()  # arg_value_parser's initial value, created as in llama.cpp
-                    string_value = self.tool_arg_value(self.choice([
-                        self.cat(lambda: self.literal('"'), lambda: self.string_content('"'), lambda: self.literal('"')),
-                        self.cat(lambda: self.literal("'"), lambda: self.string_content("'"), lambda: self.literal("'")),
-                    ]))
+                    string_value = self.tool_arg_value(self.choice([self._quoted('"'), self._quoted("'")]))
                     if is_string:
                         value = string_value
                     else:
