@@ -20,7 +20,7 @@ from explorer.errors import Location, OutputParseError
 from explorer.peg.arena import Arena
 from explorer.peg.builder import Builder
 from explorer.peg.chat_mappers import MessageDraft, map_nodes
-from explorer.peg.engine import Engine, ParseResult, byte_offset, engine_for
+from explorer.peg.engine import Engine, ParseResult, byte_offset, deep_recursion, engine_for
 
 DEFAULT_FORMAT = "peg-native"
 CPP_EXCEPTION_TYPE = "std::runtime_error"
@@ -107,7 +107,11 @@ def analyse_output(arena: Arena | None, text: str, *, generation_prompt: str = "
     # what was parsed", but a failed result carries no AST nodes: the message is empty.
     if result.fail() and not (is_partial and result.end > 0):
         return OutputParse(effective, result, None, mismatch_error(format, effective, result))
-    message = ChatMessage.from_draft(map_nodes(result.nodes, format))
+    try:
+        with deep_recursion():
+            message = ChatMessage.from_draft(map_nodes(result.nodes, format))
+    except RecursionError:
+        raise OutputParseError("the output nests too deeply to map (recursion limit reached)") from None
     return OutputParse(effective, result, message, None)
 
 

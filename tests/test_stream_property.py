@@ -97,3 +97,30 @@ def test_deep_nesting_is_an_output_parse_error_not_a_crash():
         parse_output(arena, text)
     except OutputParseError:
         pass
+
+
+if oracle_available():
+    from explorer.cli.parse import raw_output_for
+
+    ROWS = [json.loads(line) for path in sorted((ORACLE / "parse").glob("*.jsonl"))
+            for line in path.read_text(encoding="utf-8").splitlines() if line]
+else:
+    ROWS = []
+
+
+@settings(max_examples=120, deadline=None)
+@given(index=st.integers(0, max(len(ROWS) - 1, 0)), cuts=st.lists(st.integers(0, 400), max_size=12))
+def test_incremental_matches_fresh_parses_on_real_outputs(index, cuts):
+    if not ROWS:
+        return
+    row = ROWS[index]
+    arena = load_arena(row["parser"])
+    gp, fmt = row["generation_prompt"], row["format"]
+    text = raw_output_for(row)
+    sp = StreamParser(arena, generation_prompt=gp, format=fmt)
+    for chunk in _chunks(text, cuts):
+        step = sp.feed(chunk)
+        fresh = analyse_output(arena, sp.text, generation_prompt=gp, format=fmt, is_partial=True)
+        assert step.message == fresh.message
+        assert (step.error is None) == (fresh.error is None)
+    assert step.message == (None if row["streaming_final"] is None else step.message)

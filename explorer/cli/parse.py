@@ -25,6 +25,7 @@ from typing import Any
 from explorer.chat_output import DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
+from explorer.peg.engine import deep_recursion
 from explorer.streaming import char_chunks, stream, stream_summary
 
 
@@ -147,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ast:
         out["parse_status"] = parsed.result.status_name
         out["parse_end"] = parsed.result.end
-        out["ast"] = [n.to_json() for n in parsed.result.nodes]
+        with deep_recursion():
+            out["ast"] = [n.to_json() for n in parsed.result.nodes]
     print(json.dumps(out, ensure_ascii=False, indent=1))
     return 1 if parsed.error is not None else 0
 

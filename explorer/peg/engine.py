@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from explorer.errors import OutputParseError, PegError
@@ -36,6 +37,23 @@ from explorer.peg.scanners import (
 
 _RECURSION_LIMIT = 60_000
 STATUS_NAMES = ("fail", "success", "need_more_input")
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Room for deeply nested output while parsing or walking its tree.
+
+    Each nesting level costs a dozen Python frames. Since 3.11 pure-Python calls do not
+    grow the C stack, so a high limit is safe; the process's own limit is put back after.
+    """
+    limit = sys.getrecursionlimit()
+    if limit < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        if limit < _RECURSION_LIMIT:
+            sys.setrecursionlimit(limit)
 
 
 class AstNode:
@@ -174,12 +192,9 @@ class Engine:
                 self.reset()
             self._text_seen = text
         ctx.text, ctx.n, ctx.lenient, ctx.touched = text, len(text), lenient, False
-        if sys.getrecursionlimit() < _RECURSION_LIMIT:
-            # each nesting level of the output costs a dozen Python frames; since 3.11
-            # pure-Python calls do not grow the C stack, so a high limit is safe
-            sys.setrecursionlimit(_RECURSION_LIMIT)
         try:
-            status, s, e, nodes = self._fns[pid](start)
+            with deep_recursion():
+                status, s, e, nodes = self._fns[pid](start)
         except RecursionError:
             self.reset()
             raise OutputParseError("the output nests too deeply for the parser "
