@@ -14,7 +14,7 @@ from explorer.generator.stl_order import hash_bytes, unordered_map_order
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 FIELDS = ("parser", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens", "additional_stops",
-          "generation_prompt")
+          "generation_prompt", "supports_thinking", "thinking_start_tag", "thinking_end_tags")
 
 WEATHER = [{"type": "function", "function": {
     "name": "get_weather", "description": "Weather.",
@@ -234,7 +234,8 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
                                     parallel_tool_calls=row["parallel_tool_calls"],
                                     generation_prompt=row["generation_prompt"])
             got = generate_params(specs[name], req).to_json()
-            for fld in ("parser", "grammar", "grammar_lazy", "preserved_tokens", "additional_stops"):
+            for fld in ("parser", "grammar", "grammar_lazy", "preserved_tokens", "additional_stops",
+                        "supports_thinking"):
                 if got[fld] != row[fld]:
                     mismatches.append(f"{row['id']}/{fld}")
     print(f"autoparser parse rows: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "

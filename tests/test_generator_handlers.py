@@ -127,7 +127,9 @@ def test_specialized_templates_match_the_oracle_apply() -> None:
             got = generate_for_handler(handler, req, _source(data["template"])).to_json()
             mismatches += [f"{path.stem}/{key}/{k}" for k in ("parser", "grammar", "grammar_lazy",
                                                               "grammar_triggers", "preserved_tokens",
-                                                              "additional_stops", "generation_prompt")
+                                                              "additional_stops", "generation_prompt",
+                                                              "supports_thinking", "thinking_start_tag",
+                                                              "thinking_end_tags")
                            if got[k] != applied[k]]
     print(f"specialized apply: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
           f"first mismatches: {mismatches[:5]}")
@@ -153,7 +155,7 @@ def test_specialized_parse_rows_match_the_oracle() -> None:
                                     enable_thinking=bool(row["enable_thinking"]))
             got = generate_for_handler(row["handler"], req, sources[row["template"]]).to_json()
             mismatches += [f"{row['id']}/{k}" for k in ("parser", "grammar", "grammar_lazy", "preserved_tokens",
-                                                        "additional_stops") if got[k] != row[k]]
+                                                        "additional_stops", "supports_thinking") if got[k] != row[k]]
     print(f"specialized parse rows: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
           f"first mismatches: {mismatches[:5]}")
     assert total == 285

@@ -37,7 +37,8 @@ def test_json_output_has_the_oracle_apply_keys(hermes_file, capsys) -> None:
     assert main(["grammar", str(hermes_file), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"generation_prompt", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens",
-                        "parser", "additional_stops"}
+                        "parser", "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags"}
+    assert out["supports_thinking"] and out["thinking_start_tag"] == "<think>"
     assert out["generation_prompt"] == "<|im_start|>assistant\n"
     assert out["grammar_lazy"] and out["grammar_triggers"][0]["value"].startswith("<tool_call>")
     assert "tool-get-weather ::=" in out["grammar"]

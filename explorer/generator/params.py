@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.generator.autoparser import build_parser
 from explorer.generator.builder import Arena
-from explorer.generator.spec import GenerationRequest, ParserSpec
+from explorer.generator.spec import GenerationRequest, ParserSpec, trim_whitespace
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 
@@ -39,6 +39,9 @@ class GeneratedParams:
     grammar_triggers: tuple[GrammarTrigger, ...]
     preserved_tokens: tuple[str, ...]
     additional_stops: tuple[str, ...]
+    supports_thinking: bool = False
+    thinking_start_tag: str = ""
+    thinking_end_tags: tuple[str, ...] = ()
 
     @property
     def parser(self) -> str:
@@ -54,6 +57,9 @@ class GeneratedParams:
             "preserved_tokens": list(self.preserved_tokens),
             "parser": self.parser,
             "additional_stops": list(self.additional_stops),
+            "supports_thinking": self.supports_thinking,
+            "thinking_start_tag": self.thinking_start_tag,
+            "thinking_end_tags": list(self.thinking_end_tags),
         }
 
 
@@ -74,6 +80,13 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
             triggers = (GrammarTrigger("WORD", trigger_marker),)
             if fmt.openai_wrapper_trigger:
                 triggers += (GrammarTrigger("WORD", OPENAI_WRAPPER_TRIGGER),)
+    # chat.cpp sets these after generate_parser, from the analysis
+    supports_thinking = spec.reasoning.mode != "NONE"
+    start_tag, end_tags = "", ()
+    if supports_thinking:
+        start_tag = trim_whitespace(spec.reasoning.start)
+        end = trim_whitespace(spec.reasoning.end)
+        end_tags = (end,) if end else ()
     return GeneratedParams(
         generation_prompt=req.generation_prompt,
         arena=arena,
@@ -82,4 +95,7 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
         grammar_triggers=triggers,
         preserved_tokens=spec.preserved_tokens,
         additional_stops=spec.additional_stops,
+        supports_thinking=supports_thinking,
+        thinking_start_tag=start_tag,
+        thinking_end_tags=end_tags,
     )

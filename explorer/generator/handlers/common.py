@@ -40,7 +40,9 @@ def has_json_schema(req: GenerationRequest) -> bool:
 def finish(req: GenerationRequest, arena: Arena, *, include_grammar: bool, lazy: bool,
            triggers: Sequence[tuple[str, str]] = (), preserved: Sequence[str] = (),
            stops: Sequence[str] = (), generation_prompt: str | None = None,
-           schemas: Mapping[int, SchemaNode] | None = None) -> GeneratedParams:
+           schemas: Mapping[int, SchemaNode] | None = None,
+           thinking: tuple[str, Sequence[str]] | None = None, supports_thinking: bool | None = None) -> GeneratedParams:
+    """``thinking`` is (start tag, end tags); ``supports_thinking`` defaults to having it."""
     grammar, grammar_lazy, trigger_objs = "", False, ()
     if include_grammar:
         grammar_lazy = lazy
@@ -51,4 +53,7 @@ def finish(req: GenerationRequest, arena: Arena, *, include_grammar: bool, lazy:
         generation_prompt=req.generation_prompt if generation_prompt is None else generation_prompt,
         arena=arena, grammar=grammar, grammar_lazy=grammar_lazy, grammar_triggers=trigger_objs,
         preserved_tokens=tuple(preserved), additional_stops=tuple(stops),
+        supports_thinking=thinking is not None if supports_thinking is None else supports_thinking,
+        thinking_start_tag=thinking[0] if thinking else "",
+        thinking_end_tags=tuple(thinking[1]) if thinking else (),
     )

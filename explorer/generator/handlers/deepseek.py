@@ -122,4 +122,5 @@ def deepseek_v3_2(req: GenerationRequest, source: str) -> GeneratedParams:
             root = p.cat(gen, reasoning, before, tool_calls, end)
     arena = p.build(root)
     return finish(req, arena, include_grammar=include_grammar, lazy=has_tools and not require_tools,
-                  triggers=[("WORD", fc_start)], preserved=(DSML, THINK_START, THINK_END))
+                  triggers=[("WORD", fc_start)], preserved=(DSML, THINK_START, THINK_END),
+                  thinking=(THINK_START, (THINK_END, fc_start)))

@@ -89,4 +89,4 @@ def gemma4(req: GenerationRequest, source: str) -> GeneratedParams:
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("WORD", "<|tool_call>")],
-                  preserved=PRESERVED)
+                  preserved=PRESERVED, thinking=("<|channel>thought", ("<channel|>",)))

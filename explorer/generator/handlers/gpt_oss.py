@@ -79,4 +79,5 @@ def gpt_oss(req: GenerationRequest, source: str) -> GeneratedParams:
         root = p.cat(lambda: p.zero_or_more(p.cat(start, any_)), start, lambda: p.alt(final_msg, unsolicited))
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
-    return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=TRIGGERS, preserved=PRESERVED)
+    return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=TRIGGERS, preserved=PRESERVED,
+                  thinking=("<|channel|>analysis<|message|>", ("<|end|>",)))

@@ -60,7 +60,8 @@ def kimi_k2(req: GenerationRequest, source: str) -> GeneratedParams:
         root = p.cat(gen, reasoning, before, tool_calls, end)
     arena = p.build(root)
     return finish(req, arena, include_grammar=has_calls, lazy=req.tool_choice == "auto",
-                  triggers=[("WORD", K2_CALL_BEGIN)], preserved=K2_PRESERVED)
+                  triggers=[("WORD", K2_CALL_BEGIN)], preserved=K2_PRESERVED,
+                  thinking=("<think>", ("</think>",)))
 
 
 SEP = "<|sep|>"
@@ -129,4 +130,5 @@ def kimi_k3(req: GenerationRequest, source: str) -> GeneratedParams:
         root = p.cat(start, reasoning, response, tools, trailer, end)
     arena = p.build(root)
     return finish(req, arena, include_grammar=has_calls, lazy=req.tool_choice != "required",
-                  triggers=[("WORD", TOOLS_START)], preserved=("<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"))
+                  triggers=[("WORD", TOOLS_START)], preserved=("<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"),
+                  thinking=(THINK_START, (THINK_END,)))

@@ -116,7 +116,7 @@ def _lfm2(req: GenerationRequest, source: str, tool_list_tokens: bool) -> Genera
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("WORD", tcs)],
-                  preserved=preserved)
+                  preserved=preserved, thinking=("<think>", ("</think>",)))
 
 
 def lfm2(req: GenerationRequest, source: str) -> GeneratedParams:
@@ -175,4 +175,5 @@ def cohere2moe(req: GenerationRequest, source: str) -> GeneratedParams:
                   triggers=[("WORD", c["action_start"])],
                   preserved=[c[k] for k in ("turn_start", "turn_end", "chatbot", "user", "system", "think_start",
                                             "think_end", "text_start", "text_end", "action_start", "action_end",
-                                            "result_start", "result_end")])
+                                            "result_start", "result_end")],
+                  thinking=(c["think_start"], (c["think_end"],)))

@@ -46,4 +46,4 @@ def ministral3(req: GenerationRequest, source: str) -> GeneratedParams:
     arena = p.build(root)
     lazy = has_tools and req.tool_choice == "auto"
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("WORD", "[TOOL_CALLS]")],
-                  preserved=PRESERVED)
+                  preserved=PRESERVED, thinking=("[THINK]", ("[/THINK]",)))

@@ -131,4 +131,5 @@ def qwen3_coder(req: GenerationRequest, source: str) -> GeneratedParams:
     arena: Arena = p.build(root)
     lazy = has_tools and req.tool_choice == "auto"
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy,
-                  triggers=[("WORD", s) for s in starts] if lazy else (), preserved=preserved)
+                  triggers=[("WORD", s) for s in starts] if lazy else (), preserved=preserved,
+                  thinking=("<think>", ("\n</think>", "</think>", "<tool_call>")) if supports_reasoning else None)

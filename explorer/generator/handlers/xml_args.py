@@ -118,7 +118,8 @@ def ling3(req: GenerationRequest, source: str) -> GeneratedParams:
     preserved = [L[k] for k in ("think_start", "think_end", "call_start", "call_end", "arg_key", "arg_key_end",
                                 "arg_val", "arg_val_end", "role_end")]
     return finish(req, arena, include_grammar=has_calls, lazy=req.tool_choice != "required",
-                  triggers=[("WORD", L["call_start"])], preserved=preserved, stops=[L["role_end"]])
+                  triggers=[("WORD", L["call_start"])], preserved=preserved, stops=[L["role_end"]],
+                  thinking=(L["think_start"], (L["think_end"], L["call_start"])))
 
 
 def _tagged_params(p: ChatPeg, name: str, function, string_value: int, close: str, open_prefix: str) -> list[int]:
@@ -187,7 +188,8 @@ def minicpm5(req: GenerationRequest, source: str) -> GeneratedParams:
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("WORD", "<function")],
-                  preserved=("<function", "<param", "</function>", "</param>", "<think>", "</think>"))
+                  preserved=("<function", "<param", "</function>", "</param>", "<think>", "</think>"),
+                  thinking=("<think>", ("</think>",)))
 
 
 MUSE_TRIGGER = "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*?<\\|message\\|>)"
@@ -259,7 +261,7 @@ def muse_glimmer(req: GenerationRequest, source: str) -> GeneratedParams:
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("PATTERN", MUSE_TRIGGER)],
-                  preserved=MUSE_PRESERVED, generation_prompt="<|start|>assistant")
+                  preserved=MUSE_PRESERVED, generation_prompt="<|start|>assistant", supports_thinking=True)
 
 
 MM_NS = "]<]minimax[>["
@@ -364,7 +366,8 @@ def minimax_m3(req: GenerationRequest, source: str) -> GeneratedParams:
     arena = p.build(root)
     lazy = not (has_rf or (has_tools and req.tool_choice == "required"))
     return finish(req, arena, include_grammar=include_grammar, lazy=lazy, triggers=[("WORD", fc_start)],
-                  preserved=(MM_NS, "<tool_call>", "</tool_call>", MM_THINK_START, MM_THINK_END))
+                  preserved=(MM_NS, "<tool_call>", "</tool_call>", MM_THINK_START, MM_THINK_END),
+                  thinking=(MM_THINK_START, (MM_THINK_END,)))
 
 
 HANDLERS: dict[str, Callable[[GenerationRequest, str], GeneratedParams]] = {
