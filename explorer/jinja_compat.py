@@ -89,10 +89,25 @@ class _Rewriter:
     def prepare(self, tree: nodes.Template) -> None:
         macros = list(tree.find_all(nodes.Macro))
         names = {m.name for m in macros}
+        bound: dict[str, set[str]] = {}
+        calls: dict[str, set[str]] = {}
+        free: dict[str, set[str]] = {}
         for m in macros:
             self.macro_required[m.name] = len(m.args) - len(m.defaults)
-            if self.llama:
-                self.macro_free[m.name] = _free_names(m, names)
+            free[m.name], bound[m.name] = _free_names(m, names)
+            calls[m.name] = {c.node.name for c in m.find_all(nodes.Call)
+                             if isinstance(c.node, nodes.Name) and c.node.name in names}
+        # A macro also needs what the macros it calls read (their scope is copied from it).
+        changed = True
+        while changed:
+            changed = False
+            for name, callees in calls.items():
+                extra = set().union(*(free[c] for c in callees)) - bound[name] - free[name] if callees else set()
+                if extra:
+                    free[name] |= extra
+                    changed = True
+        if self.llama:
+            self.macro_free = {name: tuple(sorted(v)) for name, v in free.items()}
 
     def visit(self, node: nodes.Node) -> nodes.Node:
         callee = None
@@ -140,14 +155,14 @@ _NOT_FREE = frozenset({"caller", "varargs", "kwargs", "loop", "raise_exception",
                        "tojson", "strftime_now", "true", "false", "none", "True", "False", "None"})
 
 
-def _free_names(macro: nodes.Macro, macro_names: set[str]) -> tuple[str, ...]:
-    """Names a macro body reads but never binds itself (parameters, set, loop targets)."""
+def _free_names(macro: nodes.Macro, macro_names: set[str]) -> tuple[set[str], set[str]]:
+    """(names a macro body reads but never binds itself, the names it binds)."""
     bound = {a.name for a in macro.args} | macro_names | _NOT_FREE
     for name in macro.find_all(nodes.Name):
         if name.ctx in ("store", "param"):
             bound.add(name.name)
     read = {n.name for n in macro.find_all(nodes.Name) if n.ctx == "load"}
-    return tuple(sorted(read - bound))
+    return read - bound, bound
 
 
 _ORDERING = {"lt": "<", "lteq": "<=", "gt": ">", "gteq": ">="}
