@@ -37,6 +37,7 @@ def main() -> None:
         if request is not None:
             label = request.name or "pasted text"
             st.caption(f"Current template: **{label}** ({request.kind})")
+        _shared.dialect_picker()
     nav.run()
 
 

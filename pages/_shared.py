@@ -118,6 +118,22 @@ def dialect() -> str:
     return st.session_state.get(DIALECT_KEY, "llama.cpp")
 
 
+def dialect_picker() -> None:
+    """The Jinja dialect for every page (kept in session state across page switches)."""
+    widget = "w_" + DIALECT_KEY
+    if widget not in st.session_state:
+        st.session_state[widget] = dialect()
+
+    def picked() -> None:
+        st.session_state[DIALECT_KEY] = st.session_state[widget]
+
+    st.selectbox(
+        "Jinja dialect", ["llama.cpp", "transformers"], key=widget, on_change=picked,
+        help="llama.cpp's own Jinja engine (what llama-server runs), or Hugging Face "
+        "transformers' jinja2 environment, to compare renderings.",
+    )
+
+
 @st.cache_resource(show_spinner="Loading template…", max_entries=64, ttl=3600)
 def _load_source(key: tuple[Any, ...], _request: ui.SourceRequest) -> Any:
     return _request.load()

@@ -355,3 +355,17 @@ def test_a_try_it_link_carries_the_model_output():
     assert any(t.value == "Try it" for t in fresh.title)
     assert fresh.text_area(key="try_output").value == TOOL_OUTPUT
     assert list(fresh.table[0].value["name"]) == ["get_weather"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_transformers_dialect_renders_every_page(page):
+    if CHATML not in examples():
+        pytest.skip("example absent")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["dialect"] = "transformers"
+    at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
+    at.run()
+    if page != PAGES[0]:
+        at.switch_page(page).run()
+    assert_clean(at)
+    assert not at.error, [e.value for e in at.error]
