@@ -11,6 +11,7 @@ from explorer import ui_support as ui
 from pages import _shared as sh
 
 OUTPUT_KEY = "try_output"
+UNCONSUMED = "not consumed by the parser"
 STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed
 SAMPLES = (("reply", "plain reply"), ("call", "tool call"), ("reasoning+call", "reasoning + tool call"))
 
@@ -49,7 +50,13 @@ def _coloured(parsed: Any, generation_prompt: str, by: str) -> None:
     g = len(generation_prompt)
     nodes = parsed.result.nodes
     gen_html, legend = ui.spans_html(generation_prompt, ui.ast_spans(nodes, by=by))
-    out_html, legend = ui.spans_html(parsed.input[g:], ui.ast_spans(nodes, by=by, offset=g), colours=legend)
+    out_spans = ui.ast_spans(nodes, by=by, offset=g)
+    end = parsed.result.end
+    if end < len(parsed.input):
+        # where the parser stopped: the rest of the output was never consumed
+        out_spans.append(ui.Span(max(0, end - g), len(parsed.input) - g, UNCONSUMED))
+        legend = {UNCONSUMED: "#ff6b6b", **legend}
+    out_html, legend = ui.spans_html(parsed.input[g:], out_spans, colours=legend)
     if generation_prompt:
         st.caption("Generation prompt (llama.cpp parses it in front of the output):")
         st.html(ui.mono_block(gen_html, border="#bbb"))

@@ -283,6 +283,8 @@ def test_an_output_the_parser_rejects_is_an_error_in_place():
     at.text_area(key="try_output").input(TOOL_OUTPUT + " and then some prose").run()
     assert_clean(at)
     assert any("does not match" in e.value for e in at.error)
+    # the text the parser never consumed is marked in the tinted output
+    assert 'title="not consumed by the parser"' in texts(at)
 
 
 def test_the_sample_button_fills_an_output_that_parses():
