@@ -721,8 +721,28 @@ _LLAMA_UNSUPPORTED: tuple[tuple[type[nodes.Node], str], ...] = (
 _RAW_TAG = re.compile(r"\{%[-+]?\s*raw\s*[-+]?%\}")
 
 
-def check_llama_support(tree: nodes.Template, source: str) -> None:
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_LLAMA_ESCAPES = frozenset("ntrbfv\\'\"")
+_LLAMA_NUMBER = re.compile(r"\d+(\.\d+)?")
+
+
+def _check_llama_tokens(env: jinja2.Environment, source: str) -> None:
+    """String escapes and number literals llama.cpp's lexer accepts (lexer.h escape_chars)."""
+    for lineno, kind, value in env.lex(source):
+        if kind == "string":
+            bad = next((m for m in _ESCAPE.finditer(value[1:-1]) if m.group(1) not in _LLAMA_ESCAPES), None)
+            if bad:
+                raise jinja2.TemplateSyntaxError(
+                    f"llama.cpp's Jinja lexer rejects the escape \\{bad.group(1)!r}"
+                    " (it knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", lineno)
+        elif kind in ("integer", "float") and not _LLAMA_NUMBER.fullmatch(value):
+            raise jinja2.TemplateSyntaxError(f"llama.cpp's Jinja lexer cannot read the number {value!r}", lineno)
+
+
+def check_llama_support(tree: nodes.Template, source: str, env: jinja2.Environment | None = None) -> None:
     """Refuse what llama.cpp's own parser cannot load, at the line where it appears."""
+    if env is not None:
+        _check_llama_tokens(env, source)
     for node in tree.find_all(nodes.Node):
         for cls, what in _LLAMA_UNSUPPORTED:
             if isinstance(node, cls):
@@ -739,7 +759,7 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) ->
     """Parse, rewrite the hooks in, and compile a template (raises jinja2 errors)."""
     tree = env.parse(source)
     if isinstance(env, LlamaSandbox):
-        check_llama_support(tree, source)
+        check_llama_support(tree, source, env)
     rewriter = _Rewriter(mark_names=stats, llama=isinstance(env, LlamaSandbox))
     rewriter.prepare(tree)
     rewriter.visit(tree)

@@ -139,6 +139,10 @@ DIFFERENCES = [
         "<><>",
     ),
     ("{% set x = 1 %}{% macro f() %}{{ x }}{% endmacro %}{% set x = 2 %}{{ f() }}", "2", "2"),
+    # lexer.h escape_chars: \n \t \r \b \f \v \\ \' \" only; numbers are digits[.digits]
+    ('{{ "caf\\u00e9" }}', TemplateSyntaxError, "café"),
+    ('{{ "a\\tb\\\\c\\"" }}', 'a\tb\\c"', 'a\tb\\c"'),
+    ("{{ 1e3 }}", TemplateSyntaxError, "1000.0"),
 ]
 
 
