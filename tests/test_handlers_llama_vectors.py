@@ -12,7 +12,7 @@ stripped and tool arguments as re-serialized JSON. The whole pipeline runs: temp
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,8 @@ class Vector:
     tool_choice: str = "auto"
     json_schema: dict | None = None
     partial: bool = False
-    extra: dict = field(default_factory=dict)
+    prefill: dict | None = None  # an assistant message to continue
+    continuation: str = "none"  # continue_final_message
 
     @property
     def label(self) -> str:
@@ -275,9 +276,53 @@ VECTORS = (
 )
 
 
+# --- continue_final_message: the prefill is part of the generation prompt the parse sees -----
+
+PREFILL_CONTENT = {"role": "assistant", "content": "Hello, ", "reasoning_content": "I'm thinking"}
+PREFILL_REASONING = {"role": "assistant", "content": "", "reasoning_content": "I'm"}
+THINKING = "I'm thinking"
+
+
+def _continued(template: str, reasoning_tail: str | None, fmt: str = "auto", reasoning: str = THINKING) -> tuple:
+    """The pair of continuation cases llama.cpp runs for most templates."""
+    cases = [Vector(template, "world!\nWhat's up?", HELLO, reasoning if reasoning_tail is not None else "",
+                    reasoning_format=fmt, prefill=PREFILL_CONTENT, continuation="content")]
+    if reasoning_tail is not None:
+        cases.append(Vector(template, f" thinking{reasoning_tail}{HELLO}", HELLO, reasoning, reasoning_format=fmt,
+                            prefill=PREFILL_REASONING, continuation="reasoning"))
+    return tuple(cases)
+
+
+CONTINUATIONS = (
+    _continued(Q35, "\n</think>\n\n") + _continued(MINISTRAL, "[/THINK]")
+    + _continued("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja", "\n</think>\n") + _continued(GEMMA, "<channel|>")
+    + (Vector(QCODER, "world!\nWhat's up?", HELLO, reasoning_format="none", prefill=PREFILL_CONTENT,
+              continuation="content"),)
+    + _continued(DSV32, "</think>", "deepseek") + _continued("deepseek-ai-DeepSeek-V4.jinja", "</think>", "deepseek")
+    + (Vector(LING, "Hello, world!", "Hello, world!", THINKING, reasoning_format="deepseek",
+              prefill={"role": "assistant", "content": "", "reasoning_content": THINKING}, continuation="content"),
+       Vector(LING, " more</think>Hello, world!", "Hello, world!", "I'm thinking more", reasoning_format="deepseek",
+              prefill={"role": "assistant", "content": "", "reasoning_content": THINKING},
+              continuation="reasoning"))
+    + _continued(K2T, "</think>") + _continued("Kimi-K2-Instruct.jinja", "</think>") + _continued(LFM, "</think>")
+    + _continued(MM3, "</mm:think>")
+    + (Vector(FUNC, "world!\nWhat's up?", HELLO, reasoning_format="none", prefill=PREFILL_CONTENT,
+              continuation="content"),)
+    + _continued(GPT, "<|end|><|start|>assistant<|channel|>final<|message|>")
+    + _continued(STEP, "\n</think>\n", "deepseek")
+    + tuple(Vector(t, "world!\nWhat's up?", HELLO, reasoning_format="none", prefill=PREFILL_CONTENT,
+                   continuation="content") for t in (GIGA, "GigaChat3.1-10B-A1.8B.jinja"))
+    + (Vector(CPM, f" thinking</think>{HELLO}", HELLO, THINKING, reasoning_format="auto", prefill=PREFILL_REASONING,
+              continuation="reasoning"),)
+)
+
+
 def _apply(v: Vector) -> Any:
+    user = {"role": "user", "content": "Hey there!"}
     request = Request(
-        messages=({"role": "user", "content": "Hey there!"},),
+        messages=(user,) if v.prefill is None else (user, v.prefill),
+        add_generation_prompt=v.prefill is None,
+        continue_final_message=v.continuation,
         tools=tuple(TOOLS[t] for t in v.tools) or None,
         tool_choice=v.tool_choice,
         parallel_tool_calls=v.parallel,
@@ -302,12 +347,23 @@ def _normal(args: str) -> str:
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v.label for v in VECTORS])
 def test_llama_cpp_vector(vector: Vector) -> None:
-    params, msg = _run(vector)
+    params, msg = _check(vector)
     assert params.handler != "autoparser", f"{vector.template} must route to a specialised handler"
+
+
+@pytest.mark.parametrize("vector", CONTINUATIONS, ids=[f"{v.continuation}-{v.label}" for v in CONTINUATIONS])
+def test_llama_cpp_continuation_vector(vector: Vector) -> None:
+    params, _ = _check(vector)
+    assert params.prompt.endswith(params.generation_prompt)
+
+
+def _check(vector: Vector) -> Any:
+    params, msg = _run(vector)
     assert msg.content.strip() == vector.content.strip()
     assert msg.reasoning_content.strip() == vector.reasoning.strip()
     assert [(c.name, _normal(c.arguments), c.id) for c in msg.tool_calls] == \
         [(n, _normal(a), i) for n, a, i in vector.calls]
+    return params, msg
 
 
 def test_a_response_format_is_enforced_by_an_eager_grammar() -> None:

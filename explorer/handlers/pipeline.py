@@ -14,7 +14,7 @@ or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the pa
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -173,6 +173,17 @@ def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict
     return analysis.to_oracle_json() if hasattr(analysis, "to_oracle_json") else dict(analysis)
 
 
+def _parser_generation_prompt(templates: ChatTemplates, request: Request, generation_prompt: str, caps: Any,
+                              now: datetime) -> str:
+    """The autoparser builds its parser on the generation prompt of the messages before
+    the one being continued, not on the continued prompt (``parser_generation_prompt``)."""
+    if request.continue_final_message == "none" or not request.messages:
+        return generation_prompt
+    plain = replace(request, messages=request.messages[:-1], continue_final_message="none",
+                    add_generation_prompt=True)
+    return apply_request(templates, plain, caps=caps, now=now).generation_prompt
+
+
 def _autoparser(
     templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Any, analysis: Any,
     now: datetime, checks: tuple[RuleCheck, ...],
@@ -188,9 +199,11 @@ def _autoparser(
         parallel_tool_calls=request.parallel_tool_calls,
         reasoning_format=request.reasoning_format,
         json_schema=request.json_schema,
-        generation_prompt=applied.generation_prompt,
+        generation_prompt=_parser_generation_prompt(templates, request, applied.generation_prompt, caps, now),
         enable_thinking=request.enable_thinking,
     ))
+    # the parser was built on the plain generation prompt; the params carry the continued one
+    gen = replace(gen, generation_prompt=applied.generation_prompt)
     supports = reasoning["mode"] != "NONE"
     start_tag, end_tags = "", ()
     if supports:
