@@ -94,8 +94,9 @@ def test_oracle_grammars_accept_rendered_tool_calls_and_reject_mangled_names() -
                 text = text.removesuffix(end)
             total += 1
             triggers = applied["grammar_triggers"] if applied["grammar_lazy"] else None
+            thinking = (applied["thinking_start_tag"], applied["thinking_end_tags"])
             good, mangled = check_grammar(applied["grammar"], [text, text.replace("get_weather", "get_wether")],
-                                          triggers=triggers)
+                                          triggers=triggers, prefill=applied["generation_prompt"], thinking=thinking)
             accepted += good.accepted
             if not good.accepted:
                 failures.append(f"{path.stem}/{key}: {good.message}")
@@ -185,3 +186,23 @@ def test_response_format_grammars_accept_matching_json() -> None:
     print(f"response-format grammars: {total - len(failures)}/{total}")
     assert total == 88
     assert not failures
+
+
+def test_lazy_grammar_waits_outside_thinking_blocks() -> None:
+    grammar = 'root ::= "<call>" [a-z]+ "</call>"\n'
+    text = "<think>maybe <call>NO</call>?</think>ok <call>yes</call>"
+    (plain,) = check_grammar(grammar, [text], triggers=["<call>"])
+    assert not plain.accepted  # without the reasoning gate the call inside thinking triggers
+    (gated,) = check_grammar(grammar, [text], triggers=["<call>"], thinking=("<think>", ["</think>"]))
+    assert gated.accepted and gated.constrained_from == text.index("ok <call>") + 3
+    # a generation prompt that opens the block counts too
+    (opened,) = check_grammar(grammar, ["<call>NO</call></think><call>yes</call>"], triggers=["<call>"],
+                              prefill="<think>\n", thinking=("<think>", ["</think>"]))
+    assert opened.accepted
+
+
+def test_an_end_tag_that_is_a_trigger_is_replayed() -> None:
+    grammar = 'root ::= "<tool_call>" [a-z]+\n'
+    (verdict,) = check_grammar(grammar, ["<think>hmm<tool_call>abc"], triggers=["<tool_call>"],
+                               thinking=("<think>", ["</think>", "<tool_call>"]))
+    assert verdict.accepted and verdict.constrained_from == len("<think>hmm")

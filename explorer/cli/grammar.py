@@ -127,8 +127,9 @@ def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
             raise SourceError(f"cannot read the text file {path}: {exc.strerror}") from None
     triggers = out["grammar_triggers"] if out["grammar_lazy"] else None
     # an eager grammar starts from the generation prompt, which llama.cpp feeds it first
-    verdicts = check_grammar(out["grammar"], texts, triggers=triggers,
-                             prefill="" if out["grammar_lazy"] else out["generation_prompt"])
+    thinking = (out["thinking_start_tag"], out["thinking_end_tags"]) if out["supports_thinking"] else None
+    verdicts = check_grammar(out["grammar"], texts, triggers=triggers, prefill=out["generation_prompt"],
+                             thinking=thinking)
     return [dict(v.to_json(), file=path) for path, v in zip(files, verdicts)]
 
 

@@ -6,19 +6,19 @@ bytes the grammar took before it refused, and the engine's message.
 
 The engine runs over a byte-level vocabulary (256 one-byte tokens and an end token), so a
 verdict depends on the text alone, never on a model's tokenizer. For a lazy grammar the
-grammar only constrains the text from the first trigger word on, as llama.cpp's sampler
-does; a text without a trigger is unconstrained.
+grammar only constrains the text from the first trigger on, as llama.cpp's sampler does
+(``triggers.py``, thinking blocks included); a text without a trigger is unconstrained.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
 from explorer.errors import GrammarError
+from explorer.grammar.triggers import Trigger, lazy_feed
 
 
 @dataclass(frozen=True)
@@ -110,57 +110,18 @@ def compile_gbnf(gbnf: str) -> str:
     return grammar
 
 
-Trigger = Union[str, Mapping[str, Any]]
-
-
-def _trigger_regex(trigger: Trigger) -> re.Pattern[str] | None:
-    """llama.cpp's sampler: a WORD is escaped, a PATTERN_FULL anchored; TOKENs need a vocabulary."""
-    if isinstance(trigger, str):
-        return re.compile(re.escape(trigger))
-    kind, value = trigger.get("type"), str(trigger.get("value", ""))
-    if kind == "WORD":
-        return re.compile(re.escape(value))
-    if kind == "PATTERN":
-        return re.compile(value)
-    if kind == "PATTERN_FULL":
-        anchored = "^$" if not value else ("" if value[0] == "^" else "^") + value + ("" if value[-1] == "$" else "$")
-        return re.compile(anchored)
-    return None
-
-
-def _match_start(match: re.Match[str]) -> int:
-    """From the first non-empty capture group, else from the whole match."""
-    for i in range(1, (match.re.groups or 0) + 1):
-        if match.group(i):
-            return match.start(i)
-    return match.start()
-
-
-def _trigger_offset(text: str, triggers: Sequence[Trigger]) -> int | None:
-    """Character offset where the lazy grammar starts, found as llama.cpp does: the text
-    grows one piece at a time and the first pattern that finds itself in it wins."""
-    regexes = [(r, r.pattern.startswith("^") and r.pattern.endswith("$"))
-               for r in (_trigger_regex(t) for t in triggers) if r is not None]
-    for end in range(1, len(text) + 1):
-        buffer = text[:end]
-        for regex, anchored in regexes:
-            match = regex.fullmatch(buffer) if anchored else regex.search(buffer)
-            if match:
-                return _match_start(match)
-    return None
-
-
-def _check_one(grammar: str, text: str, triggers: Sequence[Trigger] | None, prefill: str = "") -> Verdict:
+def _check_one(grammar: str, text: str, triggers: Sequence[Trigger] | None, prefill: str = "",
+               thinking: tuple[str, Sequence[str]] | None = None) -> Verdict:
     import llguidance
 
-    data = text.encode("utf-8")
     start: int | None = 0
+    part = list(text.encode("utf-8"))
     if triggers is not None:
-        char_start = _trigger_offset(text, triggers)
-        if char_start is None:
+        feed = lazy_feed(text, triggers, generation_prompt=prefill, thinking=thinking)
+        if feed.start is None:
             return Verdict(text, True, 0, None, True, "no trigger: the lazy grammar never applies")
-        start = len(text[:char_start].encode("utf-8"))
-    part = list(data[start:])
+        start = len(text[:feed.start].encode("utf-8"))
+        part = list(feed.text.encode("utf-8"))
     matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
     if matcher.is_error():
         raise GrammarError(f"llguidance could not start the grammar: {matcher.get_error()}")
@@ -178,22 +139,24 @@ def _check_one(grammar: str, text: str, triggers: Sequence[Trigger] | None, pref
     if accepted:
         message = ""
     elif taken < len(part):
-        message = f"grammar refused byte {start + taken} ({bytes(part[taken:taken + 1])!r})"
+        message = f"grammar refused byte {taken} of what it was given ({bytes(part[taken:taken + 1])!r})"
     else:
         message = "text ends before the grammar may stop"
     return Verdict(text, accepted, taken, start, complete, message)
 
 
 def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger] | None = None,
-                  prefill: str = "") -> list[Verdict]:
+                  prefill: str = "", thinking: tuple[str, Sequence[str]] | None = None) -> list[Verdict]:
     """Run each text through the grammar.
 
     ``triggers`` makes the grammar lazy: llama.cpp's trigger objects (``{"type": "WORD" |
-    "PATTERN" | "PATTERN_FULL", "value": ...}``) or plain words. ``prefill`` is fed to an
-    eager grammar first, as llama.cpp's sampler feeds it the generation prompt.
+    "PATTERN" | "PATTERN_FULL", "value": ...}``) or plain words. ``prefill`` is the
+    generation prompt: fed to an eager grammar first, as llama.cpp's sampler does, and for a
+    lazy one only read for the thinking state. ``thinking`` (start tag, end tags) holds a lazy
+    grammar back inside thinking blocks, as llama.cpp's reasoning-budget sampler does.
     """
     grammar = compile_gbnf(gbnf)
-    return [_check_one(grammar, text, triggers, prefill) for text in texts]
+    return [_check_one(grammar, text, triggers, prefill, thinking) for text in texts]
 
 
 __all__ = ["Verdict", "check_grammar", "compile_gbnf"]
