@@ -14,7 +14,7 @@ outcome for display.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 from explorer.errors import ExplorerError
@@ -55,6 +55,7 @@ class CapsProbe:
     success: bool
     output: str
     error: str | None = None
+    evidence: tuple[str, ...] = ()
 
 
 @dataclass
@@ -140,6 +141,11 @@ class _Prober:
         self.trace.append(CapsProbe(name, run.success, run.output, error))
         return run
 
+    def note(self, *evidence: str) -> None:
+        """Attach what the last probe showed (which inputs the template used)."""
+        last = self.trace[-1]
+        self.trace[-1] = replace(last, evidence=last.evidence + evidence)
+
 
 def _thinking_with(**switches: Any) -> Callable[[dict[str, Any]], None]:
     def apply(ctx: dict[str, Any]) -> None:
@@ -158,73 +164,99 @@ def _effort(ctx: dict[str, Any]) -> None:
     ctx["reasoning_strength"] = effort
 
 
-def detect_caps_trace(tmpl: CompiledTemplate) -> tuple[Caps, tuple[CapsProbe, ...]]:
-    """The capabilities and every probe render that decided them."""
-    p = _Prober(tmpl)
-    flags = asdict(Caps())
+def _describe(path: str, value: Any) -> str:
+    ops = sorted(getattr(value, "jx_ops", ()))
+    return f"{path}: {'used' if is_used(value) else 'not used'}" + (f" ({', '.join(ops)})" if ops else "")
 
+
+def _probe_content(p: _Prober, flags: dict[str, bool]) -> None:
     run = p.run("typed_content", [{"role": "user", "content": CONTENT_MARKER}])
     content = run.messages[0]["content"]
-    checks_for_string = has_op(content, "test_is_string")
     used_as_array = has_op(content, "selectattr") or has_op(content, "array_access")
+    p.note(_describe("messages[0].content", content), f"marker printed: {CONTENT_MARKER in run.output}")
     if used_as_array:
         flags["supports_typed_content"] = True
     if not run.success or (used_as_array and CONTENT_MARKER not in run.output):
         flags["supports_string_content"] = False
-
-    if checks_for_string:
+    if has_op(content, "test_is_string"):
         run = p.run("typed_content_array", [{"role": "user", "content": []}])
         content = run.messages[0]["content"]
+        p.note(_describe("messages[0].content", content))
         if (has_op(content, "selectattr") or has_op(content, "array_access")) and run.success:
             flags["supports_typed_content"] = True
 
+
+def _probe_system(p: _Prober, flags: dict[str, bool]) -> None:
     run = p.run(
         "system_role",
         [{"role": "system", "content": "System message"}, {"role": "user", "content": "User message"}],
     )
+    p.note(_describe("messages[0].content", run.messages[0]["content"]))
     if not is_used(run.messages[0]["content"]):
         flags["supports_system_role"] = False
 
+
+def _probe_tool_calls(p: _Prober, flags: dict[str, bool]) -> None:
     run = p.run("tool_call_object_arguments", _tool_conversation([_call("call00001", {"arg": "value"})]), _TOOLS)
     if run.success:
+        tool_calls = run.messages[1]["tool_calls"]
+        arg = tool_calls[0]["function"]["arguments"]["arg"]
+        p.note(_describe("tools[0].function.name", run.tools[0]["function"]["name"]),
+               _describe("messages[1].tool_calls", tool_calls),
+               _describe("messages[1].tool_calls[0].function.arguments.arg", arg))
         if not is_used(run.tools[0]["function"]["name"]):
             flags["supports_tools"] = False
-        tool_calls = run.messages[1]["tool_calls"]
         if not is_used(tool_calls):
             flags["supports_tool_calls"] = False
-        elif is_used(tool_calls[0]["function"]["arguments"]["arg"]):
+        elif is_used(arg):
             flags["supports_object_arguments"] = True
+    if flags["supports_object_arguments"]:
+        return
+    run = p.run("tool_call_string_arguments", _tool_conversation([_call("call00001", '{"arg": "value"}')]), _TOOLS)
+    if not run.success:
+        flags["supports_tool_calls"] = False
+        flags["supports_tools"] = False
+        return
+    p.note(_describe("tools[0].function.name", run.tools[0]["function"]["name"]),
+           _describe("messages[1].tool_calls", run.messages[1]["tool_calls"]))
+    if not is_used(run.tools[0]["function"]["name"]):
+        flags["supports_tools"] = False
+    if not is_used(run.messages[1]["tool_calls"]):
+        flags["supports_tool_calls"] = False
 
-    if not flags["supports_object_arguments"]:
-        run = p.run(
-            "tool_call_string_arguments", _tool_conversation([_call("call00001", '{"arg": "value"}')]), _TOOLS
-        )
-        if not run.success:
-            flags["supports_tool_calls"] = False
-            flags["supports_tools"] = False
-        else:
-            if not is_used(run.tools[0]["function"]["name"]):
-                flags["supports_tools"] = False
-            if not is_used(run.messages[1]["tool_calls"]):
-                flags["supports_tool_calls"] = False
 
+def _probe_parallel(p: _Prober, flags: dict[str, bool]) -> None:
     args: Any = {"arg": "value"} if flags["supports_object_arguments"] else '{"arg": "value"}'
     run = p.run(
         "parallel_tool_calls", _tool_conversation([_call("call00001", args), _call("call00002", args)]), _TOOLS
     )
     if not run.success:
         flags["supports_parallel_tool_calls"] = False
-    elif not is_used(run.messages[1]["tool_calls"][1]["function"]):
+        return
+    second = run.messages[1]["tool_calls"][1]["function"]
+    p.note(_describe("messages[1].tool_calls[1].function", second))
+    if not is_used(second):
         flags["supports_parallel_tool_calls"] = False
 
+
+def _probe_reasoning(p: _Prober, flags: dict[str, bool]) -> None:
     # The output, not usage: reasoning may be tested in an `if` without being printed.
     run = p.run("preserve_reasoning", _reasoning_conversation(), None, _thinking_with(preserve_reasoning=True))
-    if REASONING_PLACEHOLDER in run.output:
+    printed = REASONING_PLACEHOLDER in run.output
+    p.note(f"earlier reasoning_content printed: {printed}")
+    if printed:
         flags["supports_preserve_reasoning"] = True
-
     run = p.run("reasoning_effort", [{"role": "user", "content": "User message"}], None, _effort)
+    p.note(_describe("reasoning_effort", run.ctx["reasoning_effort"]))
     flags["supports_reasoning_effort"] = is_used(run.ctx["reasoning_effort"])
 
+
+def detect_caps_trace(tmpl: CompiledTemplate) -> tuple[Caps, tuple[CapsProbe, ...]]:
+    """The capabilities and every probe render that decided them (in llama.cpp's order)."""
+    p = _Prober(tmpl)
+    flags = asdict(Caps())
+    for probe in (_probe_content, _probe_system, _probe_tool_calls, _probe_parallel, _probe_reasoning):
+        probe(p, flags)
     return Caps(**flags), tuple(p.trace)
 
 

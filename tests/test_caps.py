@@ -118,6 +118,16 @@ def test_trace_names_every_probe() -> None:
         "parallel_tool_calls", "preserve_reasoning", "reasoning_effort",
     ]
     assert all(p.success for p in trace)
+    system = next(p for p in trace if p.name == "system_role")
+    assert system.evidence == ("messages[0].content: used (object_access)",) or "used" in system.evidence[0]
+
+
+def test_trace_explains_a_missing_system_role() -> None:
+    text = "{% for m in messages %}{% if m.role != 'system' %}{{ m.content }}{% endif %}{% endfor %}"
+    c, trace = detect_caps_trace(compile_template(text))
+    assert not c.supports_system_role
+    system = next(p for p in trace if p.name == "system_role")
+    assert system.evidence == ("messages[0].content: not used",)
 
 
 @pytest.mark.parametrize("text", ["{{ raise_exception('x') }}", "{% for c in messages[0].content %}{% endfor %}"])
