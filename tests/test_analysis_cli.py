@@ -75,3 +75,16 @@ def test_report_sections_equal_the_oracle(name):
     assert report["generation_prompt"] == {
         key: oracle["apply"][key]["generation_prompt"] for key in ("thinking_false", "thinking_true")
     }
+
+
+def test_template_that_always_raises_still_gives_a_report(tmp_path, capsys):
+    path = tmp_path / "raises.jinja"
+    path.write_text("{{ raise_exception('I refuse') }}", encoding="utf-8")
+    code, out, _ = run(capsys, "analyze", str(path), "--compact")
+    assert code == 0
+    report = json.loads(out)
+    assert report["autoparser"]["tools"]["format"]["mode"] == "NONE"
+    assert report["failures"] and all("I refuse" in f["message"] for f in report["failures"])
+    # the apply path throws too; reported per thinking setting, as the oracle's apply.exception
+    assert report["generation_prompt"] == {"thinking_false": None, "thinking_true": None}
+    assert "I refuse" in report["generation_prompt_exception"]["thinking_true"]

@@ -64,6 +64,7 @@ class _RenderFailed(Exception):
 # itself has no limit and would hang on an endless loop).
 PROBE_RENDER_SECONDS = 1.0
 ANALYSIS_RENDER_BUDGET_SECONDS = 6.0
+TIMEOUTS_BEFORE_GIVING_UP = 2
 
 
 class ProbeSession:
@@ -78,6 +79,7 @@ class ProbeSession:
         self.bos_token = bos_token
         self.eos_token = eos_token
         self._deadline = time.monotonic() + budget_seconds
+        self._timeouts = 0
         self._cache: dict[str, str | ProbeFailure] = {}
         self._runs: list[_Run] = []
         self._by_name: dict[str, _Run] = {}
@@ -139,10 +141,19 @@ class ProbeSession:
         return cached
 
     def _render_uncached(self, messages: list[dict[str, Any]], inputs: ProbeInputs) -> str | ProbeFailure:
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
-            return ProbeFailure("", "limit", "the analysis' render time budget is spent; probe not rendered")
+        started = time.monotonic()
+        remaining = self._deadline - started
+        if remaining <= 0 or self._timeouts >= TIMEOUTS_BEFORE_GIVING_UP:
+            return ProbeFailure("", "limit", "not rendered: earlier probes ran out of time (the analysis' "
+                                "render time budget is spent)")
         limits = RenderLimits(wall_seconds=min(PROBE_RENDER_SECONDS, remaining))
+        result = self._render_limited(messages, inputs, limits)
+        if isinstance(result, ProbeFailure) and time.monotonic() - started >= 0.9 * limits.wall_seconds:
+            self._timeouts += 1
+        return result
+
+    def _render_limited(self, messages: list[dict[str, Any]], inputs: ProbeInputs,
+                        limits: RenderLimits) -> str | ProbeFailure:
         render_inputs = RenderInputs(
             messages=messages,
             tools=probe_tools() if inputs.tools else None,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.analysis import analyze_template, template_caps
-from explorer.errors import AnalysisError, SourceError
+from explorer.errors import AnalysisError, ExplorerError, SourceError
 from explorer.render import compile_template
 
 
@@ -69,16 +69,18 @@ def analysis_report(text: str, *, trace: bool = True) -> dict[str, Any]:
             out["probes"] = [p.to_json() for p in getattr(exc, "probes", ())]
         return out
     out["autoparser"] = analysis.to_oracle_json()
-    applied = _generation_prompts(text, caps)
+    applied, errors = _generation_prompts(text, caps)
     if applied is not None:
-        out["generation_prompt"] = {key: a.generation_prompt for key, a in applied.items()}
+        out["generation_prompt"] = {key: a.generation_prompt if a else None for key, a in applied.items()}
+        if errors:
+            out["generation_prompt_exception"] = errors
     out["provenance"] = analysis.provenance_json()
     out["workarounds"] = list(analysis.workarounds_applied)
     out["failures"] = [f.to_json() for f in analysis.failures]
     if trace:
         out["probes"] = [p.to_json() for p in analysis.probes]
         if applied is not None:
-            out["probes"] += [_generation_prompt_probe(key, a) for key, a in applied.items()]
+            out["probes"] += [_generation_prompt_probe(key, a) for key, a in applied.items() if a]
     return out
 
 
@@ -91,16 +93,23 @@ def _routed(text: str, caps: Any) -> dict[str, Any] | None:
     return {"handler": routing.handler, "specialized": routing.specialized}
 
 
-def _generation_prompts(text: str, caps: Any) -> dict[str, Any] | None:
-    """chat.cpp's apply path for the oracle's standard request (H-apply's module)."""
+def _generation_prompts(text: str, caps: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """chat.cpp's apply path for the oracle's standard request; a throw is reported as
+    the oracle reports it (per thinking setting), not as a failure of the analysis."""
     try:
         from explorer.apply import apply_request, standard_request
     except ImportError:
-        return None
-    return {
-        f"thinking_{str(flag).lower()}": apply_request(text, standard_request(flag), caps=caps)
-        for flag in (False, True)
-    }
+        return None, {}
+    applied: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for flag in (False, True):
+        key = f"thinking_{str(flag).lower()}"
+        try:
+            applied[key] = apply_request(text, standard_request(flag), caps=caps)
+        except ExplorerError as exc:
+            applied[key] = None
+            errors[key] = str(exc)
+    return applied, errors
 
 
 def _generation_prompt_probe(key: str, applied: Any) -> dict[str, Any]:
