@@ -12,6 +12,7 @@ stripped and tool arguments as re-serialized JSON. The whole pipeline runs: temp
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -384,3 +385,58 @@ def test_every_specialised_handler_is_exercised() -> None:
     # the outdated Gemma 4 template and LFM2 (not 2.5) have no vectors in llama.cpp's suite
     missing = set(HANDLERS) - seen - {"gemma4(outdated-template-workarounds)", "lfm2"}
     assert not missing, f"handlers without a llama.cpp vector: {sorted(missing)}"
+
+
+# --- the grammar accepts what the parser accepts (llama.cpp's test_peg_parser grammar check) ---
+
+
+def _trigger_pos(params: Any, full: str, expects_calls: bool) -> int | None:
+    """Where llama.cpp's test finds the earliest trigger in generation prompt + output."""
+    triggers = params.grammar_triggers
+    if params.grammar_lazy and params.thinking_end_tags and all(t.type == "WORD" for t in triggers):
+        # the reasoning-budget sampler: no triggers inside thinking blocks
+        start, ends = params.thinking_start_tag, params.thinking_end_tags
+        thinking, i = False, 0
+        while i < len(full):
+            if not thinking and start and full.startswith(start, i):
+                thinking, i = True, i + len(start)
+                continue
+            if thinking:
+                end = next((e for e in ends if full.startswith(e, i)), None)
+                thinking, i = (False, i + len(end)) if end else (True, i + 1)
+                continue
+            if any(full.startswith(t.value, i) for t in triggers):
+                return i
+            i += 1
+        if not expects_calls:
+            return None
+        # calls nested in a thinking block (Kimi): llama.cpp's test falls back to a plain search
+    found = []
+    for t in triggers:
+        if t.type == "WORD" and t.value in full:
+            found.append(full.index(t.value))
+        elif t.type == "PATTERN" and (m := re.search(t.value, full)):
+            found.append(m.start(m.re.groups))
+    return min(found) if found else None
+
+
+GRAMMAR_VECTORS = [v for v in VECTORS + CONTINUATIONS if not v.partial and (v.tools or v.json_schema)]
+
+
+@pytest.mark.parametrize("vector", GRAMMAR_VECTORS, ids=[v.label for v in GRAMMAR_VECTORS])
+def test_grammar_accepts_the_vector(vector: Vector) -> None:
+    from explorer.grammar.check import check_grammar
+
+    params = _apply(vector)
+    if not params.grammar:
+        return
+    full = params.generation_prompt + vector.output
+    pos = _trigger_pos(params, full, bool(vector.calls))
+    if params.grammar_lazy and vector.calls:
+        assert pos is not None, "the lazy grammar's trigger must fire for a tool call"
+    if pos is None and params.grammar_lazy:
+        return  # never constrained
+    # a trigger inside the generation prompt: the grammar was active from the output's start
+    constrained = full if pos is None else full[max(pos, len(params.generation_prompt)):]
+    verdict = check_grammar(params.grammar, [constrained])[0]
+    assert verdict.accepted, verdict.message
