@@ -316,3 +316,44 @@ def test_templates_without_a_handler_take_the_autoparser_route() -> None:
     assert params.format == "peg-native" and params.grammar == ""
     assert params.generation_prompt == "<|im_start|>assistant\n"
     assert params.parse("Hello").content == "Hello"
+
+
+# --- the CLI command module (explorer.handlers.cli) ---------------------------------------------
+
+
+def _cli(argv: list[str], capsys) -> str:
+    import argparse
+
+    from explorer.handlers import cli
+
+    parser = argparse.ArgumentParser()
+    cli.add_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    assert args.run(args) == 0
+    return capsys.readouterr().out
+
+
+def test_cli_apply_prints_the_chat_params(tmp_path, capsys) -> None:
+    template = tmp_path / "qwen.jinja"
+    template.write_text(QWEN_CODER, encoding="utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([WEATHER]), encoding="utf-8")
+    out = json.loads(_cli(["apply", str(template), "--tools", str(tools)], capsys))
+    assert out["handler"] == "qwen3-coder" and out["grammar_lazy"] is True
+    assert [t["value"] for t in out["grammar_triggers"]] == ["<tool_call>", "<function=get_weather>"]
+    assert _cli(["apply", str(template), "--field", "generation_prompt"], capsys) == "<|im_start|>assistant\n"
+
+
+def test_cli_parse_hook_builds_parser_settings(tmp_path) -> None:
+    import argparse
+
+    from explorer.handlers.cli import template_parser_settings
+
+    template = tmp_path / "gemma.jinja"
+    template.write_text(GEMMA_CURRENT, encoding="utf-8")
+    args = argparse.Namespace(template=str(template), thinking="false")
+    settings = template_parser_settings(args)
+    assert settings.format == "peg-gemma4" and settings.generation_prompt == "<|turn>model\n"
+    msg = parse_output(settings.arena, "<|channel>thought\nx<channel|>Hi", generation_prompt=settings.generation_prompt,
+                       format=settings.format)
+    assert (msg.reasoning_content, msg.content) == ("x", "Hi")
