@@ -11,6 +11,7 @@ max per template and over the corpus, in milliseconds. Not part of the test run.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -24,6 +25,15 @@ from explorer.render import compile_template  # noqa: E402
 from explorer.routing import patch_source  # noqa: E402
 
 DEFAULT_FOLDER = Path(__file__).resolve().parent.parent.parent / "shared" / "oracle" / "templates"
+
+
+def llama_cpp_ms(template: Path) -> float | None:
+    """llama.cpp's own analysis time, when the template is an oracle one."""
+    oracle = template.parent.parent / "analysis" / f"{template.stem}.json"
+    try:
+        return float(json.loads(oracle.read_text(encoding="utf-8"))["analysis_ms"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def time_ms(fn) -> float:
@@ -58,12 +68,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no .jinja templates in {args.folder}", file=sys.stderr)
         return 1
     rows = []
-    print(f"{'template':55} {'warm med':>9} {'warm max':>9} {'cold med':>9} {'cold max':>9}")
+    ref_ms: list[float] = []
+    print(f"{'template':50} {'warm med':>9} {'warm max':>9} {'cold med':>9} {'cold max':>9} {'llama.cpp':>9}")
     for path in paths:
         warm, cold = bench_template(path.read_text(encoding="utf-8"), args.repeat, args.trace)
         row = (path.stem, statistics.median(warm), max(warm), statistics.median(cold), max(cold))
         rows.append(row)
-        print(f"{row[0][:55]:55} {row[1]:9.2f} {row[2]:9.2f} {row[3]:9.2f} {row[4]:9.2f}")
+        ref = llama_cpp_ms(path)
+        if ref is not None:
+            ref_ms.append(ref)
+        ref_text = f"{ref:9.2f}" if ref is not None else f"{'-':>9}"
+        print(f"{row[0][:50]:50} {row[1]:9.2f} {row[2]:9.2f} {row[3]:9.2f} {row[4]:9.2f} {ref_text}")
     warm_meds = [r[1] for r in rows]
     cold_meds = [r[3] for r in rows]
     print(f"\n{len(rows)} templates, {args.repeat} runs each (ms):")
@@ -71,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
           f"max of medians {max(warm_meds):.2f} ({rows[warm_meds.index(max(warm_meds))][0]})")
     print(f"  cold: median of medians {statistics.median(cold_meds):.2f}, "
           f"max of medians {max(cold_meds):.2f} ({rows[cold_meds.index(max(cold_meds))][0]})")
+    if ref_ms:
+        print(f"  llama.cpp analysis_ms (oracle, one run): median {statistics.median(ref_ms):.2f}, "
+              f"max {max(ref_ms):.2f}")
     return 0
 
 
