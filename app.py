@@ -17,6 +17,7 @@ PAGES = (
     ("pages/analysis.py", "Analysis", "analysis", ":material/account_tree:"),
     ("pages/grammar.py", "Grammar", "grammar", ":material/schema:"),
     ("pages/try_it.py", "Try it", "try", ":material/play_arrow:"),
+    ("pages/fixtures.py", "Fixtures", "fixtures", ":material/fact_check:"),
 )
 
 

@@ -512,6 +512,47 @@ def strip_end_marker(text: str, marker: str | None) -> str:
     return text
 
 
+# --- conformance fixtures (canitoolcall) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class FixtureVerdict:
+    """How our parse of one fixture compares with what the fixture expects."""
+
+    status: str  # canitoolcall's Status value: pass, soft_pass, fail
+    detail: str
+    got: dict[str, Any]  # the parse in canitoolcall's ParseResult.to_dict() shape
+
+
+def fixture_verdict(fixture: Any, family: Any, message: Any | None, exception: str | None) -> FixtureVerdict:
+    """Judge one parse (a ChatMessage, or the parser's exception) by canitoolcall's own checks.
+
+    ``expected`` fixtures use ``compare`` (strict, then whitespace-soft); ``expected_error``
+    fixtures use ``check_expected_error`` on the non-streaming parse.
+    """
+    from canitoolcall import checks
+    from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
+
+    if message is None:
+        got = ParseResult(exception=exception or "error")
+    else:
+        got = ParseResult(
+            content=message.content, reasoning_content=message.reasoning_content,
+            tool_calls=tuple(ParsedToolCall(c.name, c.arguments) for c in message.tool_calls),
+        )
+    if fixture.expected is not None:
+        want = checks.expected_as_result(fixture.expected)
+        status = checks.compare(want, got)
+        detail = "" if status is Status.PASS else checks.describe_difference(want, got)
+        return FixtureVerdict(status.value, detail, got.to_dict())
+    rows = checks.check_expected_error(fixture, family, Observation(nonstream=got, streams={}))
+    if not rows:
+        return FixtureVerdict(Status.PASS.value, "nothing to check", got.to_dict())
+    worst = checks.case_status(rows)
+    detail = "; ".join(r.detail for r in rows if r.detail) or f"accepted: {fixture.expected_error.reason}"
+    return FixtureVerdict(worst.value, detail, got.to_dict())
+
+
 # --- template sources and permalinks -----------------------------------------------
 
 SourceKind = Literal["example", "text", "upload", "hub"]

@@ -17,7 +17,8 @@ from explorer import ui_support as ui
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py")
+PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
+         "pages/fixtures.py")
 RAISES = "{{ raise_exception('boom') }}"
 SYNTAX_ERROR = "{% for m in messages %}\n{{ m.content }\n{% endfor %}\n"
 TIMEOUT = 120
@@ -371,3 +372,28 @@ def test_the_transformers_dialect_renders_every_page(page):
         at.switch_page(page).run()
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
+
+
+# --- the Fixtures page ------------------------------------------------------------------
+
+
+def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output", "canitoolcall")
+    at = app("pages/fixtures.py", request=ui.SourceRequest("example", name=CHATML))
+    # the example speaks the Hermes format, so the qwen3-hermes fixtures mostly pass
+    at.selectbox(key="fx_family").select("qwen3-hermes").run()
+    assert_clean(at)
+    metrics = {m.label: int(m.value) for m in at.metric}
+    assert metrics["✓ pass"] > metrics["✗ fail"]
+    at.radio(key="fx_show").set_value("all").run()
+    pick = at.selectbox(key="fx_pick")
+    assert len(pick.options) == sum(metrics.values())
+    fixture_id = pick.options[0]
+    pick.select(fixture_id).run()
+    at.button(key=f"fx_try_{fixture_id}").click().run()
+    assert_clean(at)
+    assert any(t.value == "Try it" for t in at.title)
+    from canitoolcall.fixtures import load_fixtures
+
+    fixture = next(f for f in load_fixtures(families=["qwen3-hermes"]) if f.id == fixture_id)
+    assert at.text_area(key="try_output").value == fixture.raw_output

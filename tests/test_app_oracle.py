@@ -17,7 +17,8 @@ from conftest import ORACLE, load_oracle_analysis, load_oracle_template, oracle_
 from explorer import ui_support as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py")
+PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
+         "pages/fixtures.py")
 AUTOPARSER_SAMPLE = 5
 
 pytestmark = [requires_oracle, pytest.mark.timeout(900)]
@@ -73,3 +74,56 @@ def test_pages_render_and_agree_with_llama_cpp(name):
     gen = expected["apply"]["thinking_true"]["generation_prompt"]
     try_html = " ".join(h.proto.body for h in shown["pages/try_it.py"].get("html"))
     assert ui.visible_whitespace_html(gen, spaces="all") in try_html
+
+
+# --- the Fixtures page against llama.cpp's parses of the same fixtures ----------------------
+
+
+def family_cases() -> list[tuple[str, str]]:
+    """(family, template) for every template llama.cpp parsed a family's fixtures with."""
+    if not oracle_available():
+        return []
+    cases = set()
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            cases.add((path.stem, Path(json.loads(line)["template"]).stem))
+    return sorted(cases)
+
+
+@pytest.mark.parametrize(("family", "template"), family_cases())
+def test_fixture_parses_match_llama_cpp(family, template):
+    rows = [json.loads(line) for line in (ORACLE / "parse" / f"{family}.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = {r["id"]: r for r in rows if Path(r["template"]).stem == template}
+    if not rows:
+        pytest.skip("llama.cpp parsed none of this family's fixtures with this template")
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["source_request"] = ui.SourceRequest("text", text=load_oracle_template(template))
+    at.run()
+    at.switch_page("pages/fixtures.py").run()
+    at.selectbox(key="fx_family").select(family).run()
+    at.radio(key="fx_show").set_value("all").run()
+    assert not at.exception, [e.value for e in at.exception]
+    ids = list(at.selectbox(key="fx_pick").options)
+    checked = 0
+    mismatches = []
+    for fixture_id in ids:
+        if fixture_id not in rows:
+            continue
+        at.selectbox(key="fx_pick").select(fixture_id).run()
+        got = json.loads(at.json[-1].value)
+        want = rows[fixture_id]
+        if want["result"] is None:
+            ok = got.get("exception") is not None
+        else:
+            res = want["result"]
+            ok = (got.get("content") or "") == res["content"] and (got.get("reasoning_content") or "") == \
+                res["reasoning_content"] and [(c["name"], c["arguments_raw"]) for c in got["tool_calls"]] == \
+                [(c["name"], c["arguments"]) for c in res["tool_calls"]]
+        checked += 1
+        if not ok:
+            mismatches.append((fixture_id, got, want["result"], want["exception"]))
+    print(f"{family} with {template}: {checked} fixtures compared, {len(mismatches)} differ from llama.cpp")
+    for m in mismatches[:3]:
+        print("  ", m)
+    assert checked == len(rows)
+    assert not mismatches
