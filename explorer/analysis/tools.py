@@ -114,7 +114,8 @@ def _json_native(d: Draft, clean: str) -> None:
             Location(probe="T1"),
         )
     count = json_end - json_start + 1
-    cut = clean[json_start : json_start + count] if count > 0 else clean[json_start:]
+    # substr(start, count): a negative count wraps round to "everything after start"
+    cut = clean[json_start : json_start + count] if count >= 0 else clean[json_start:]
     call = _parse_call(cut)
     fields: dict[str, str] = {
         "function_field": d["tools.format.function_field"],
