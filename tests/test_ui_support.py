@@ -328,3 +328,43 @@ def test_strip_end_marker_exact_or_trimmed():
     assert ui.strip_end_marker("hi<|im_end|>  ", "<|im_end|>\n") == "hi"
     assert ui.strip_end_marker("hi", "<|im_end|>\n") == "hi"
     assert ui.strip_end_marker("hi\n", "") == "hi\n"
+
+
+# --- fixture verdicts ---------------------------------------------------------------------
+
+
+def _message(content="", reasoning="", calls=()):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(content=content, reasoning_content=reasoning,
+                           tool_calls=tuple(SimpleNamespace(name=n, arguments=a) for n, a in calls))
+
+
+def test_fixture_verdict_uses_canitoolcalls_comparison():
+    import json as _json
+
+    from canitoolcall.fixtures import load_families, load_fixtures
+
+    fixtures = load_fixtures(families=["qwen3-hermes"])
+    family = load_families()["qwen3-hermes"]
+    fx = next(f for f in fixtures if f.expected is not None and f.expected.tool_calls)
+    exp = fx.expected
+    perfect = _message(exp.content or "", exp.reasoning_content or "",
+                       [(c.name, _json.dumps(dict(c.arguments))) for c in exp.tool_calls])
+    assert ui.fixture_verdict(fx, family, perfect, None).status == "pass"
+    wrong = _message(exp.content or "", exp.reasoning_content or "", [("other_tool", "{}")])
+    verdict = ui.fixture_verdict(fx, family, wrong, None)
+    assert verdict.status == "fail" and "other_tool" in verdict.detail
+    raised = ui.fixture_verdict(fx, family, None, "std::runtime_error: no match")
+    assert raised.status == "fail" and raised.got["exception"] == "std::runtime_error: no match"
+
+
+def test_fixture_verdict_for_expected_errors_follows_the_accepted_outcomes():
+    from canitoolcall.fixtures import load_families, load_fixtures
+
+    fixtures = load_fixtures()
+    fx = next(f for f in fixtures if f.expected_error is not None and "exception" in f.expected_error.accept)
+    family = load_families()[fx.family]
+    assert ui.fixture_verdict(fx, family, None, "std::runtime_error: x").status == "pass"
+    called = _message("", "", [("get_weather", "{}")])
+    assert ui.fixture_verdict(fx, family, called, None).status == "fail"
