@@ -91,6 +91,9 @@ class ProbeSession:
         run = _Run(spec)
         self._runs.append(run)
         self._by_name[name] = run
+        if not self.caps.supports_string_content and self.caps.supports_typed_content:
+            run.notes.append("string contents were sent as [{type: text, text: ...}] parts: the "
+                             "template only supports typed content")
         # Both sides are rendered, as in the reference, so the trace shows whichever worked.
         for side, inputs in (("A", spec.a), ("B", spec.b)):
             try:
