@@ -357,3 +357,15 @@ def test_cli_parse_hook_builds_parser_settings(tmp_path) -> None:
     msg = parse_output(settings.arena, "<|channel>thought\nx<channel|>Hi", generation_prompt=settings.generation_prompt,
                        format=settings.format)
     assert (msg.reasoning_content, msg.content) == ("x", "Hi")
+
+
+def test_declarations_describe_themselves() -> None:
+    info = HANDLERS["kimi-k3"].describe()
+    assert info["detects"]["required"] == ["<|open|>", "<|close|>", "<|end_of_msg|>"]
+    assert info["grammar"] == {"include": "include_tools", "lazy": "lazy_unless_required",
+                               "triggers": [{"type": "WORD", "value": "<|open|>tools<|sep|>", "token": -1}],
+                               "triggers_when_lazy_only": False, "response_format": "object"}
+    qwen = HANDLERS["qwen3-coder"]
+    assert qwen.describe(HandlerInputs(source="<think>"))["thinking_start_tag"] == "<think>"
+    assert qwen.describe()["thinking_start_tag"] == ""
+    json.dumps([h.describe() for h in HANDLERS.values()])  # plain data

@@ -165,6 +165,35 @@ class Handler:
     reference: str = ""  # llama.cpp source of the handler
     note: str = ""
 
+    @property
+    def detection(self) -> Any:
+        """The routing rule that sends a template here (``explorer.routing``'s table)."""
+        from explorer.routing import HANDLER_RULES
+
+        return next(rule for rule in HANDLER_RULES if rule.name == self.name)
+
+    def describe(self, inputs: HandlerInputs | None = None) -> dict[str, Any]:
+        """The declaration as data (dynamic fields resolved for ``inputs``), for display."""
+        inputs = inputs or HandlerInputs(source="")
+        rule = self.detection
+        return {
+            "name": self.name,
+            "reference": self.reference,
+            "detects": {"required": list(rule.required), "forbidden": list(rule.forbidden),
+                        "any_of": [list(group) for group in rule.any_of]},
+            "format": self.format,
+            "preserved_tokens": list(resolve(self.preserved_tokens, inputs)),
+            "thinking_start_tag": resolve(self.thinking_start_tag, inputs),
+            "thinking_end_tags": list(resolve(self.thinking_end_tags, inputs)),
+            "additional_stops": list(self.additional_stops),
+            "grammar": {"include": self.include.__name__, "lazy": self.lazy.__name__,
+                        "triggers": [t.to_json() for t in resolve(self.triggers, inputs)],
+                        "triggers_when_lazy_only": self.triggers_when_lazy_only,
+                        "response_format": self.response_format},
+            "message_delimiters": [d.to_json() for d in self.message_delimiters],
+            "note": self.note,
+        }
+
     def has_response_format(self, inputs: HandlerInputs) -> bool:
         return inputs.has_nonempty_schema if self.response_format == "nonempty" else inputs.has_schema_object
 
