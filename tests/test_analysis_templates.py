@@ -289,3 +289,21 @@ def test_workarounds_search_the_lexer_normalised_source():
     assert lexer_source("a\r") == "a\n"
     assert lexer_source("a\n\n") == "a\n"
     assert lexer_source("") == ""
+
+
+def _reasoning_with_calls_only(reasoning: str) -> str:
+    return (
+        "{% for m in messages %}<|{{ m.role }}|>{% if m.tool_calls %}{% if m.reasoning_content %}"
+        + reasoning + "{% endif %}{% for tc in m.tool_calls %}<call>{{ tc.function.name }}</call>{% endfor %}"
+        "{% else %}{{ m.content }}{% endif %}{% endfor %}"
+    )
+
+
+def test_reasoning_rendered_only_with_tool_calls_is_tools_only():
+    # R1/R2 see nothing; R3 finds the reasoning only in the tool-call reply, between markers.
+    a = analyze(_reasoning_with_calls_only("<think>{{ m.reasoning_content }}</think>"))
+    assert (a.reasoning.mode, a.reasoning.start, a.reasoning.end) == (ReasoningMode.TOOLS_ONLY, "<think>", "</think>")
+    assert a.provenance["reasoning.mode"].probe == "R3"
+    # With no marker right before the reasoning, R3 falls back to the closing marker alone.
+    a = analyze(_reasoning_with_calls_only("x {{ m.reasoning_content }} <sep>"))
+    assert (a.reasoning.mode, a.reasoning.start, a.reasoning.end) == (ReasoningMode.TOOLS_ONLY, "", "<sep>")

@@ -121,6 +121,8 @@ def compare_reasoning_scope(d: Draft) -> None:
         d.set("reasoning.start", found.tag("pre"), "R3", "B")
         d.set("reasoning.end", found.tag("post"), "R3", "B")
         return
+    # llama.cpp quirk: the closing marker is optional in this parser, so it always matches
+    # once the reasoning is in output B and the NONE fallback below never happens.
     found = _SCOPE_DELIMITER.match_anywhere(cmp.output_b)
     if found.success:
         d.set("reasoning.end", found.tag("post"), "R3", "B")
