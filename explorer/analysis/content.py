@@ -25,6 +25,8 @@ def analyze_content(d: Draft) -> None:
 
     if trim_whitespace(diff_tools.left) == ASSISTANT_MSG:
         # Only the reply text (and perhaps one stray end-of-generation marker) differs.
+        # llama.cpp quirk: the text is matched against itself after space() has eaten its
+        # leading whitespace, so a diff starting with whitespace never passes this test.
         only_text = seq(SPACE, lit(diff_reasoning.left), SPACE, optional(MARKER), SPACE, END)
         if only_text.match(diff_reasoning.left).success:
             d.set("content.mode", ContentMode.PLAIN, "C1.reasoning", "diff.left", "the diff is the reply alone")
