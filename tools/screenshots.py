@@ -32,6 +32,7 @@ PAGES = (
     ("analysis", "analysis-page.png", {}),
     ("grammar", "grammar-page.png", {}),
     ("try", "try-page.png", {}),
+    ("fixtures", "fixtures-page.png", {"focus": "qwen3-hermes"}),
 )
 
 
