@@ -49,7 +49,8 @@ def _bool(text: str) -> bool:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "grammar", help="the generated PEG parser and GBNF grammar",
-        description="Generate the parser and GBNF grammar llama.cpp's autoparser builds for a request.")
+        description="Generate the parser and GBNF grammar llama.cpp builds for a request (autoparser or "
+                    "specialized handler, as llama.cpp routes the template), or check outputs against it.")
     p.add_argument("template", metavar="TEMPLATE",
                    help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
     p.add_argument("--tools", metavar="FILE",
