@@ -45,9 +45,11 @@ TOOLS = {
     "html": _tool("html", {"markup": {"type": "string"}}, ["markup"]),
     "get_time": _tool("get_time", {"city": CITY}, ["city"]),
     "get_weather": _tool("get_weather", {"city": CITY}, ["city"]),
+    "run_in_terminal": _tool("run_in_terminal", {"command": {"type": "string"}}, ["command"]),
     "magic": _tool("magic", {"name": {"type": "string"}, "ref": {"type": "string"}}, ["name", "ref"]),
 }
 INVOICE = {"type": "object", "properties": {"amount": {"type": "number"}, "date": {"type": "string"}}}
+INVOICE_JSON = '{"amount": 123.45, "date": "2025-12-03"}'
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,10 @@ VECTORS = (
            '    {"tool_call_id": "0", "tool_name": "special_function", "parameters": {"arg1": 1}}\n]<|END_ACTION|>',
            reasoning=THINK, calls=(("special_function", '{"arg1": 1}', "0"),), tools=("special_function",),
            reasoning_format="deepseek"),
+    Vector(COHERE, f"{THINK}<|END_THINKING|><|START_ACTION|>[\n"
+           '    {"tool_call_id": "0", "tool_name": "special_function", ', reasoning=THINK,
+           calls=(("special_function", "", "0"),), tools=("special_function",), reasoning_format="deepseek",
+           partial=True),
     # Gemma 4
     Vector(GEMMA, "Hello, world!", "Hello, world!"),
     Vector(GEMMA, f"<|channel>thought\n{THINK}<channel|>{HELLO}", HELLO, THINK, reasoning_format="auto"),
@@ -167,6 +173,15 @@ VECTORS = (
            "</parameter>\n<parameter=ref>\n5123123\n</parameter>\n</function>\n</tool_call>",
            reasoning="Let me call the magic tool", calls=(("magic", '{"name": "fooBar", "ref": "5123123"}', ""),),
            tools=("magic",), reasoning_format="deepseek"),
+    Vector(Q35, 'I need to output the invoice details in JSON\n</think>\n\n{"amount": 123.45, "date": "2025-12-03"}',
+           INVOICE_JSON, "I need to output the invoice details in JSON", reasoning_format="auto", json_schema=INVOICE),
+    Vector(Q35, "</think>\n\nLet me inspect the current directory.\n<tool_call>\n<function=run_in_terminal>\n"
+           "<parameter=command>\npwd\n</parameter>\n</function>\n</tool_call>",
+           "Let me inspect the current directory.\n", calls=(("run_in_terminal", '{"command": "pwd"}', ""),),
+           tools=("run_in_terminal",), tool_choice="required", reasoning_format="auto"),
+    Vector("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.jinja",
+           f'I need to output the invoice details in JSON\n</think>\n{INVOICE_JSON}', INVOICE_JSON,
+           "I need to output the invoice details in JSON", reasoning_format="auto", json_schema=INVOICE),
     # DeepSeek V3.2
     Vector(DSV32, HELLO, HELLO, thinking=False, reasoning_format="deepseek"),
     Vector(DSV32, f"{THINK}</think>{HELLO}", HELLO, THINK, reasoning_format="deepseek"),
@@ -219,6 +234,10 @@ VECTORS = (
            calls=(("special_function", '{"arg1": 1}', "functions.special_function:0"),
                   ("special_function_with_opt", '{"arg1": 1, "arg2": 2}', "functions.special_function_with_opt:1")),
            tools=("special_function", "special_function_with_opt"), reasoning_format="auto", parallel=True),
+    Vector(K2T, "<|tool_calls_section_begin|><|tool_call_begin|>functions.special_function:0"
+           '<|tool_call_argument_begin|>{"arg1": ', calls=(("special_function", '{"arg1": ',
+                                                               "functions.special_function:0"),),
+           tools=("special_function",), reasoning_format="auto", partial=True),
     # LFM2.5
     Vector(LFM, f"<think>{THINK}</think><|tool_call_start|>[special_function(arg1=1)]<|tool_call_end|>",
            reasoning=THINK, calls=CALL1, tools=("special_function",), reasoning_format="auto"),
@@ -244,6 +263,10 @@ VECTORS = (
     Vector(MUSE, f" to=user<|message|>{HELLO}<|eom|><|start|>assistant to=special_function<|message|>"
            + MUSE_CALL, HELLO, calls=(("special_function", '{"arg1":1}', ""),), tools=("special_function",),
            reasoning_format="auto"),
+    Vector(MUSE, " to=user<|message|>" + INVOICE_JSON, INVOICE_JSON, reasoning_format="auto", json_schema=INVOICE),
+    Vector(MUSE, " to=self<|message|>I need to output the invoice details in JSON<|eom|><|start|>assistant to=user"
+           "<|message|>" + INVOICE_JSON, INVOICE_JSON, "I need to output the invoice details in JSON",
+           reasoning_format="auto", json_schema=INVOICE),
     Vector(MUSE, " to=user<|message|>You invoke it like this:\n" + MUSE_CALL + "<|eot|>",
            "You invoke it like this:\n" + MUSE_CALL, tools=("special_function",), reasoning_format="auto"),
     # GPT-OSS
@@ -258,6 +281,9 @@ VECTORS = (
            tools=("special_function",), reasoning_format="auto"),
     Vector(GPT, '<|channel|>analysis to=functions.special_function<|message|>{"arg1": 1}', calls=CALL1,
            tools=("special_function",), reasoning_format="auto"),
+    Vector(GPT, "<|channel|>analysis<|message|>I need to output the invoice details in JSON<|end|><|start|>assistant"
+           "<|channel|>final <|constrain|>json<|message|>" + INVOICE_JSON, INVOICE_JSON,
+           "I need to output the invoice details in JSON", reasoning_format="auto", json_schema=INVOICE),
     # GigaChat v3
     Vector(GIGA, HELLO, HELLO),
     Vector(GIGA, '<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": "special_function", "arguments": {"arg1": 1}}',
