@@ -294,3 +294,16 @@ def test_a_large_upload_is_not_copied(tmp_path):
         tracemalloc.stop()
     assert source.text == DEFAULT_T
     assert peak < 8 * 1024 * 1024
+
+
+def test_an_empty_default_template_falls_back_like_llama_cpp(tmp_path):
+    # common_chat_templates_init: an empty default is replaced by tool_use, else chatml.
+    both = build_gguf(tmp_path / "e.gguf", templates={"default": "", "tool_use": TOOL_T})
+    source = from_file(both.path)
+    assert source.variant == "tool_use" and source.text == TOOL_T
+    assert from_file(both.path, "default").text == ""
+    only = build_gguf(tmp_path / "o.gguf", templates="")
+    from explorer.errors import SourceError
+
+    with pytest.raises(SourceError, match="is empty.*chatml"):
+        from_file(only.path)

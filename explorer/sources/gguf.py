@@ -93,7 +93,16 @@ def from_gguf_header(
             f"({header.stop_detail}); found {listing(names)}",
             Location(offset=header.bytes_read),
         )
-    chosen, note = pick_variant(names, variant, where)
+    # llama.cpp treats an empty default like a missing one (then tool_use, then chatml).
+    pickable = names
+    if variant is None and header.chat_templates.get(DEFAULT_VARIANT) == "":
+        pickable = tuple(n for n in names if n != DEFAULT_VARIANT)
+        if not pickable:
+            raise SourceError(
+                f"{where}: tokenizer.chat_template is empty (llama.cpp would use its built-in "
+                "chatml template)"
+            )
+    chosen, note = pick_variant(pickable, variant, where)
     key = "tokenizer.chat_template" + ("" if chosen == DEFAULT_VARIANT else f".{chosen}")
     origin = f"{where}: {key}"
     if note:
