@@ -298,11 +298,18 @@ def test_a_large_upload_is_not_copied(tmp_path):
 
 def test_an_empty_default_template_falls_back_like_llama_cpp(tmp_path):
     # common_chat_templates_init: an empty default is replaced by tool_use, else chatml.
-    both = build_gguf(tmp_path / "e.gguf", templates={"default": "", "tool_use": TOOL_T})
+    # (GGUFWriter.add_string drops empty strings, so the empty key is written directly.)
+    from gguf import GGUFValueType
+
+    def empty_default(writer):
+        writer.add_key_value("tokenizer.chat_template", "", GGUFValueType.STRING)
+
+    both = build_gguf(tmp_path / "e.gguf", templates={"tool_use": TOOL_T}, extra_kv=empty_default)
+    assert read_gguf_header_from_file(both.path).chat_templates["default"] == ""
     source = from_file(both.path)
     assert source.variant == "tool_use" and source.text == TOOL_T
     assert from_file(both.path, "default").text == ""
-    only = build_gguf(tmp_path / "o.gguf", templates="")
+    only = build_gguf(tmp_path / "o.gguf", templates=None, extra_kv=empty_default)
     from explorer.errors import SourceError
 
     with pytest.raises(SourceError, match="is empty.*chatml"):
