@@ -18,6 +18,7 @@ PAGES = (
     ("pages/grammar.py", "Grammar", "grammar", ":material/schema:"),
     ("pages/try_it.py", "Try it", "try", ":material/play_arrow:"),
     ("pages/fixtures.py", "Fixtures", "fixtures", ":material/fact_check:"),
+    ("pages/compare.py", "Compare", "compare", ":material/difference:"),
 )
 
 

@@ -512,6 +512,41 @@ def strip_end_marker(text: str, marker: str | None) -> str:
     return text
 
 
+# --- comparing two templates -------------------------------------------------------------
+
+
+def flatten_json(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as dotted keys (lists stay values), in the input's order."""
+    if not isinstance(value, Mapping):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for key, inner in value.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(inner, Mapping) and inner:
+            out.update(flatten_json(inner, name))
+        else:
+            out[name] = inner
+    return out
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    a: Any
+    b: Any
+
+    @property
+    def same(self) -> bool:
+        return self.a == self.b
+
+
+def compare_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[FieldChange]:
+    """Field-by-field comparison of two nested JSON objects (keys of A first, then B's extra)."""
+    fa, fb = flatten_json(a), flatten_json(b)
+    keys = list(fa) + [k for k in fb if k not in fa]
+    return [FieldChange(k, fa.get(k), fb.get(k)) for k in keys]
+
+
 # --- conformance fixtures (canitoolcall) ---------------------------------------------
 
 

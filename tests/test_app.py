@@ -18,7 +18,7 @@ from explorer import ui_support as ui
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
-         "pages/fixtures.py")
+         "pages/fixtures.py", "pages/compare.py")
 RAISES = "{{ raise_exception('boom') }}"
 SYNTAX_ERROR = "{% for m in messages %}\n{{ m.content }\n{% endfor %}\n"
 TIMEOUT = 120
@@ -397,3 +397,34 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
 
     fixture = next(f for f in load_fixtures(families=["qwen3-hermes"]) if f.id == fixture_id)
     assert at.text_area(key="try_output").value == fixture.raw_output
+
+
+# --- the Compare page -------------------------------------------------------------------
+
+
+def test_compare_lists_the_fields_two_templates_differ_in():
+    needs("explorer.analysis", "explorer.caps")
+    names = examples()
+    at = app("pages/compare.py", request=ui.SourceRequest("example", name=CHATML))
+    at.selectbox(key="cmp_example").select(CHATML).run()
+    assert_clean(at)
+    assert any(s.value == f"Fields (0 of {s.value.split(' of ')[1].split()[0]} differ)" for s in at.subheader)
+    other = next(n for n in names if n != CHATML)
+    at.selectbox(key="cmp_example").select(other).run()
+    assert_clean(at)
+    header = next(s.value for s in at.subheader if s.value.startswith("Fields"))
+    assert not header.startswith("Fields (0 ")
+    table = next(h.proto.body for h in at.get("html") if "<th" in h.proto.body)
+    # the ChatML example reasons in <think> tags: that marker is one of the differences
+    assert "autoparser.reasoning.start" in table and "&lt;think&gt;" in table
+
+
+def test_compare_with_a_pasted_template():
+    needs("explorer.analysis", "explorer.caps")
+    at = app("pages/compare.py", request=ui.SourceRequest("example", name=CHATML))
+    at.radio(key="cmp_kind").set_value("text").run()
+    at.text_area(key="cmp_text").input(RAISES)
+    at.button[0].click().run()
+    assert_clean(at)
+    table = next(h.proto.body for h in at.get("html") if "<th" in h.proto.body)
+    assert "caps.supports_tool_calls" in table

@@ -18,7 +18,7 @@ from explorer import ui_support as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
-         "pages/fixtures.py")
+         "pages/fixtures.py", "pages/compare.py")
 AUTOPARSER_SAMPLE = 5
 
 pytestmark = [requires_oracle, pytest.mark.timeout(900)]

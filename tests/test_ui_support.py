@@ -368,3 +368,14 @@ def test_fixture_verdict_for_expected_errors_follows_the_accepted_outcomes():
     assert ui.fixture_verdict(fx, family, None, "std::runtime_error: x").status == "pass"
     called = _message("", "", [("get_weather", "{}")])
     assert ui.fixture_verdict(fx, family, called, None).status == "fail"
+
+
+def test_flatten_and_compare_nested_fields():
+    a = {"reasoning": {"mode": "TAG_BASED", "start": "<think>"}, "tokens": ["a"], "caps": {}}
+    b = {"reasoning": {"mode": "NONE", "start": "<think>"}, "tokens": ["a"], "extra": 1}
+    assert ui.flatten_json(a) == {"reasoning.mode": "TAG_BASED", "reasoning.start": "<think>", "tokens": ["a"], "caps": {}}
+    changes = {c.field: c for c in ui.compare_fields(a, b)}
+    assert not changes["reasoning.mode"].same and changes["reasoning.start"].same
+    assert changes["tokens"].same
+    assert (changes["extra"].a, changes["extra"].b) == (None, 1)
+    assert (changes["caps"].a, changes["caps"].b) == ({}, None)

@@ -33,6 +33,7 @@ PAGES = (
     ("grammar", "grammar-page.png", {}),
     ("try", "try-page.png", {}),
     ("fixtures", "fixtures-page.png", {"focus": "qwen3-hermes"}),
+    ("compare", "compare-page.png", {}),
 )
 
 
