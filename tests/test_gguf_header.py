@@ -314,3 +314,34 @@ def test_an_empty_default_template_falls_back_like_llama_cpp(tmp_path):
 
     with pytest.raises(SourceError, match="is empty.*chatml"):
         from_file(only.path)
+
+
+def test_agrees_with_the_gguf_package_reader_on_every_field(tmp_path):
+    # The gguf package's GGUFReader (it maps the whole file) is the independent reference.
+    from gguf import GGUFReader, GGUFValueType
+
+    built = build_gguf(
+        tmp_path / "cmp.gguf",
+        templates={"default": DEFAULT_T, "tool_use": TOOL_T},
+        n_tokens=300,
+        extra_kv=lambda w: (w.add_float32("x.f32", 0.5), w.add_int64("x.i64", -7), w.add_bool("x.flag", True),
+                            w.add_array("x.small", [1, 2, 3]), w.add_float64("x.f64", 2.25)),
+    )
+    reference = GGUFReader(built.path)
+    header = read_gguf_header_from_file(built.path)
+    fields = {k: f for k, f in reference.fields.items() if not k.startswith("GGUF.")}
+    assert list(header.metadata) == list(fields)
+    assert header.kv_count == reference.fields["GGUF.kv_count"].contents()
+    assert header.tensor_count == reference.fields["GGUF.tensor_count"].contents()
+    for key, field in fields.items():
+        ours = header.metadata[key]
+        if field.types[0] == GGUFValueType.ARRAY:
+            expected = field.contents()
+            if isinstance(ours, ArraySummary):
+                assert (ours.element_type, ours.length) == (field.types[1].name, len(expected)), key
+            else:
+                assert list(ours) == list(expected), key
+        elif isinstance(ours, float):
+            assert ours == pytest.approx(field.contents()), key
+        else:
+            assert ours == field.contents(), key
