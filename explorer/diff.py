@@ -17,8 +17,11 @@ the C++ code (see ``explorer.analysis.render_probe``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import Enum
+from typing import NamedTuple
 
 # C's isspace() in the "C" locale.
 WHITESPACE = " \t\n\v\f\r"
@@ -29,8 +32,7 @@ class SegmentType(str, Enum):
     MARKER = "MARKER"
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(NamedTuple):
     type: SegmentType
     value: str
 
@@ -85,38 +87,36 @@ def trim_trailing_newlines(text: str) -> str:
 
 # --- segments ----------------------------------------------------------------
 
-_CLOSER = {"<": ">", "[": "]"}
+# A closed marker, or (last alternative) an opener that is never closed.
+_MARKER_RE = re.compile(r"<[^>]*>|\[[^\]]*\]|[<\[]")
+_TEXT, _MARKER = SegmentType.TEXT, SegmentType.MARKER
 
 
 def segmentize_markers(text: str) -> list[Segment]:
     """Split text into ``<...>`` / ``[...]`` markers and the text between them.
 
-    An opener inside a marker is ordinary text of that marker; an unclosed marker at
-    the end is text.
+    An opener inside a marker is ordinary text of that marker; from an opener that is
+    never closed, the rest is one text segment (after the text before it).
     """
+    return list(_segments(text))
+
+
+@lru_cache(maxsize=128)  # a probe output takes part in several comparisons
+def _segments(text: str) -> tuple[Segment, ...]:
     segments: list[Segment] = []
     border = 0
-    pos = 0
-    n = len(text)
-    find = text.find
-    while pos < n:
-        # next opener
-        lt = find("<", pos)
-        sq = find("[", pos)
-        if lt < 0 and sq < 0:
-            break
-        start = lt if sq < 0 or (0 <= lt < sq) else sq
+    for m in _MARKER_RE.finditer(text):
+        start, end = m.span()
         if border < start:
-            segments.append(Segment(SegmentType.TEXT, text[border:start]))
-            border = start
-        close = find(_CLOSER[text[start]], start + 1)
-        if close < 0:
-            break  # an unclosed marker: its opener starts a final text segment
-        segments.append(Segment(SegmentType.MARKER, text[start : close + 1]))
-        border = pos = close + 1
-    if border < n:
-        segments.append(Segment(SegmentType.TEXT, text[border:]))
-    return segments
+            segments.append(Segment(_TEXT, text[border:start]))
+        border = start
+        if end - start == 1:
+            break  # unclosed: the opener starts the final text segment
+        segments.append(Segment(_MARKER, text[start:end]))
+        border = end
+    if border < len(text):
+        segments.append(Segment(_TEXT, text[border:]))
+    return tuple(segments)
 
 
 def prune_whitespace_segments(segments: list[Segment]) -> list[Segment]:
@@ -179,71 +179,71 @@ def trace_diff(left: str, right: str) -> DiffTrace:
 
 
 def _split(left: str, right: str, steps: list[DiffStep] | None) -> DiffSplit:
-    lseg = segmentize_markers(left)
-    rseg = segmentize_markers(right)
+    lseg = _segments(left)
+    rseg = _segments(right)
     if not lseg:
         return DiffSplit(right=right)
     if not rseg:
         return DiffSplit(left=left)
 
-    # Inclusive segment cursors, as in the reference: [ls, le] and [rs, re].
-    ls, le = 0, len(lseg) - 1
-    rs, re = 0, len(rseg) - 1
+    # Inclusive segment cursors, as in the reference: [ls, lend] and [rs, rend].
+    ls, lend = 0, len(lseg) - 1
+    rs, rend = 0, len(rseg) - 1
     prefix: list[str] = []
     suffix: list[str] = []  # reversed
     left_done = right_done = False
 
-    while ls != le and rs != re:
+    while ls != lend and rs != rend:
         advanced = False
         if lseg[ls] == rseg[rs]:
             prefix.append(lseg[ls].value)
             ls += 1
             rs += 1
             advanced = True
-        if lseg[le] == rseg[re]:
-            suffix.append(lseg[le].value)
-            if ls != le:
-                le -= 1
+        if lseg[lend] == rseg[rend]:
+            suffix.append(lseg[lend].value)
+            if ls != lend:
+                lend -= 1
             else:
                 left_done = True
-            if rs != re:
-                re -= 1
+            if rs != rend:
+                rend -= 1
             else:
                 right_done = True
             advanced = True
         if not advanced:
             break
 
-    if ls == le and rs != re:
-        if lseg[ls] == rseg[re]:
-            suffix.append(rseg[re].value)
-            re -= 1
+    if ls == lend and rs != rend:
+        if lseg[ls] == rseg[rend]:
+            suffix.append(rseg[rend].value)
+            rend -= 1
             left_done = True
         elif lseg[ls] == rseg[rs]:
             prefix.append(rseg[rs].value)
             rs += 1
             left_done = True
-    elif rs == re and ls != le:
-        if lseg[le] == rseg[rs]:
-            suffix.append(lseg[le].value)
-            le -= 1
+    elif rs == rend and ls != lend:
+        if lseg[lend] == rseg[rs]:
+            suffix.append(lseg[lend].value)
+            lend -= 1
             right_done = True
         elif lseg[ls] == rseg[rs]:
             prefix.append(lseg[ls].value)
             ls += 1
             right_done = True
-    elif ls == le and rs == re and lseg[ls] == rseg[rs] and lseg[ls].type is SegmentType.MARKER:
+    elif ls == lend and rs == rend and lseg[ls] == rseg[rs] and lseg[ls].type is SegmentType.MARKER:
         prefix.append(rseg[rs].value)
         left_done = right_done = True
 
     prefix_text = "".join(prefix)
     suffix_text = "".join(reversed(suffix))
 
-    text_suffix_ok = lseg[le].type is SegmentType.TEXT and rseg[re].type is SegmentType.TEXT
+    text_suffix_ok = lseg[lend].type is SegmentType.TEXT and rseg[rend].type is SegmentType.TEXT
     text_prefix_ok = rseg[rs].type is SegmentType.TEXT and lseg[ls].type is SegmentType.TEXT
 
-    rem_left = "".join(s.value for s in lseg[ls : (le if left_done else le + 1)])
-    rem_right = "".join(s.value for s in rseg[rs : (re if right_done else re + 1)])
+    rem_left = "".join(s.value for s in lseg[ls : (lend if left_done else lend + 1)])
+    rem_right = "".join(s.value for s in rseg[rs : (rend if right_done else rend + 1)])
 
     if steps is not None:
         steps.append(

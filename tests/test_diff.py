@@ -286,3 +286,26 @@ def test_split_always_reassembles_both_sides(a, b):
     assert r.prefix + r.left + r.suffix == a
     assert r.prefix + r.right + r.suffix == b
     assert trace_diff(a, b).final == r
+
+
+def _reference_segmentize(text: str) -> list[Segment]:
+    """segmentize_markers exactly as the C++ loop reads, one character at a time."""
+    out: list[Segment] = []
+    in_marker, opener, border = False, "", 0
+    for pos, ch in enumerate(text):
+        if not in_marker and ch in "<[":
+            if border < pos:
+                out.append(Segment(T, text[border:pos]))
+            border, in_marker, opener = pos, True, ch
+        elif in_marker and ch == {"<": ">", "[": "]"}[opener]:
+            out.append(Segment(M, text[border : pos + 1]))
+            border, in_marker = pos + 1, False
+    if border < len(text):
+        out.append(Segment(T, text[border:]))
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@given(_MARKUP)
+def test_segmentize_matches_the_reference_loop(text):
+    assert segmentize_markers(text) == _reference_segmentize(text)
