@@ -60,6 +60,8 @@ class _RenderFailed(Exception):
         self.failure = failure
 
 
+_KEYS: dict[int, tuple[ProbeInputs, str]] = {}
+
 # A probe render normally takes a millisecond; these bound hostile templates (llama.cpp
 # itself has no limit and would hang on an endless loop).
 PROBE_RENDER_SECONDS = 1.0
@@ -131,12 +133,16 @@ class ProbeSession:
     # --- rendering ------------------------------------------------------------
 
     def _render(self, inputs: ProbeInputs, side: str) -> str:
-        messages = self._normalize(inputs.messages)
-        key = json.dumps([messages, inputs.tools, inputs.add_generation_prompt, inputs.enable_thinking])
-        cached = self._cache.get(key)
+        # Same inputs, same key: the probe specs are shared constants.
+        key = _KEYS.get(id(inputs))
+        if key is None or key[0] is not inputs:
+            key = (inputs, json.dumps([list(inputs.messages), inputs.tools, inputs.add_generation_prompt,
+                                       inputs.enable_thinking]))
+            _KEYS[id(inputs)] = key
+        cached = self._cache.get(key[1])
         if cached is None:
-            cached = self._render_uncached(messages, inputs)
-            self._cache[key] = cached
+            cached = self._render_uncached(self._normalize(inputs.messages), inputs)
+            self._cache[key[1]] = cached
         if isinstance(cached, ProbeFailure):
             raise _RenderFailed(
                 ProbeFailure(side, cached.kind, cached.message, cached.line, cached.source_line)
