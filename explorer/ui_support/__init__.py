@@ -1,0 +1,43 @@
+"""Pure display helpers for the Streamlit app (no streamlit import).
+
+Input: strings and plain data produced by the library stages (template text, probe
+outputs, diff splits, parse trees, permalink query parameters). Output: HTML fragments
+with inline styles, plain strings with whitespace made visible, query-parameter dicts
+and Markdown. Everything is a pure function or a frozen dataclass, so the pages stay
+display-only and these helpers are unit tested without a browser.
+
+Submodules: ``text`` (whitespace, highlighting), ``diffs`` (probe pairs, split tables,
+tinted parse spans), ``links`` (source requests, permalinks, bug reports), ``requests``
+(tools JSON, sample replies, fixture verdicts, comparisons), ``stages`` (optional stages).
+"""
+
+from explorer.ui_support.diffs import (
+    LEFT_BG, LEFT_STRONG, PROBE_GROUPS, RIGHT_BG, RIGHT_STRONG, SPAN_PALETTE, PairView, Span, ast_spans,
+    char_diff, common_prefix_len, common_suffix_len, legend_html, pair_view, probe_group, spans_html,
+    split_html,
+)
+from explorer.ui_support.links import (
+    LLAMA_CPP_COMMIT, PERMALINK_TEXT_LIMIT, Permalink, SourceRequest, bug_report_markdown, compress_text,
+    decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
+)
+from explorer.ui_support.requests import (
+    FieldChange, FixtureVerdict, compare_fields, continuation_after, end_marker_from_probes, fixture_verdict,
+    flatten_json, parse_tools_json, strip_end_marker,
+)
+from explorer.ui_support.stages import optional_module
+from explorer.ui_support.text import (
+    DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, mono_block,
+    source_excerpt, visible_whitespace, visible_whitespace_html,
+)
+
+__all__ = [
+    "DIM", "GLYPH", "LEFT_BG", "LEFT_STRONG", "LLAMA_CPP_COMMIT", "MONO", "PERMALINK_TEXT_LIMIT", "PROBE_GROUPS",
+    "RIGHT_BG", "RIGHT_STRONG", "SPAN_PALETTE", "WS_GLYPHS", "FieldChange", "FixtureVerdict", "GbnfLexer",
+    "PairView", "Permalink", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
+    "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text", "continuation_after",
+    "decode_permalink", "decompress_text", "encode_permalink", "end_marker_from_probes", "fixture_verdict",
+    "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",
+    "optional_module", "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",
+    "query_string", "source_excerpt", "spans_html", "split_html", "strip_end_marker", "visible_whitespace",
+    "visible_whitespace_html",
+]

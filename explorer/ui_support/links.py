@@ -1,0 +1,257 @@
+"""Template sources as requests, permalinks and bug reports.
+
+Input: how the user chose a template (example, paste, upload, Hub) and the page's view.
+Output: a reloadable ``SourceRequest``; query parameters that reproduce the view (the
+template text zlib-compressed when short) and back; a Markdown bug report.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import importlib
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from explorer.errors import SourceError
+
+
+# --- template sources and permalinks -----------------------------------------------
+
+SourceKind = Literal["example", "text", "upload", "hub"]
+
+
+@dataclass(frozen=True)
+class SourceRequest:
+    """How the user asked for a template; loading it again gives the same TemplateSource.
+
+    Kept instead of the loaded source so a different named variant can be picked from the
+    same upload or repository.
+    """
+
+    kind: SourceKind
+    name: str = ""  # example name, uploaded file name, or Hub repo id
+    text: str = ""  # pasted text
+    data: bytes = field(default=b"", repr=False)  # uploaded bytes
+    revision: str | None = None
+    variant: str | None = None
+
+    def with_variant(self, variant: str | None) -> SourceRequest:
+        return SourceRequest(self.kind, self.name, self.text, self.data, self.revision, variant)
+
+    def load(self) -> Any:
+        """The TemplateSource (explorer.sources must exist; callers check first)."""
+        sources = importlib.import_module("explorer.sources")
+        if self.kind == "example":
+            return sources.from_example(self.name)
+        if self.kind == "text":
+            return sources.from_text(self.text)
+        if self.kind == "upload":
+            return sources.from_upload(self.data, self.name, variant=self.variant)
+        return sources.from_hub(self.name, revision=self.revision or None, variant=self.variant)
+
+    def cache_key(self) -> tuple[Any, ...]:
+        digest = zlib.crc32(self.data) if self.data else 0
+        return (self.kind, self.name, self.text, digest, len(self.data), self.revision, self.variant)
+
+
+def hf_spec(repo_id: str, revision: str | None = None, variant: str | None = None) -> str:
+    """``owner/repo[@revision][#variant]`` as the CLI's ``hf:`` spec uses it (without ``hf:``)."""
+    spec = repo_id.strip()
+    if revision:
+        spec += "@" + revision.strip()
+    if variant:
+        spec += "#" + variant.strip()
+    return spec
+
+
+def parse_hf_spec(spec: str) -> tuple[str, str | None, str | None]:
+    """Split ``owner/repo[@revision][#variant]`` into its three parts."""
+    spec = spec.strip()
+    if spec.startswith("hf:"):
+        spec = spec[3:]
+    rest, _, variant = spec.partition("#")
+    repo, _, revision = rest.partition("@")
+    if not repo or "/" not in repo:
+        raise SourceError(f"expected a Hub source 'owner/repo[@revision][#name]', found {spec!r}")
+    return repo, revision or None, variant or None
+
+
+PERMALINK_TEXT_LIMIT = 6000  # characters of encoded text; longer templates get no link
+_DECOMPRESS_LIMIT = 2_000_000  # bytes, so a crafted link cannot inflate without bound
+_TEXT_PREFIX = "z1"
+
+
+def compress_text(text: str) -> str:
+    """Template text as zlib + URL-safe base64 (unpadded), prefixed by a format tag."""
+    raw = zlib.compress(text.encode("utf-8", "surrogatepass"), 9)
+    return _TEXT_PREFIX + base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decompress_text(token: str) -> str:
+    """Inverse of ``compress_text``; a damaged or oversized token raises SourceError."""
+    if not token.startswith(_TEXT_PREFIX):
+        raise SourceError(f"permalink template text: expected a '{_TEXT_PREFIX}' token, found {token[:12]!r}")
+    body = token[len(_TEXT_PREFIX) :]
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(raw, _DECOMPRESS_LIMIT)
+        if inflater.unconsumed_tail:
+            raise SourceError(f"permalink template text: larger than {_DECOMPRESS_LIMIT} bytes")
+        if not inflater.eof:
+            raise SourceError("permalink template text: truncated (the link was cut short)")
+        return data.decode("utf-8")
+    except (binascii.Error, zlib.error, UnicodeDecodeError, ValueError) as exc:
+        raise SourceError(f"permalink template text: cannot decode ({exc})") from exc
+
+
+@dataclass(frozen=True)
+class Permalink:
+    """What a shared link reproduces: the page and the template source."""
+
+    page: str | None = None
+    example: str | None = None
+    hf: str | None = None  # owner/repo[@revision][#variant]
+    text: str | None = None  # the template text itself (short templates only)
+    focus: str | None = None  # what the page shows first (a probe name, ...)
+    output: str | None = None  # the model output on the Try-it page
+
+    def source_request(self) -> SourceRequest | None:
+        if self.example:
+            return SourceRequest("example", name=self.example)
+        if self.hf:
+            repo, revision, variant = parse_hf_spec(self.hf)
+            return SourceRequest("hub", name=repo, revision=revision, variant=variant)
+        if self.text is not None:
+            return SourceRequest("text", text=self.text)
+        return None
+
+
+def permalink_for(
+    request: SourceRequest | None, template_text: str | None, page: str | None, focus: str | None = None,
+    output: str | None = None,
+) -> Permalink | None:
+    """The permalink for a view, or None when the template is too long to put in a URL.
+
+    A model output too long for a URL is left out (the link still gives the template).
+    """
+    if output is not None and (output == "" or len(compress_text(output)) > PERMALINK_TEXT_LIMIT):
+        output = None
+    view = {"page": page, "focus": focus, "output": output}
+    if request is None:
+        return Permalink(**view)
+    if request.kind == "example":
+        return Permalink(example=request.name, **view)
+    if request.kind == "hub":
+        return Permalink(hf=hf_spec(request.name, request.revision, request.variant), **view)
+    text = template_text if template_text is not None else request.text
+    if len(compress_text(text)) > PERMALINK_TEXT_LIMIT:
+        return None
+    return Permalink(text=text, **view)
+
+
+def encode_permalink(link: Permalink) -> dict[str, str]:
+    """Query parameters for a permalink (keys: page, focus, example, hf, t, o)."""
+    params: dict[str, str] = {}
+    if link.page:
+        params["page"] = link.page
+    if link.focus:
+        params["focus"] = link.focus
+    if link.example:
+        params["example"] = link.example
+    elif link.hf:
+        params["hf"] = link.hf
+    elif link.text is not None:
+        params["t"] = compress_text(link.text)
+    if link.output:
+        params["o"] = compress_text(link.output)
+    return params
+
+
+def _one(params: Mapping[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else None
+    return None if value is None else str(value)
+
+
+def decode_permalink(params: Mapping[str, Any]) -> Permalink:
+    """Read a permalink back from query parameters (a bad ``t`` token raises SourceError)."""
+    token = _one(params, "t")
+    output = _one(params, "o")
+    return Permalink(
+        page=_one(params, "page"),
+        example=_one(params, "example"),
+        hf=_one(params, "hf"),
+        text=decompress_text(token) if token else None,
+        focus=_one(params, "focus"),
+        output=decompress_text(output) if output else None,
+    )
+
+
+def query_string(params: Mapping[str, str]) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(dict(params))
+
+
+# --- bug report ----------------------------------------------------------------------
+
+LLAMA_CPP_COMMIT = "0c1e5709"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    longest = 2
+    run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * (longest + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def bug_report_markdown(
+    *,
+    title: str,
+    source_name: str,
+    source_origin: str,
+    sha256: str,
+    template_text: str,
+    handler: str | None = None,
+    analysis_json: str | None = None,
+    raw_output: str | None = None,
+    parsed_json: str | None = None,
+    expected: str | None = None,
+    permalink: str | None = None,
+    max_template_chars: int = 20_000,
+) -> str:
+    """A self-contained Markdown bug report for llama.cpp's chat parsing of one template."""
+    lines = [
+        f"### {title}",
+        "",
+        f"- template: `{source_name}` ({source_origin})",
+        f"- template sha256: `{sha256}`",
+        f"- llama.cpp commit the explorer mirrors: `{LLAMA_CPP_COMMIT}`",
+    ]
+    if handler:
+        lines.append(f"- route: `{handler}`")
+    if permalink:
+        lines.append(f"- explorer view: {permalink}")
+    if raw_output is not None:
+        lines += ["", "**Model output (verbatim)**", "", _fence(raw_output)]
+    if parsed_json is not None:
+        lines += ["", "**Parsed message**", "", _fence(parsed_json, "json")]
+    if expected:
+        lines += ["", "**Expected**", "", expected]
+    if analysis_json is not None:
+        lines += ["", "<details><summary>Autoparser analysis</summary>", "", _fence(analysis_json, "json"), "", "</details>"]
+    shown = template_text
+    note = ""
+    if len(shown) > max_template_chars:
+        shown = shown[:max_template_chars]
+        note = f"\n\n(template truncated to {max_template_chars} of {len(template_text)} characters)"
+    lines += ["", "<details><summary>Chat template</summary>", "", _fence(shown, "jinja") + note, "", "</details>"]
+    return "\n".join(lines) + "\n"
