@@ -1,11 +1,12 @@
 """Time the full differential analysis of every template in a folder.
 
-Usage: python benchmarks/bench_analysis.py [FOLDER] [--repeat N] [--trace]
+Usage: python benchmarks/bench_analysis.py [FOLDER] [--repeat N] [--trace] [--cpu]
 
 For each ``*.jinja`` template: "warm" is ``analyze_template`` on an already compiled
 template with its capabilities known (what llama.cpp's ``analysis_ms`` measures);
 "cold" also compiles the template and detects its capabilities. Prints the median and
-max per template and over the corpus, in milliseconds. Not part of the test run.
+max per template and over the corpus, in milliseconds. ``--cpu`` measures process CPU
+time instead of wall time (steadier on a shared machine). Not part of the test run.
 """
 
 from __future__ import annotations
@@ -36,10 +37,13 @@ def llama_cpp_ms(template: Path) -> float | None:
         return None
 
 
+CLOCK = time.perf_counter
+
+
 def time_ms(fn) -> float:
-    start = time.perf_counter()
+    start = CLOCK()
     fn()
-    return (time.perf_counter() - start) * 1000
+    return (CLOCK() - start) * 1000
 
 
 def bench_template(text: str, repeat: int, trace: bool) -> tuple[list[float], list[float]]:
@@ -62,7 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_FOLDER)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trace", action="store_true", help="also build the diff-step trace")
+    parser.add_argument("--cpu", action="store_true", help="process CPU time instead of wall time")
     args = parser.parse_args(argv)
+    global CLOCK
+    CLOCK = time.process_time if args.cpu else time.perf_counter
     paths = sorted(args.folder.glob("*.jinja"))
     if not paths:
         print(f"no .jinja templates in {args.folder}", file=sys.stderr)
@@ -81,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{row[0][:50]:50} {row[1]:9.2f} {row[2]:9.2f} {row[3]:9.2f} {row[4]:9.2f} {ref_text}")
     warm_meds = [r[1] for r in rows]
     cold_meds = [r[3] for r in rows]
-    print(f"\n{len(rows)} templates, {args.repeat} runs each (ms):")
+    print(f"\n{len(rows)} templates, {args.repeat} runs each "
+          f"({'process CPU' if args.cpu else 'wall'} ms):")
     print(f"  warm: median of medians {statistics.median(warm_meds):.2f}, "
           f"max of medians {max(warm_meds):.2f} ({rows[warm_meds.index(max(warm_meds))][0]})")
     print(f"  cold: median of medians {statistics.median(cold_meds):.2f}, "
