@@ -9,6 +9,8 @@ The split is computed on segments first (``<...>`` and ``[...]`` markers versus 
 text), so a prefix or suffix never ends half way through a marker; only the text
 left over after the segment pass is compared character by character. ``trace_diff``
 gives the same split together with the naive character split and every step taken.
+(llama.cpp's docs still describe the older "tag boundary fixing" loop; the code at
+commit 0c1e5709, ported here, works on segments as above.)
 
 The functions work on any ``str``. The analysis feeds them UTF-8 bytes spelled as
 latin-1 characters so that character positions are byte positions, exactly as in
