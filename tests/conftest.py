@@ -1,35 +1,18 @@
-"""Shared fixtures: the llama.cpp oracle beside the project (``../shared``)."""
+"""Root pytest configuration.
 
-from __future__ import annotations
+The oracle helpers live in ``oracle_data`` (pytest.ini puts tests/ on the path); they are
+re-exported here for modules that load this file by path. Import them from
+``oracle_data``: with tests/browser/conftest.py present, the bare name ``conftest`` may
+resolve to either file.
+"""
 
-import json
-from pathlib import Path
-
-import pytest
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-SHARED = PROJECT_ROOT.parent / "shared"
-ORACLE = SHARED / "oracle"
-
-
-def oracle_available() -> bool:
-    return (ORACLE / "analysis" / "INDEX.json").is_file()
-
-
-requires_oracle = pytest.mark.skipif(
-    not oracle_available(), reason="../shared/oracle is absent (not a developer machine)"
+from oracle_data import (  # noqa: F401
+    ORACLE,
+    PROJECT_ROOT,
+    SHARED,
+    load_oracle_analysis,
+    load_oracle_template,
+    oracle_available,
+    oracle_template_names,
+    requires_oracle,
 )
-
-
-def oracle_template_names() -> list[str]:
-    if not oracle_available():
-        return []
-    return sorted(p.stem for p in (ORACLE / "templates").glob("*.jinja"))
-
-
-def load_oracle_analysis(name: str) -> dict:
-    return json.loads((ORACLE / "analysis" / f"{name}.json").read_text(encoding="utf-8"))
-
-
-def load_oracle_template(name: str) -> str:
-    return (ORACLE / "templates" / f"{name}.jinja").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ import pytest
 from explorer.analysis import analyze_template, template_caps
 from explorer.render import compile_template
 from explorer.routing import patch_source
-from tests.conftest import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
+from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 # Templates whose mismatch is a genuine jinja2-versus-llama.cpp rendering difference,
 # with the reason. Nothing else may be excused. (Empty: all 70 match.)

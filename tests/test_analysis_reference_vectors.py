@@ -13,7 +13,7 @@ from explorer.analysis import ContentMode, JinjaCaps, ReasoningMode, ToolFormat,
 from explorer.analysis.session import compare_variants
 from explorer.render import RenderInputs, compile_template
 from explorer.routing import patch_source
-from tests.conftest import load_oracle_template, requires_oracle
+from oracle_data import load_oracle_template, requires_oracle
 
 
 def analysis_of(name: str):

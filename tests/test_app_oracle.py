@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ORACLE, load_oracle_analysis, load_oracle_template, oracle_available, requires_oracle
+from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_available, requires_oracle
 from explorer import ui_support as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")

@@ -12,7 +12,7 @@ import json
 from typing import Any, Callable
 
 import pytest
-from conftest import (
+from oracle_data import (
     ORACLE,
     load_oracle_analysis,
     load_oracle_template,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ORACLE, load_oracle_analysis, requires_oracle
+from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
 from explorer.errors import RequestError

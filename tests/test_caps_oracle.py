@@ -10,7 +10,7 @@ import pytest
 
 from explorer.caps import detect_caps
 from explorer.render import compile_template
-from tests.conftest import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
+from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import struct
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hubserver import build_gguf
@@ -345,3 +346,26 @@ def test_agrees_with_the_gguf_package_reader_on_every_field(tmp_path):
             assert ours == pytest.approx(field.contents()), key
         else:
             assert ours == field.contents(), key
+
+
+REF_MODELS = Path(__file__).resolve().parent.parent.parent / "ref" / "llama.cpp" / "models"
+REAL_VOCABS = sorted(REF_MODELS.glob("ggml-vocab-*.gguf")) if REF_MODELS.is_dir() else []
+
+
+@pytest.mark.skipif(not REAL_VOCABS, reason="llama.cpp's models/ggml-vocab-*.gguf are not beside the project")
+@pytest.mark.parametrize("path", REAL_VOCABS, ids=lambda p: p.name)
+def test_real_llama_cpp_vocab_files(path):
+    # llama.cpp's own vocab-only GGUFs (written by its converter), checked against GGUFReader.
+    from gguf import GGUFReader
+
+    header = read_gguf_header_from_file(path)
+    reference = GGUFReader(path)
+    assert header.complete
+    assert list(header.metadata) == [k for k in reference.fields if not k.startswith("GGUF.")]
+    for key in ("tokenizer.chat_template", "tokenizer.chat_template.tool_use", "tokenizer.chat_template.rag"):
+        if key in reference.fields:
+            name = "default" if key == "tokenizer.chat_template" else key.rsplit(".", 1)[1]
+            assert header.chat_templates[name] == reference.fields[key].contents()
+    tokens = reference.fields["tokenizer.ggml.tokens"].contents()
+    if "tokenizer.ggml.bos_token_id" in reference.fields:
+        assert header.bos_token == tokens[reference.fields["tokenizer.ggml.bos_token_id"].contents()]

@@ -14,7 +14,7 @@ import functools
 import json
 from typing import Any
 
-from conftest import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
+from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 from explorer.apply import Request, standard_request
 from explorer.cli.parse import fixture_outputs, replay_row

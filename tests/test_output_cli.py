@@ -8,7 +8,7 @@ import pytest
 
 from explorer.cli import main
 from explorer.peg import build_arena
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 
 def _arena_text() -> str:

@@ -18,7 +18,7 @@ from explorer.peg.chat_mappers import (
     Gemma4Mapper, GenericMapper, json_brace_depth, normalize_quotes_to_json,
 )
 from explorer.peg.engine import Engine
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 
 # --- grammars as llama.cpp's chat tests build them ---------------------------------------

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from explorer.cli.parse import replay_row
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 
 def oracle_parse_rows() -> list[dict]:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from explorer.chat_output import analyse_output, exception_json
 from explorer.peg import load_arena
 from explorer.streaming import stream_summary
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 STREAM_FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",
                  "streaming_throw_count", "streaming_first_throw", "streaming_prefixes")

@@ -9,7 +9,7 @@ import pytest
 from explorer.errors import PegError
 from explorer.peg import Builder, build_arena, load_arena
 from explorer.peg.nodes import ALL_KINDS
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 
 def oracle_parser_strings() -> list[str]:

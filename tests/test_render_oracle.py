@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.render import RenderInputs, chat_extra_context, compile_template, render
-from tests.conftest import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
+from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
 

@@ -21,7 +21,7 @@ import pytest
 
 from explorer.errors import ExplorerError
 from explorer.render import CompiledTemplate, compile_template
-from tests.conftest import ORACLE, load_oracle_template, requires_oracle
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
 apply = pytest.importorskip("explorer.apply")

@@ -12,7 +12,7 @@ from explorer.routing import (
     patch_source,
     route,
 )
-from conftest import (
+from oracle_data import (
     load_oracle_analysis,
     load_oracle_template,
     oracle_template_names,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from conftest import ORACLE, oracle_template_names, requires_oracle
+from oracle_data import ORACLE, oracle_template_names, requires_oracle
 from hubserver import build_gguf
 
 from explorer.sources import from_file, from_upload

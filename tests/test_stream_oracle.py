@@ -15,7 +15,7 @@ import pytest
 from explorer.cli.parse import raw_output_for
 from explorer.peg import load_arena
 from explorer.streaming import char_chunks, stream, stream_summary
-from tests.conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",
           "streaming_throw_count", "streaming_first_throw", "streaming_prefixes")

@@ -17,7 +17,7 @@ from explorer.chat_output import analyse_output, parse_output
 from explorer.errors import OutputParseError
 from explorer.peg import Builder, build_arena, load_arena
 from explorer.streaming import StreamParser
-from tests.conftest import ORACLE, oracle_available
+from oracle_data import ORACLE, oracle_available
 
 
 def _tool_arena():
