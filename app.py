@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.errors import ExplorerError
 from pages import _shared
 
 PAGES = (
@@ -40,7 +41,10 @@ def main() -> None:
             label = request.name or "pasted text"
             st.caption(f"Current template: **{label}** ({request.kind})")
         _shared.dialect_picker()
-    nav.run()
+    try:
+        nav.run()
+    except ExplorerError as exc:  # a page let one through: still an error in place, not a crash page
+        _shared.show_error(exc)
 
 
 main()

@@ -448,3 +448,25 @@ def sample_output(tmpl: Any, settings: RequestSettings, kind: str) -> str | None
 def table(rows: list[dict[str, Any]]) -> None:
     """A static table without the dataframe index column."""
     st.table(rows, hide_index=True)
+
+
+def exhausts_render_budget(analysis_value: Any) -> bool:
+    """Whether the template ran out of render time during the probes (a runaway template).
+
+    Pages then skip further renderings (requests, samples, fixtures) instead of waiting
+    for each one to hit the budget again.
+    """
+    return any(p.error is not None and p.error.kind == "limit" for p in getattr(analysis_value, "probes", ()))
+
+
+def budget_guard(tmpl: Any, what: str) -> bool:
+    """Show why ``what`` is skipped for a runaway template; True when the page may go on."""
+    try:
+        value = analysis(tmpl)
+    except ExplorerError:
+        return True
+    if exhausts_render_budget(value):
+        st.warning(f"{what} is skipped: this template ran out of render time during the probes "
+                   "(see the Probes page), so every further rendering would too.")
+        return False
+    return True

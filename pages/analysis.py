@@ -184,7 +184,10 @@ def main() -> None:
     tokens = list(analysis.preserved_tokens)
     st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")
     caps = sh.guarded(lambda: sh.caps(tmpl)) if sh.stage("explorer.caps") else None
-    _generation_prompts(tmpl, analysis, caps)
+    if sh.exhausts_render_budget(analysis):
+        st.warning("Generation prompts are skipped: this template ran out of render time during the probes.")
+    else:
+        _generation_prompts(tmpl, analysis, caps)
     _silent_failures(analysis)
     with st.expander("The analysis as llama.cpp reports it (JSON)"):
         data = analysis.to_oracle_json()

@@ -143,7 +143,10 @@ def main() -> None:
     st.subheader(f"Fields ({differing} of {len(changes)} differ)")
     only = st.toggle("Only the differences", value=True, key="cmp_only")
     st.html(_changes_table(changes, only))
-    _prompts(tmpl_a, tmpl_b, caps_a, caps_b)
+    if all(a is None or not sh.exhausts_render_budget(a) for a in (analysis_a, analysis_b)):
+        _prompts(tmpl_a, tmpl_b, caps_a, caps_b)
+    else:
+        st.warning("Prompt comparison is skipped: a template ran out of render time during the probes.")
 
 
 main()

@@ -123,6 +123,9 @@ def main() -> None:
         sh.write_permalink("fixtures", source)
         st.info("The canitoolcall package is not installed, so there are no fixtures to show.")
         return
+    if not sh.budget_guard(tmpl, "Parsing fixtures"):
+        sh.write_permalink("fixtures", source)
+        return
     families = _families()
     incoming = sh.take_incoming_focus()
     if incoming in families:

@@ -103,6 +103,8 @@ def main() -> None:
     if missing is not None:
         sh.not_available(missing, "The generated parser and its grammar")
         return
+    if not sh.budget_guard(tmpl, "Building the parser and grammar"):
+        return
     with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
         settings = sh.request_controls("grammar")
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")

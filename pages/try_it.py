@@ -144,6 +144,9 @@ def main() -> None:
         sh.write_permalink("try", source)
         sh.not_available(missing or "explorer.chat_output", "Parsing model output")
         return
+    if not sh.budget_guard(tmpl, "Parsing model output"):
+        sh.write_permalink("try", source)
+        return
     with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
         settings = sh.request_controls("try")
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")

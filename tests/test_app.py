@@ -428,3 +428,30 @@ def test_compare_with_a_pasted_template():
     assert_clean(at)
     table = next(h.proto.body for h in at.get("html") if "<th" in h.proto.body)
     assert "caps.supports_tool_calls" in table
+
+
+# --- hostile templates (tests/hostile, written for the renderer's limits) ---------------------
+
+HOSTILE = ROOT / "tests" / "hostile"
+
+
+@pytest.mark.parametrize("name", ["output_flood", "memory_bomb", "recursive_macro", "undefined_call",
+                                  "subclasses_item", "unknown_tag"])
+def test_every_page_survives_hostile_templates(name):
+    path = HOSTILE / f"{name}.jinja"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    request = ui.SourceRequest("text", text=path.read_text(encoding="utf-8"))
+    for page in PAGES:
+        at = app(page, request=request)
+        assert_clean(at)
+
+
+def test_a_runaway_template_is_not_rendered_again_on_the_request_pages():
+    path = HOSTILE / "exponential_macro.jinja"
+    needs("explorer.analysis")
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    at = app("pages/try_it.py", request=ui.SourceRequest("text", text=path.read_text(encoding="utf-8")))
+    assert_clean(at)
+    assert any("ran out of render time" in w.value for w in at.warning)
