@@ -314,8 +314,19 @@ def _persisted(widget_key: str, store_key: str, default: Any) -> None:
         st.session_state[widget_key] = st.session_state.get(store_key, default)
 
 
-def request_controls(page: str, *, show_tools: bool = True) -> RequestSettings:
-    """The request's tools, thinking flag and tool_choice, shared by the pages that use them."""
+def _tools_label(tools_json: str) -> str:
+    try:
+        tools = ui.parse_tools_json(tools_json)
+    except ExplorerError:
+        return "Tools (invalid JSON)"
+    if not tools:
+        return "Tools (none)"
+    names = [t.get("function", t).get("name", "?") for t in tools]
+    return f"Tools ({len(tools)}: {', '.join(names)[:80]})"
+
+
+def request_controls(page: str) -> RequestSettings:
+    """The request's thinking flag, tool_choice and tools, shared by the pages that use them."""
     keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY)}
     _persisted(keys[THINKING_KEY], THINKING_KEY, True)
     _persisted(keys[CHOICE_KEY], CHOICE_KEY, "auto")
@@ -323,7 +334,7 @@ def request_controls(page: str, *, show_tools: bool = True) -> RequestSettings:
     c1, c2 = st.columns([1, 1])
     c1.toggle("enable_thinking", key=keys[THINKING_KEY])
     c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
-    if show_tools:
+    with st.expander(_tools_label(st.session_state[keys[TOOLS_KEY]])):
         st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
     for k, wk in keys.items():
         st.session_state[k] = st.session_state[wk]

@@ -105,8 +105,7 @@ def main() -> None:
         return
     if not sh.budget_guard(tmpl, "Building the parser and grammar"):
         return
-    with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
-        settings = sh.request_controls("grammar")
+    settings = sh.request_controls("grammar")
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         return

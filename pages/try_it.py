@@ -147,8 +147,7 @@ def main() -> None:
     if not sh.budget_guard(tmpl, "Parsing model output"):
         sh.write_permalink("try", source)
         return
-    with st.expander("Request (tools, thinking, tool_choice)", expanded=False):
-        settings = sh.request_controls("try")
+    settings = sh.request_controls("try")
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         sh.write_permalink("try", source)

@@ -455,3 +455,18 @@ def test_a_runaway_template_is_not_rendered_again_on_the_request_pages():
     at = app("pages/try_it.py", request=ui.SourceRequest("text", text=path.read_text(encoding="utf-8")))
     assert_clean(at)
     assert any("ran out of render time" in w.value for w in at.warning)
+
+
+def test_thinking_off_changes_the_generation_prompt_and_bad_tools_are_an_error():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    first_block = next(h.proto.body for h in at.get("html") if "im_start" in h.proto.body)
+    assert "&lt;think&gt;" not in first_block
+    at.toggle(key="try_req_thinking").set_value(False).run()
+    assert_clean(at)
+    # the example closes an empty think block in the generation prompt when thinking is off
+    first_block = next(h.proto.body for h in at.get("html") if "im_start" in h.proto.body)
+    assert "&lt;think&gt;" in first_block and "&lt;/think&gt;" in first_block
+    at.text_area(key="try_req_tools").input("[{").run()
+    assert_clean(at)
+    assert any("tools: invalid JSON" in e.value for e in at.error)
