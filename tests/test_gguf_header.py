@@ -350,22 +350,60 @@ def test_agrees_with_the_gguf_package_reader_on_every_field(tmp_path):
 
 REF_MODELS = Path(__file__).resolve().parent.parent.parent / "ref" / "llama.cpp" / "models"
 REAL_VOCABS = sorted(REF_MODELS.glob("ggml-vocab-*.gguf")) if REF_MODELS.is_dir() else []
+needs_real_vocabs = pytest.mark.skipif(
+    not REAL_VOCABS, reason="llama.cpp's models/ggml-vocab-*.gguf are not beside the project"
+)
 
 
-@pytest.mark.skipif(not REAL_VOCABS, reason="llama.cpp's models/ggml-vocab-*.gguf are not beside the project")
+def _raw_string_value(data: bytes, key: str) -> str | None:
+    """A string KV found by its serialized key (length, key, STRING type): independent of
+    any header walk."""
+    needle = gstr(key) + u32(8)
+    at = data.find(needle)
+    if at < 0:
+        return None
+    start = at + len(needle)
+    (length,) = struct.unpack_from("<Q", data, start)
+    return data[start + 8 : start + 8 + length].decode("utf-8")
+
+
+@needs_real_vocabs
 @pytest.mark.parametrize("path", REAL_VOCABS, ids=lambda p: p.name)
 def test_real_llama_cpp_vocab_files(path):
-    # llama.cpp's own vocab-only GGUFs (written by its converter), checked against GGUFReader.
+    # llama.cpp's own vocab-only GGUFs, written by its converter.
+    data = path.read_bytes()
+    header = read_gguf_header_from_file(path)
+    assert header.complete and header.bytes_read <= len(data)
+    for name, text in header.chat_templates.items():
+        key = "tokenizer.chat_template" + ("" if name == "default" else f".{name}")
+        assert _raw_string_value(data, key) == text
+    for key in ("tokenizer.chat_template", "tokenizer.chat_template.tool_use", "tokenizer.chat_template.rag"):
+        if _raw_string_value(data, key) is not None:
+            assert key in header.metadata
+
+
+@needs_real_vocabs
+def test_real_command_r_vocab_has_three_named_templates():
+    path = REF_MODELS / "ggml-vocab-command-r.gguf"
+    if not path.is_file():
+        pytest.skip("no command-r vocab")
+    source = from_file(path, "rag")
+    assert source.variants == ("default", "rag", "tool_use")
+    assert source.bos_token == "<BOS_TOKEN>"
+
+
+@needs_real_vocabs
+@pytest.mark.parametrize("name", ["ggml-vocab-phi-3.gguf", "ggml-vocab-llama-spm.gguf", "ggml-vocab-bert-bge.gguf"])
+def test_small_real_vocabs_match_gguf_reader(name):
+    # GGUFReader parses every array element in Python, so only the small files here.
     from gguf import GGUFReader
 
+    path = REF_MODELS / name
+    if not path.is_file():
+        pytest.skip(f"no {name}")
     header = read_gguf_header_from_file(path)
     reference = GGUFReader(path)
-    assert header.complete
     assert list(header.metadata) == [k for k in reference.fields if not k.startswith("GGUF.")]
-    for key in ("tokenizer.chat_template", "tokenizer.chat_template.tool_use", "tokenizer.chat_template.rag"):
-        if key in reference.fields:
-            name = "default" if key == "tokenizer.chat_template" else key.rsplit(".", 1)[1]
-            assert header.chat_templates[name] == reference.fields[key].contents()
     tokens = reference.fields["tokenizer.ggml.tokens"].contents()
     if "tokenizer.ggml.bos_token_id" in reference.fields:
         assert header.bos_token == tokens[reference.fields["tokenizer.ggml.bos_token_id"].contents()]
