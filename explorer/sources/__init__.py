@@ -12,8 +12,14 @@ name one. A model directory or Hub repo is read in the order llama.cpp's convert
 (``convert_hf_to_gguf.py``) uses: ``tokenizer_config.json``'s ``chat_template``, then
 ``chat_template.jinja`` (with ``additional_chat_templates/*.jinja``), then
 ``chat_template.json``; a Hub repo with none of these but GGUF files is read from a GGUF
-header by range requests. Every failure is a ``SourceError`` (``GGUFError``,
-``FetchError``) that names the file and what was expected.
+header by range requests (a folder with only GGUF files, from its main GGUF). Every
+failure is a ``SourceError`` (``GGUFError``, ``FetchError``) that names the file and what
+was expected.
+
+Modules: ``model`` (the record, caps, variant rule), ``configs`` (JSON configs), ``gguf``
+(templates in a GGUF header), ``local`` (files, folders, uploads), ``remote`` (Hub repos;
+the network itself is ``explorer.hub``), ``examples`` (built-in templates). This module
+adds pasted text and the CLI's TEMPLATE spec.
 """
 
 from __future__ import annotations
