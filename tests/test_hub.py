@@ -28,6 +28,7 @@ T_CONFIG = "{{ bos_token }}" + T_DEFAULT
 
 @pytest.fixture(autouse=True)
 def hub_env(tmp_path, monkeypatch):
+    import huggingface_hub
     from huggingface_hub import constants
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
@@ -36,6 +37,13 @@ def hub_env(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_TOKEN", raising=False)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    # Loopback only, whatever proxy the machine has: the shared client reads these when built.
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    huggingface_hub.close_session()
+    yield
+    huggingface_hub.close_session()
 
 
 @pytest.fixture(scope="module")
@@ -284,8 +292,9 @@ def test_offline_mode(fake, monkeypatch):
 
 
 def test_hf_endpoint_environment_variable_in_a_subprocess(fake, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and "proxy" not in k.lower()}
     env |= {
+        "NO_PROXY": "127.0.0.1,localhost",
         "HF_ENDPOINT": fake.url,
         "HF_HUB_CACHE": str(tmp_path / "cache"),
         "HF_HUB_DISABLE_TELEMETRY": "1",
