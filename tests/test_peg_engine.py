@@ -9,6 +9,8 @@ common/peg-parser.cpp for partial input.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.errors import PegError
 from explorer.peg import FAIL, NEED_MORE_INPUT, SUCCESS, Builder, build_arena
@@ -389,3 +391,40 @@ def test_threads_sharing_an_arena_do_not_share_parse_state():
     for t in threads:
         t.join()
     assert results == {i: "ok" for i in range(4)}
+
+
+def test_first_character_sets():
+    from explorer.peg.engine import first_chars
+
+    arena = build_arena(lambda p: p.choice([p.literal("ab"), p.chars("[0-2]"), p.optional(p.literal("x")),
+                                            p.sequence([p.tag("t", p.literal("q")), p.until("z")])]))
+    sets = first_chars(arena)
+    root = arena.get(arena.root)
+    assert [sets[c] for c in root.children] == [frozenset("a"), frozenset("012"), None, frozenset("q")]
+
+
+def _plain_engine(arena):
+    import explorer.peg.engine as engine_module
+
+    saved = engine_module.first_chars
+    engine_module.first_chars = lambda a: [None] * len(a.parsers)
+    try:
+        return Engine(arena)
+    finally:
+        engine_module.first_chars = saved
+
+
+def _summary(result):
+    return (result.status, result.start, result.end, result.dump())
+
+
+JSONISH = st.lists(st.sampled_from(list('{}[]",: 0123456789.eE+-tfnrueals\\\'TFN') + ["true", "null", "'a'"]),
+                   max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=JSONISH, lenient=st.booleans(), which=st.sampled_from(["json", "python"]))
+def test_first_character_dispatch_never_changes_a_result(text, lenient, which):
+    arena = build_arena(lambda p: p.tag("v", p.json() if which == "json" else p.python_value()))
+    fast, plain = Engine(arena), _plain_engine(arena)
+    assert _summary(fast.parse(text, lenient=lenient)) == _summary(plain.parse(text, lenient=lenient))

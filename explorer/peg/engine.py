@@ -171,6 +171,7 @@ class Engine:
         self.ctx = ParseContext()
         self._caches: list[dict[int, Raw]] = []
         self._may_tag = _tag_reachable(arena)
+        self._firsts = first_chars(arena)
         # Closures look their children up in this list, so it is filled in place.
         self._fns: list[Callable[[int], Raw]] = []
         compiled = [self._compile(i, p) for i, p in enumerate(arena.parsers)]
@@ -255,7 +256,7 @@ class Engine:
         if isinstance(p, Sequence):
             return _sequence(fns, p.children)
         if isinstance(p, Choice):
-            return _choice(fns, p.children)
+            return _choice(ctx, fns, p.children, self._firsts)
         if isinstance(p, Repetition):
             return _repetition(ctx, fns, p.child, p.min_count, p.max_count, self._progress())
         if isinstance(p, And):
@@ -334,16 +335,31 @@ def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
     return sequence
 
 
-def _choice(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
-    def choice(pos: int) -> Raw:
-        table = fns
-        for cid in children:
-            r = table[cid](pos)
+def _choice(ctx: ParseContext, fns, children: tuple[int, ...],
+            firsts: list[frozenset[str] | None]) -> Callable[[int], Raw]:
+    # An option whose first character is known fails outright on any other character
+    # (before the end of the text), so it is not tried: the answer is the same.
+    options = tuple((cid, firsts[cid]) for cid in children)
+    if all(first is None for _, first in options):
+        def choice(pos: int) -> Raw:
+            for cid in children:
+                r = fns[cid](pos)
+                if r[0] != FAIL:
+                    return r
+            return (FAIL, pos, pos, ())
+        return choice
+
+    def dispatching_choice(pos: int) -> Raw:
+        c = ctx.text[pos] if pos < ctx.n else None
+        for cid, first in options:
+            if c is not None and first is not None and c not in first:
+                continue
+            r = fns[cid](pos)
             if r[0] != FAIL:
                 return r
         return (FAIL, pos, pos, ())
 
-    return choice
+    return dispatching_choice
 
 
 def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
@@ -406,6 +422,53 @@ def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool
         return (status, s, e, (made,))
 
     return node
+
+
+_SMALL_CLASS = 512
+
+
+def first_chars(arena: Arena) -> list[frozenset[str] | None]:
+    """Per parser: the characters it can start with when it cannot fail otherwise.
+
+    ``None`` means unknown (it may match empty, look ahead, or start with anything). A
+    parser with a known set fails, without looking at the end of the text, on any other
+    character at a position before the end.
+    """
+    memo: dict[int, frozenset[str] | None] = {}
+    busy: set[int] = set()
+
+    def first(pid: int) -> frozenset[str] | None:
+        if pid in memo:
+            return memo[pid]
+        if pid in busy:
+            return None  # a cycle: stay unknown
+        busy.add(pid)
+        found = _first_of(arena, arena.get(pid), first)
+        busy.discard(pid)
+        memo[pid] = found
+        return found
+
+    return [first(pid) for pid in range(len(arena.parsers))]
+
+
+def _first_of(arena: Arena, p, first) -> frozenset[str] | None:
+    if isinstance(p, Literal):
+        return frozenset(p.literal[0]) if p.literal else None
+    if isinstance(p, Sequence):
+        return first(p.children[0]) if p.children else None
+    if isinstance(p, Choice):
+        sets = [first(c) for c in p.children]
+        return None if any(f is None for f in sets) else frozenset().union(*sets)
+    if isinstance(p, (Rule, Tag, Atomic, Schema, Gbnf, Ac)):
+        return first(p.child)
+    if isinstance(p, Ref):
+        return first(arena.rule_id(p.name)) if arena.has_rule(p.name) else None
+    if isinstance(p, Repetition):
+        return first(p.child) if p.min_count >= 1 else None
+    if isinstance(p, Chars) and not p.negated and p.min_count >= 1 and p.ranges:
+        if sum(b - a + 1 for a, b in p.ranges if b >= a) <= _SMALL_CLASS:
+            return frozenset(chr(c) for a, b in p.ranges for c in range(a, min(b, 0x10FFFF) + 1))
+    return None
 
 
 def _tag_reachable(arena: Arena) -> list[bool]:
