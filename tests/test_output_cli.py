@@ -106,3 +106,10 @@ def test_parse_batch_on_oracle_rows_by_fixture_id(tmp_path, capsys):
         row = json.loads(line)
         for field in ("id", "result", "exception", "streaming_final", "streaming_throw_count"):
             assert ours[field] == row[field]
+
+
+def test_output_file_is_required_except_for_notation(files, capsys):
+    parser, _ = files
+    assert main(["parse", "--parser", str(parser)]) == 1
+    assert "--output-file" in capsys.readouterr().err
+    assert main(["parse", "--parser", str(parser), "--notation"]) == 0

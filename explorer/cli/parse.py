@@ -53,8 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="serialized parser: the arena JSON, or a JSON object with a 'parser' "
                         "string (an oracle row or apply result; its generation_prompt and "
                         "format are used unless given)")
-    p.add_argument("--output-file", metavar="F", required=True,
-                   help="the raw model output ('-' for stdin)")
+    p.add_argument("--output-file", metavar="F",
+                   help="the raw model output ('-' for stdin); required unless --notation")
     p.add_argument("--generation-prompt", metavar="TEXT", default=None)
     p.add_argument("--format", default=None, help="chat format name (default peg-native)")
     p.add_argument("--reasoning-format", default="deepseek", choices=("deepseek", "none", "auto"),
@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     if args.notation:
         print(settings.arena.notation() if settings.arena else "root = tag<content>(until()) $")
         return 0
+    if not args.output_file:
+        raise SourceError("expected --output-file F (the model output to parse)")
     output = _read_output(args.output_file)
     if args.stream:
         steps = []
