@@ -234,3 +234,53 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
           f"expected; unexpected: {unexpected[:5]}")
     assert total > 1700
     assert not unexpected
+
+
+SEARCH_TOOL = {"type": "function", "function": {"name": "search", "description": "Search.", "parameters": {
+    "type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"},
+                                     "tags": {"type": "array", "items": {"type": "string"}},
+                                     "opt": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+    "required": ["query", "limit"]}}}
+VARIANTS = (  # tool_choice, parallel, thinking, json schema, with the second tool
+    ("required", False, True, None, True),
+    ("auto", False, False, None, True),
+    ("none", True, True, {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, False),
+)
+
+
+@requires_oracle
+def test_handlers_agree_with_the_independent_port_on_other_requests() -> None:
+    """explorer.handlers ports the same specialized handlers separately; on requests the
+    oracle never made (one template per handler) both ports must build the same params."""
+    handlers_pkg = pytest.importorskip("explorer.handlers")
+    from explorer.apply import Request
+    from explorer.generator.pipeline import generate_for_template
+
+    weather = json.loads((ORACLE / "analysis" / "Apertus-8B-Instruct.json").read_text("utf-8"))["inputs"]["tools"]
+    seen: set[str] = set()
+    total, mismatches = 0, []
+    for path in sorted((ORACLE / "analysis").glob("*.json")):
+        if path.name == "INDEX.json":
+            continue
+        data = json.loads(path.read_text("utf-8"))
+        handler = data["routed"]["handler"]
+        if handler == "autoparser" or handler in seen:
+            continue
+        seen.add(handler)
+        text = (ORACLE / "templates" / data["template"]).read_text("utf-8")
+        for choice, parallel, thinking, schema, two in VARIANTS:
+            tools = weather + [SEARCH_TOOL] if two else weather
+            ours = generate_for_template(text, tools=tools, tool_choice=choice, parallel_tool_calls=parallel,
+                                         enable_thinking=thinking, json_schema=schema).params.to_json()
+            theirs = handlers_pkg.apply_template(text, Request(
+                messages=({"role": "user", "content": "Hello"},), tools=tuple(tools), tool_choice=choice,
+                parallel_tool_calls=parallel, enable_thinking=thinking, json_schema=schema)).to_oracle_json()
+            total += 1
+            mismatches += [f"{path.stem}/{choice}/{k}" for k in ("parser", "grammar", "grammar_lazy",
+                                                                 "grammar_triggers", "preserved_tokens",
+                                                                 "additional_stops", "generation_prompt")
+                           if ours[k] != theirs[k]]
+    print(f"other requests, both ports: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
+          f"first mismatches: {mismatches[:5]}")
+    assert len(seen) == 17
+    assert not mismatches
