@@ -108,3 +108,11 @@ def test_enum_values_are_dumped_as_nlohmann_does() -> None:
     assert json_dump([1, 2.0, "é", None, True, 1e-05, 0.0001]) == '[1,2.0,"é",null,true,1e-05,0.0001]'
     grammar = json_schema_to_grammar({"enum": [1.5, "a\u00e9", {"k": [1]}]})
     assert 'root ::= ("1.5" | "\\"a\u00e9\\"" | "{\\"k\\":[1]}")' in grammar
+
+
+def test_absurdly_deep_schema_is_a_grammar_error_not_a_crash() -> None:
+    schema: dict = {"type": "string"}
+    for _ in range(3000):
+        schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    with pytest.raises(GrammarError, match="nested too deeply"):
+        json_schema_to_grammar(schema)

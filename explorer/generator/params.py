@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
 from explorer.generator.builder import Arena
 from explorer.generator.spec import GenerationRequest, ParserSpec, trim_whitespace
@@ -65,7 +66,10 @@ class GeneratedParams:
 
 def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams:
     """llama.cpp's ``peg_generator::generate_parser`` without the prompt rendering."""
-    arena = build_parser(spec, req)
+    try:
+        arena = build_parser(spec, req)
+    except RecursionError:
+        raise GrammarError("the parser for these tools is nested too deeply to build") from None
     fmt = spec.format
     has_tools = fmt.mode != "NONE" and req.has_tools
     trigger_marker = fmt.section_start or fmt.per_call_start

@@ -454,7 +454,10 @@ class GrammarBuilder:
 def build_grammar(callback: Callable[[GrammarBuilder], None], *, dotall: bool = False) -> str:
     """Run ``callback`` against a fresh rule table and return the GBNF text."""
     converter = SchemaConverter(dotall)
-    callback(GrammarBuilder(converter))
+    try:
+        callback(GrammarBuilder(converter))
+    except RecursionError:
+        raise GrammarError("grammar nested too deeply to build") from None
     converter.check_errors()
     return converter.format_grammar()
 
@@ -462,10 +465,7 @@ def build_grammar(callback: Callable[[GrammarBuilder], None], *, dotall: bool = 
 def json_schema_to_grammar(schema: Any) -> str:
     """A JSON schema (parsed JSON) as GBNF whose ``root`` accepts matching JSON text."""
     doc = schema_from_json(schema)
-    converter = SchemaConverter(False)
-    converter.visit(doc.root, "")
-    converter.check_errors()
-    return converter.format_grammar()
+    return build_grammar(lambda b: b.add_schema("", doc.root))
 
 
 __all__ = [

@@ -364,7 +364,10 @@ def _stoull(text: str) -> int | None:
 def schema_from_json(schema: Any) -> SchemaDocument:
     """Parse a JSON schema into llama.cpp's schema document; raises GrammarError."""
     builder = _Builder(schema)
-    root = builder.build_node(schema, "#")
+    try:
+        root = builder.build_node(schema, "#")
+    except RecursionError:
+        raise GrammarError("JSON schema error at #: nested too deeply to convert") from None
     return SchemaDocument(root, builder.refs)  # type: ignore[arg-type]
 
 

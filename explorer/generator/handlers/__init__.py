@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from explorer.errors import AnalysisError
+from explorer.errors import AnalysisError, GrammarError
 from explorer.generator.handlers.deepseek import deepseek_v3_2
 from explorer.generator.handlers.gemma4 import gemma4
 from explorer.generator.handlers.gigachat_functionary import functionary_v3_2, gigachat_v3
@@ -47,7 +47,10 @@ def generate_for_handler(handler: str, req: GenerationRequest, source: str) -> G
     fn = HANDLERS.get(handler)
     if fn is None:
         raise AnalysisError(f"no port of llama.cpp's '{handler}' handler; ported: {', '.join(sorted(HANDLERS))}")
-    return fn(req, source)
+    try:
+        return fn(req, source)
+    except RecursionError:
+        raise GrammarError(f"the '{handler}' parser for these tools is nested too deeply to build") from None
 
 
 def generate_for_route(handler: str, spec: ParserSpec | None, req: GenerationRequest, source: str) -> GeneratedParams:
