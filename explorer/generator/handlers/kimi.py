@@ -77,7 +77,7 @@ MSG_END, EOM_TOKEN = "<|close|>message<|sep|>", "<|end_of_msg|>"
 def _k3_args(p: ChatPeg, name: str, schema) -> int:
     args = p.eps()
     props = schema.get("properties") if isinstance(schema, dict) else None
-    if props:
+    if isinstance(props, dict) and props:
         arg_choices = p.choice()
         for key, prop in props.items():
             kind = "string"

@@ -60,7 +60,7 @@ def python_style_tool_calls(p: ChatPeg, tools: Sequence[Mapping[str, Any]] | Non
         params = tool_parameters(tool["function"])
         args = p.eps()
         props = params.get("properties") if isinstance(params, dict) else None
-        if props:
+        if isinstance(props, dict) and props:
             arg_choice = p.choice()
             for prop_name, prop_def in props.items():
                 is_string = isinstance(prop_def, dict) and prop_def.get("type") == "string"
