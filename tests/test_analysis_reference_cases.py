@@ -4,9 +4,10 @@
 0c1e5709's own ``autoparser::analyze_template`` (built from the reference tree, with
 only a small driver around it) on templates assembled at random from chat-template
 pieces: reasoning blocks, JSON and tagged tool calls, ids, generation prompts, odd
-brackets and multi-byte characters. Each row holds the template, llama.cpp's detected
-capabilities, and either every analysis field or the exception it threw (a JSON parse
-error of the tool call, mostly). Strings are UTF-8 with invalid bytes (a diff cut
+brackets and multi-byte characters. Each row holds the template, the capabilities the
+analysis ran with (rows 0-179 the template's own, as llama.cpp detects them; 180-209
+forced to typed-content-only; 210-239 forced to no parallel calls), and either every
+analysis field or the exception it threw (a JSON parse error of the tool call). Strings are UTF-8 with invalid bytes (a diff cut
 inside a character) shown as U+FFFD, as our decoded fields show them.
 """
 
