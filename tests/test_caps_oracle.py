@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.caps import detect_caps
-from explorer.render import compile_template
+from explorer.caps import _TOOLS, _call, _tool_conversation, detect_caps
+from explorer.errors import TemplateError
+from explorer.render import RenderInputs, compile_template, render
 from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
@@ -18,6 +19,32 @@ pytestmark = requires_oracle
 # left: each difference that mattered is reproduced by the llama.cpp dialect (see
 # docs/jinja-differences.md). Keep the mapping for honest reporting if one appears.
 KNOWN_DIFFERENCES: dict[str, str] = {}
+
+
+# Genuine jinja2-vs-llama.cpp differences in the corpus: the tool-call probe (object
+# arguments) renders with llama.cpp's engine but fails with plain jinja2/transformers, at
+# this template line. Our llama.cpp dialect reproduces llama.cpp, hence 70/70; with jinja2
+# semantics these templates' tool-call capabilities would come out wrong.
+JINJA2_FAILS_TOOL_PROBE: dict[str, tuple[int, str]] = {
+    "Kimi-K2-Instruct": (41, "list.append is forbidden by transformers' immutable sandbox"),
+    "Kimi-K2-Thinking": (35, "list.append is forbidden by transformers' immutable sandbox"),
+    "fireworks-ai-llama-3-firefunction-v2": (21, "'\\n' + functions: undefined in a string concatenation"),
+    "llama-cpp-deepseek-r1": (12, "map() is a generator in jinja2, which tojson cannot serialize"),
+    "meetkai-functionary-medium-v3.2": (281, "string + object arguments: llama.cpp concatenates their text"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JINJA2_FAILS_TOOL_PROBE))
+def test_tool_probe_needs_llama_cpp_semantics(name: str) -> None:
+    line, why = JINJA2_FAILS_TOOL_PROBE[name]
+    text = load_oracle_template(name)
+    probe = RenderInputs(
+        messages=_tool_conversation([_call("call00001", {"arg": "value"})]), tools=_TOOLS, add_generation_prompt=True
+    )
+    render(compile_template(text), probe)  # llama.cpp dialect: renders
+    with pytest.raises(TemplateError) as err:
+        render(compile_template(text, "transformers"), probe)
+    assert err.value.location is not None and err.value.location.line == line, why
 
 
 def _mismatch(name: str) -> dict[str, tuple[bool, bool]]:
