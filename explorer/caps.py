@@ -14,6 +14,7 @@ outcome for display.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
@@ -24,6 +25,9 @@ from explorer.render import CompiledTemplate, RenderLimits, apply_reasoning_swit
 CONTENT_MARKER = "STRING_MARKER"
 REASONING_PLACEHOLDER = "<REASONING_CONTENT_PLACEHOLDER>"
 PROBE_LIMITS = RenderLimits(wall_seconds=2.0)
+# All probes of one template share this much wall time (a hostile template would otherwise
+# cost every probe its full budget).
+CAPS_BUDGET_SECONDS = 4.0
 
 
 @dataclass(frozen=True)
@@ -109,9 +113,11 @@ def _reasoning_conversation() -> list[dict[str, Any]]:
 
 
 class _Prober:
-    def __init__(self, tmpl: CompiledTemplate) -> None:
+    def __init__(self, tmpl: CompiledTemplate, limits: RenderLimits, budget_seconds: float) -> None:
         self.template = tmpl.stats_template()
         self.source = tmpl.source
+        self.limits = limits
+        self.deadline = time.monotonic() + budget_seconds
         self.trace: list[CapsProbe] = []
 
     def run(
@@ -134,7 +140,9 @@ class _Prober:
         run = _Run(False, "", ctx["messages"], ctx["tools"], ctx)
         error = None
         try:
-            run.output = render_context(self.template, self.source, dict(ctx), limits=PROBE_LIMITS)
+            left = max(0.01, min(self.limits.wall_seconds, self.deadline - time.monotonic()))
+            limits = replace(self.limits, wall_seconds=left)
+            run.output = render_context(self.template, self.source, dict(ctx), limits=limits)
             run.success = True
         except ExplorerError as exc:  # a failing probe is evidence, as in llama.cpp
             error = str(exc)
@@ -251,15 +259,23 @@ def _probe_reasoning(p: _Prober, flags: dict[str, bool]) -> None:
     flags["supports_reasoning_effort"] = is_used(run.ctx["reasoning_effort"])
 
 
-def detect_caps_trace(tmpl: CompiledTemplate) -> tuple[Caps, tuple[CapsProbe, ...]]:
-    """The capabilities and every probe render that decided them (in llama.cpp's order)."""
-    p = _Prober(tmpl)
+def detect_caps_trace(
+    tmpl: CompiledTemplate, *, limits: RenderLimits = PROBE_LIMITS, budget_seconds: float = CAPS_BUDGET_SECONDS
+) -> tuple[Caps, tuple[CapsProbe, ...]]:
+    """The capabilities and every probe render that decided them (in llama.cpp's order).
+
+    ``limits`` apply to each probe render; all probes together stop after
+    ``budget_seconds`` (later probes then fail, which llama.cpp would read as evidence).
+    """
+    p = _Prober(tmpl, limits, budget_seconds)
     flags = asdict(Caps())
     for probe in (_probe_content, _probe_system, _probe_tool_calls, _probe_parallel, _probe_reasoning):
         probe(p, flags)
     return Caps(**flags), tuple(p.trace)
 
 
-def detect_caps(tmpl: CompiledTemplate) -> Caps:
+def detect_caps(
+    tmpl: CompiledTemplate, *, limits: RenderLimits = PROBE_LIMITS, budget_seconds: float = CAPS_BUDGET_SECONDS
+) -> Caps:
     """llama.cpp's capability flags for a template."""
-    return detect_caps_trace(tmpl)[0]
+    return detect_caps_trace(tmpl, limits=limits, budget_seconds=budget_seconds)[0]

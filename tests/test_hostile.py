@@ -114,3 +114,13 @@ def test_capability_probes_survive_a_hostile_template() -> None:
     text = (HOSTILE / "string_repeat.jinja").read_text(encoding="utf-8")
     c = detect_caps(compile_template(text))
     assert not c.supports_string_content and not c.supports_tool_calls
+
+
+def test_capability_probes_share_one_budget() -> None:
+    from explorer.caps import detect_caps_trace
+
+    text = (HOSTILE / "nested_ranges.jinja").read_text(encoding="utf-8")
+    start = time.monotonic()
+    caps, trace = detect_caps_trace(compile_template(text), limits=BUDGET, budget_seconds=1.0)
+    assert time.monotonic() - start < 1.0 + SLACK
+    assert not any(p.success for p in trace) and not caps.supports_string_content
