@@ -284,3 +284,53 @@ def test_handlers_agree_with_the_independent_port_on_other_requests() -> None:
           f"first mismatches: {mismatches[:5]}")
     assert len(seen) == 17
     assert not mismatches
+
+
+def _random_schema(rng, depth: int = 0) -> dict:
+    r = rng.random()
+    if depth > 3 or r < 0.3:
+        return rng.choice([{"type": "string"}, {"type": "integer", "minimum": rng.randint(-5, 50)}, {"type": "number"},
+                           {"type": "boolean"}, {"type": "null"}, {"enum": ["a", 1, None]}, {"const": "x"}, {},
+                           {"type": ["string", "integer"]}, {"type": "string", "pattern": "^[a-z]+$"},
+                           {"type": "string", "format": "date"}, {"type": "string", "maxLength": 3}])
+    if r < 0.6:
+        props = {f"p{i}-{rng.choice(['x', 'é', 'a b'])}": _random_schema(rng, depth + 1) for i in range(rng.randint(0, 3))}
+        schema: dict = {"type": "object", "properties": props}
+        if props and rng.random() < 0.5:
+            schema["required"] = rng.sample(list(props), k=rng.randint(1, len(props)))
+        if rng.random() < 0.3:
+            schema["additionalProperties"] = rng.choice([False, True, {"type": "integer"}])
+        return schema
+    if r < 0.8:
+        return {"type": "array", "items": _random_schema(rng, depth + 1), "minItems": rng.randint(0, 2)}
+    return {"anyOf": [_random_schema(rng, depth + 1), _random_schema(rng, depth + 1)]}
+
+
+def test_random_tools_build_grammars_llguidance_can_read() -> None:
+    """Odd tool names and schemas: every route builds a parser and a grammar a real engine
+    compiles, or says why (an ExplorerError); nothing crashes."""
+    import random
+
+    from explorer.errors import ExplorerError
+    from explorer.generator import ParserSpec
+    from explorer.grammar.check import compile_gbnf
+    from test_generator import HERMES, _tagged
+
+    rng = random.Random(7)
+    specs = (ParserSpec.from_oracle_json(HERMES), ParserSpec.from_oracle_json(_tagged()))
+    built = 0
+    for _ in range(12):
+        tools = [{"type": "function", "function": {"name": rng.choice(["f", "get.x", "tool-é", "a b"]) + str(i),
+                                                   "parameters": _random_schema(rng)}}
+                 for i in range(rng.randint(1, 3))]
+        req = GenerationRequest(tools=tools, tool_choice=rng.choice(["auto", "required"]),
+                                parallel_tool_calls=rng.random() < 0.5, generation_prompt="<|im_start|>assistant\n")
+        for route, spec in [("autoparser", specs[0]), ("autoparser", specs[1])] + [(h, None) for h in sorted(HANDLERS)]:
+            try:
+                out = generate_for_route(route, spec, req, "<think> function_calls")
+            except ExplorerError:
+                continue
+            if out.grammar:
+                compile_gbnf(out.grammar)
+            built += 1
+    assert built > 200

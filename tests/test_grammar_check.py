@@ -224,3 +224,8 @@ def test_an_end_tag_that_is_a_trigger_is_replayed() -> None:
     (verdict,) = check_grammar(grammar, ["<think>hmm<tool_call>abc"], triggers=["<tool_call>"],
                                thinking=("<think>", ["</think>", "<tool_call>"]))
     assert verdict.accepted and verdict.constrained_from == len("<think>hmm")
+
+
+def test_escaped_dash_reads_as_llama_cpp_reads_it() -> None:
+    # llama.cpp's grammar parser takes "\-" in classes and literals; a class escape is no range
+    assert [v.accepted for v in check_grammar('root ::= [a\\-z]+ "\\-"\n', ["a-z-", "b-"])] == [True, False]

@@ -93,6 +93,21 @@ def _free_start(gbnf: str) -> str:
     return rename_rule(gbnf, "start", new)
 
 
+def _hex_dash(gbnf: str) -> str:
+    """llama.cpp's GBNF reads ``\\-`` (in classes and literals); llguidance's converter does
+    not, so each becomes the equivalent ``\\x2D``."""
+    out: list[str] = []
+    i = 0
+    while i < len(gbnf):
+        if gbnf[i] == "\\" and i + 1 < len(gbnf):
+            out.append("\\x2D" if gbnf[i + 1] == "-" else gbnf[i:i + 2])
+            i += 2
+        else:
+            out.append(gbnf[i])
+            i += 1
+    return "".join(out)
+
+
 @lru_cache(maxsize=64)
 def compile_gbnf(gbnf: str) -> str:
     """GBNF -> llguidance grammar (via its Lark converter); GrammarError if it cannot."""
@@ -101,7 +116,7 @@ def compile_gbnf(gbnf: str) -> str:
 
     # gbnf_to_lark directly: llguidance's format sniffing takes a rule named "start" for Lark
     try:
-        grammar = llguidance.LLMatcher.grammar_from_lark(gbnf_to_lark(_free_start(gbnf)))
+        grammar = llguidance.LLMatcher.grammar_from_lark(gbnf_to_lark(_hex_dash(_free_start(gbnf))))
     except Exception as exc:  # the converter raises its own error types
         raise GrammarError(f"llguidance could not read the GBNF grammar: {exc}") from None
     is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, _tokenizer())
