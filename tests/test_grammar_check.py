@@ -229,3 +229,17 @@ def test_an_end_tag_that_is_a_trigger_is_replayed() -> None:
 def test_escaped_dash_reads_as_llama_cpp_reads_it() -> None:
     # llama.cpp's grammar parser takes "\-" in classes and literals; a class escape is no range
     assert [v.accepted for v in check_grammar('root ::= [a\\-z]+ "\\-"\n', ["a-z-", "b-"])] == [True, False]
+
+
+@requires_oracle
+def test_every_oracle_grammar_compiles_in_llguidance() -> None:
+    grammars = set()
+    for _name, data in _oracle_analyses():
+        grammars |= {a["grammar"] for a in data["apply"].values() if a["grammar"]}
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        grammars |= {json.loads(line)["grammar"] for line in path.read_text("utf-8").splitlines()}
+    grammars.discard("")
+    for grammar in grammars:
+        compile_gbnf(grammar)
+    print(f"distinct oracle grammars compiled by llguidance: {len(grammars)}")
+    assert len(grammars) > 150
