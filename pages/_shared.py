@@ -24,6 +24,24 @@ LINK_WRITTEN_KEY = "_permalink_written"
 PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 
 
+# --- running inside app.py's navigation -------------------------------------------------
+
+
+def require_app() -> None:
+    """Make sure this page runs inside app.py's ``st.navigation``.
+
+    On a freshly started server Streamlit still treats ``pages/`` as an old-style pages
+    folder until app.py has called ``st.navigation`` once; a first request for, say,
+    ``/analysis?...`` would then run the page file alone, without app.py (no permalink
+    handling, no sidebar). Switch that mode off and rerun, so app.py takes over.
+    """
+    from streamlit.runtime.pages_manager import PagesManager  # pinned streamlit 1.67
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 # --- library stages that may not have landed yet -----------------------------------
 
 

@@ -43,12 +43,22 @@ def _show_value(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _origin(prov: Any) -> str:
+def _probe_href(source: Any, probe: str) -> str | None:
+    """A link to the Probes page focused on ``probe`` (None when the view has no permalink)."""
+    link = ui.permalink_for(sh.current_request(), source.text, "probes", focus=probe)
+    return None if link is None else "probes?" + ui.query_string(ui.encode_permalink(link))
+
+
+def _origin(prov: Any, source: Any) -> str:
     if prov is None or prov.kind == "default":
         return '<span style="color:#999">default (never set)</span>'
     if prov.kind == "probe":
         side = f" · {html.escape(prov.side)}" if prov.side else ""
-        return f"probe <b>{html.escape(prov.probe or '?')}</b>{side}" + (
+        name = f"<b>{html.escape(prov.probe or '?')}</b>"
+        href = _probe_href(source, prov.probe) if prov.probe else None
+        if href:
+            name = f'<a href="{html.escape(href, quote=True)}">{name}</a>'
+        return f"probe {name}{side}" + (
             f" <i>{html.escape(prov.note)}</i>" if prov.note else "")
     if prov.kind == "workaround":
         return f'<span style="color:#a15c00">workaround <b>{html.escape(prov.workaround or "?")}</b></span>'
@@ -71,7 +81,7 @@ def _field_names(analysis_mod: Any, analysis: Any) -> tuple[str, ...]:
     return tuple(names) or tuple(analysis.provenance)
 
 
-def _markers(analysis_mod: Any, analysis: Any) -> None:
+def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
     names = _field_names(analysis_mod, analysis)
     provenance = getattr(analysis, "provenance", {}) or {}
     probes_used: list[str] = []
@@ -84,7 +94,7 @@ def _markers(analysis_mod: Any, analysis: Any) -> None:
             prov = provenance.get(name)
             if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
                 probes_used.append(prov.probe)
-            rows.append((name, _show_value(_value(analysis, name)), _origin(prov)))
+            rows.append((name, _show_value(_value(analysis, name)), _origin(prov, source)))
         st.markdown(f"**{title}**")
         st.html(_table(rows))
     if probes_used:
@@ -179,7 +189,7 @@ def main() -> None:
                        "this analysis is computed (as llama.cpp computes it) but does not build its parser.")
     _modes(analysis)
     st.subheader("Markers")
-    _markers(analysis_mod, analysis)
+    _markers(analysis_mod, analysis, source)
     st.subheader("Preserved tokens")
     tokens = list(analysis.preserved_tokens)
     st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")
@@ -196,4 +206,5 @@ def main() -> None:
                            file_name="analysis.json", mime="application/json")
 
 
+sh.require_app()
 main()

@@ -149,4 +149,5 @@ def main() -> None:
         st.warning("Prompt comparison is skipped: a template ran out of render time during the probes.")
 
 
+sh.require_app()
 main()

@@ -155,4 +155,5 @@ def main() -> None:
     _detail(fixture, settings, verdict)
 
 
+sh.require_app()
 main()

@@ -131,4 +131,5 @@ def main() -> None:
         d2.download_button("grammar.gbnf", params.grammar, file_name="grammar.gbnf", mime="text/plain")
 
 
+sh.require_app()
 main()

@@ -179,4 +179,5 @@ def main() -> None:
             show_probe(probe, source.text, full)
 
 
+sh.require_app()
 main()

@@ -224,4 +224,5 @@ def main() -> None:
         st.html(sh.highlighted(source.text, "jinja", True, hl))
 
 
+sh.require_app()
 main()

@@ -180,4 +180,5 @@ def main() -> None:
     _bug_report(source, setup, text, parsed)
 
 
+sh.require_app()
 main()

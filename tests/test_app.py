@@ -238,7 +238,10 @@ def test_analysis_shows_modes_markers_and_their_probes():
     assert metrics["Tool calls"] == "JSON_NATIVE"
     shown = texts(at)
     assert "&lt;think&gt;" in shown and "&lt;tool_call&gt;" in shown
-    assert "probe <b>R1</b>" in shown
+    assert "<b>R1</b>" in shown
+    # each probe-set field links to the Probes page focused on that probe, source included
+    href = ui.encode_permalink(ui.Permalink(page="probes", example=CHATML, focus="R1"))
+    assert f'href="probes?{ui.query_string(href)}"'.replace("&", "&amp;") in shown
     links = [str(p.proto) for p in at.get("page_link")]
     assert any("Probe R1" in link for link in links)
 

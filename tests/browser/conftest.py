@@ -8,6 +8,7 @@ message, and skip on a developer machine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -58,8 +59,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(sync_api) -> Iterator[str]:
+@contextlib.contextmanager
+def running_app() -> Iterator[str]:
+    """``streamlit run app.py`` on a free local port until the block ends; yields its URL."""
     port = _free_port()
     log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)
     proc = subprocess.Popen(
@@ -99,6 +101,20 @@ def app_url(sync_api) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+        os.unlink(log.name)
+
+
+@pytest.fixture(scope="session")
+def app_url(sync_api) -> Iterator[str]:
+    with running_app() as url:
+        yield url
+
+
+@pytest.fixture
+def fresh_app_url(sync_api) -> Iterator[str]:
+    """A server of its own that has served nothing yet."""
+    with running_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

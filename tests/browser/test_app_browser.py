@@ -91,3 +91,26 @@ def test_a_permalink_reproduces_the_view_in_a_fresh_context(app_url, new_context
     wait_for_app(fresh)
     fresh.get_by_role("heading", name="Probes").first.wait_for()
     assert fresh.get_by_text("Template tagged-parameters").first.is_visible()
+
+
+def test_a_marker_links_to_the_probe_that_produced_it(app_url, page):
+    page.goto(f"{app_url}/analysis?example=chatml-think-tools&page=analysis")
+    wait_for_app(page)
+    link = page.locator("table a", has_text="R1").first
+    link.wait_for()
+    link.click()
+    page.wait_for_url(re.compile(r"/probes\?"))
+    wait_for_app(page)
+    page.get_by_role("heading", name=re.compile(r"^R1 · ")).first.wait_for()
+    assert page.get_by_role("heading", name=re.compile(r"^T1 · ")).count() == 0
+
+
+def test_a_page_link_is_the_first_request_of_a_fresh_server(fresh_app_url, page):
+    # Streamlit treats pages/ as an old-style pages folder until app.py has run once;
+    # the page must still go through app.py (permalink, focus, sidebar navigation)
+    page.goto(f"{fresh_app_url}/probes?example=tagged-parameters&page=probes&focus=T1")
+    wait_for_app(page)
+    page.get_by_role("heading", name=re.compile(r"^T1 · ")).first.wait_for()
+    assert page.get_by_role("heading", name=re.compile(r"^R1 · ")).count() == 0
+    assert page.get_by_text("Template tagged-parameters").first.is_visible()
+    assert page.get_by_role("link", name="Try it").first.is_visible()
