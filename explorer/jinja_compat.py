@@ -765,4 +765,20 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) ->
     rewriter.visit(tree)
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})
-    return env.template_class.from_code(env, code, template_globals, None)
+    template = env.template_class.from_code(env, code, template_globals, None)
+    template.jx_mutates_inputs = isinstance(env, LlamaSandbox) and _mutates_lists(tree)  # type: ignore[attr-defined]
+    return template
+
+
+def _mutates_lists(tree: nodes.Template) -> bool:
+    """Whether the template names llama.cpp's in-place list methods (append, pop).
+
+    Inputs are copied before a render only when it does (a key computed at run time that
+    happens to spell "append" is not caught; it would change the caller's list only).
+    """
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        if isinstance(node, nodes.Getattr) and node.attr in ("append", "pop"):
+            return True
+        if isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Const) and node.arg.value in ("append", "pop"):
+            return True
+    return False

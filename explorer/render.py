@@ -91,11 +91,7 @@ class CompiledTemplate:
     @property
     def may_mutate_inputs(self) -> bool:
         """Whether a render could change its input lists (llama.cpp allows append/pop)."""
-        flag = self._variants.get("mutates")
-        if flag is None:
-            flag = self.dialect == "llama.cpp" and ("append" in self.source or "pop" in self.source)
-            self._variants["mutates"] = flag
-        return bool(flag)
+        return bool(getattr(self.template, "jx_mutates_inputs", True))
 
     def stats_template(self) -> jinja2.Template:
         """The llama.cpp build that records input usage (for capability detection)."""
