@@ -17,6 +17,7 @@ call-depth cap and a range-size cap, checked cooperatively by the sandbox hooks.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -114,7 +115,15 @@ def _compile(text: str, dialect: str, *, stats: bool = False) -> jinja2.Template
 
 
 def compile_template(text: str, dialect: Dialect = "llama.cpp") -> CompiledTemplate:
-    """Compile template text (raises ``TemplateSyntaxError`` with the offending line)."""
+    """Compile template text (raises ``TemplateSyntaxError`` with the offending line).
+
+    Compiled templates are immutable and shared: the same text and dialect compile once.
+    """
+    return _compile_cached(text, dialect)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_cached(text: str, dialect: Dialect) -> CompiledTemplate:
     tmpl = _compile(text, dialect)
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     return CompiledTemplate(source=text, sha256=sha, dialect=dialect, template=tmpl)
