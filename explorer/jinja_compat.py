@@ -263,14 +263,18 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         self.check_binop(operator, left, right)
         if operator == "%" and isinstance(left, str):
-            _check_numbers(left, right if isinstance(right, tuple) else (right,), {})
+            values = right if isinstance(right, tuple) else (right,)
+            _check_numbers(left, values if "*" in left else (), {})  # '%*s' takes its width from the values
             return _checked_result(super().call_binop(context, operator, left, right), "'%' result")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
         if isinstance(owner, str):
-            _check_numbers(owner if __obj.__name__ in ("format", "format_map") else "", args, kwargs)
+            if __obj.__name__ in ("format", "format_map"):
+                _check_numbers(owner, (), {})
+            elif __obj.__name__ in _PADDING_METHODS:
+                _check_numbers("", args, kwargs)
             if __obj.__name__ == "replace" and len(args) >= 2 and isinstance(args[0], str):
                 hits = len(owner) + 1 if not args[0] else owner.count(args[0])
                 current().check_size(len(owner) + hits * len(str(args[1])), "replace() result")
@@ -283,6 +287,9 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
 
 
 _DIGITS = re.compile(r"\d{7,}")
+# Python string methods and jinja2 filters whose numeric arguments size their result.
+_PADDING_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
+_SIZED_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "batch", "slice"})
 
 
 def _check_numbers(fmt: str, args: Any, kwargs: dict[str, Any]) -> None:
@@ -322,12 +329,14 @@ def runtime_only(fn: Callable[..., Any]) -> Callable[..., Any]:
     return jinja2.pass_context(wrapped)
 
 
-def _budgeted_filter(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A jinja2 built-in filter with its numeric arguments and its result size checked."""
+def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A jinja2 built-in filter with its result size (and sizing arguments) checked."""
     has_env_arg = _PassArg.from_obj(fn) is not None
+    sized = name in _SIZED_FILTERS
 
     def budgeted(*args: Any, **kwargs: Any) -> Any:
-        _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
+        if sized:
+            _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
         return _checked_result(fn(*args, **kwargs), f"'{fn.__name__}' result")
 
     functools.update_wrapper(budgeted, fn)
@@ -679,7 +688,7 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
     if dialect == "transformers":
         env: jinja2.Environment = TransformersSandbox(**options)
         for name, fn in list(env.filters.items()):
-            env.filters[name] = _budgeted_filter(fn)
+            env.filters[name] = _budgeted_filter(name, fn)
         env.filters["tojson"] = runtime_only(_hf_tojson)
         env.globals["raise_exception"] = raise_exception
         env.globals["range"] = _checked_range
