@@ -286,7 +286,8 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
         return out
 
 
-_DIGITS = re.compile(r"\d{7,}")
+# A width/precision of 7+ digits inside a format field: str.format ("{:>N}") or printf ("%N").
+_FORMAT_WIDTH = re.compile(r"\{[^{}]*?(\d{7,})[^{}]*\}|%[-+ #0]*(\d{7,})|%[-+ #0]*\d*\.(\d{7,})")
 # Python string methods and jinja2 filters whose numeric arguments size their result.
 _PADDING_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
 _SIZED_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "batch", "slice"})
@@ -298,8 +299,10 @@ def _check_numbers(fmt: str, args: Any, kwargs: dict[str, Any]) -> None:
     for value in (*args, *kwargs.values()):
         if isinstance(value, int) and not isinstance(value, bool):
             state.check_size(value, "requested width")
-    for digits in _DIGITS.findall(fmt):
-        state.check_size(int(digits), "requested width")
+    for groups in _FORMAT_WIDTH.findall(fmt):
+        for digits in groups:
+            if digits:
+                state.check_size(int(digits), "requested width")
 
 
 def _checked_result(value: Any, what: str) -> Any:
