@@ -13,13 +13,13 @@ from explorer.errors import ExplorerError
 from pages import _shared
 
 PAGES = (
-    ("pages/template.py", "Template", "template", ":material/description:"),
-    ("pages/probes.py", "Probes", "probes", ":material/compare:"),
-    ("pages/analysis.py", "Analysis", "analysis", ":material/account_tree:"),
-    ("pages/grammar.py", "Grammar", "grammar", ":material/schema:"),
-    ("pages/try_it.py", "Try it", "try", ":material/play_arrow:"),
-    ("pages/fixtures.py", "Fixtures", "fixtures", ":material/fact_check:"),
-    ("pages/compare.py", "Compare", "compare", ":material/difference:"),
+    ("pages/template_page.py", "Template", "template", ":material/description:"),
+    ("pages/probes_page.py", "Probes", "probes", ":material/compare:"),
+    ("pages/analysis_page.py", "Analysis", "analysis", ":material/account_tree:"),
+    ("pages/grammar_page.py", "Grammar", "grammar", ":material/schema:"),
+    ("pages/try_it_page.py", "Try it", "try", ":material/play_arrow:"),
+    ("pages/fixtures_page.py", "Fixtures", "fixtures", ":material/fact_check:"),
+    ("pages/compare_page.py", "Compare", "compare", ":material/difference:"),
 )
 
 

@@ -30,10 +30,11 @@ PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 def require_app() -> None:
     """Make sure this page runs inside app.py's ``st.navigation``.
 
-    On a freshly started server Streamlit still treats ``pages/`` as an old-style pages
-    folder until app.py has called ``st.navigation`` once; a first request for, say,
-    ``/analysis?...`` would then run the page file alone, without app.py (no permalink
-    handling, no sidebar). Switch that mode off and rerun, so app.py takes over.
+    Until app.py has called ``st.navigation`` once, Streamlit treats ``pages/`` as an
+    old-style pages folder whose URLs are the file names. The page files are named
+    ``*_page.py`` so those URLs never equal app.py's (``/probes`` runs app.py, which
+    routes it); only a request for a file-name URL such as ``/probes_page`` runs a page
+    alone. Then switch that mode off and rerun, so app.py takes over.
     """
     from streamlit.runtime.pages_manager import PagesManager  # pinned streamlit 1.67
 

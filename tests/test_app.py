@@ -17,8 +17,8 @@ from explorer import ui_support as ui
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
-         "pages/fixtures.py", "pages/compare.py")
+PAGES = ("pages/template_page.py", "pages/probes_page.py", "pages/analysis_page.py", "pages/grammar_page.py", "pages/try_it_page.py",
+         "pages/fixtures_page.py", "pages/compare_page.py")
 RAISES = "{{ raise_exception('boom') }}"
 SYNTAX_ERROR = "{% for m in messages %}\n{{ m.content }\n{% endfor %}\n"
 TIMEOUT = 120
@@ -39,7 +39,7 @@ def app(page: str | None = None, *, request: ui.SourceRequest | None = None,
     if request is not None:
         at.session_state["source_request"] = request
     at.run()
-    if page is not None and page != "pages/template.py":
+    if page is not None and page != "pages/template_page.py":
         at.switch_page(page).run()
     return at
 
@@ -186,7 +186,7 @@ def probe_headers(at: AppTest) -> list[str]:
 
 def test_picking_a_probe_shows_only_that_probe_with_its_diff():
     needs("explorer.analysis")
-    at = app("pages/probes.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert len(probe_headers(at)) > 3
     at.selectbox(key="probe_focus").select("T1").run()
     assert_clean(at)
@@ -201,7 +201,7 @@ def test_picking_a_probe_shows_only_that_probe_with_its_diff():
 
 def test_the_analyzer_filter_keeps_only_its_probes():
     needs("explorer.analysis")
-    at = app("pages/probes.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.radio(key="probe_group").set_value("Reasoning").run()
     assert_clean(at)
     names = [h.split()[1] for h in probe_headers(at)]
@@ -210,7 +210,7 @@ def test_the_analyzer_filter_keeps_only_its_probes():
 
 def test_a_raising_template_shows_every_probe_failure_with_its_message():
     needs("explorer.analysis")
-    at = app("pages/probes.py", request=ui.SourceRequest("text", text=RAISES))
+    at = app("pages/probes_page.py", request=ui.SourceRequest("text", text=RAISES))
     assert_clean(at)
     failures = [e.value for e in at.error]
     assert failures and all("boom" in f for f in failures)
@@ -230,7 +230,7 @@ def test_a_focus_link_opens_the_probes_page_on_that_probe():
 
 def test_analysis_shows_modes_markers_and_their_probes():
     needs("explorer.analysis")
-    at = app("pages/analysis.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/analysis_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
     # the example wraps reasoning in <think> tags and calls tools with JSON in <tool_call> tags
@@ -248,7 +248,7 @@ def test_analysis_shows_modes_markers_and_their_probes():
 
 def test_analysis_of_a_raising_template_lists_the_silent_failures():
     needs("explorer.analysis")
-    at = app("pages/analysis.py", request=ui.SourceRequest("text", text=RAISES))
+    at = app("pages/analysis_page.py", request=ui.SourceRequest("text", text=RAISES))
     assert_clean(at)
     assert any("boom" in w.value for w in at.warning)
 
@@ -260,7 +260,7 @@ TOOL_OUTPUT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris
 
 def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
     needs("explorer.generator", "explorer.analysis", "explorer.apply")
-    at = app("pages/grammar.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/grammar_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     assert {m.label: m.value for m in at.metric}.get("Lazy") == "yes"
     triggers = at.table[0].value
@@ -270,7 +270,7 @@ def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
 
 def test_parsing_an_output_shows_its_tool_call():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     assert_clean(at)
@@ -282,7 +282,7 @@ def test_parsing_an_output_shows_its_tool_call():
 
 def test_an_output_the_parser_rejects_is_an_error_in_place():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     # a tool call followed by more text: the JSON-native tool section must end the reply
     at.text_area(key="try_output").input(TOOL_OUTPUT + " and then some prose").run()
     assert_clean(at)
@@ -293,7 +293,7 @@ def test_an_output_the_parser_rejects_is_an_error_in_place():
 
 def test_the_sample_button_fills_an_output_that_parses():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.button(key="try_sample_call").click().run()
     assert_clean(at)
     sample = at.text_area(key="try_output").value
@@ -304,7 +304,7 @@ def test_the_sample_button_fills_an_output_that_parses():
 
 def test_the_streaming_scrubber_shows_the_partial_message():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output", "explorer.streaming")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     text = "<think>\nhmm\n</think>\n\nIt is sunny."
     at.text_area(key="try_output").input(text).run()
     slider = at.slider(key="try_scrub")
@@ -318,7 +318,7 @@ def test_the_streaming_scrubber_shows_the_partial_message():
 
 def test_the_bug_report_carries_the_output_and_the_route():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     reports = [c.value for c in at.code if c.value.startswith("### ")]
     assert reports and TOOL_OUTPUT in reports[0] and "`autoparser`" in reports[0]
@@ -340,7 +340,7 @@ def test_a_specialized_route_is_announced_and_its_parser_used():
     request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
     at = app(request=request)
     assert any("specialized handler `qwen3-coder`" in w.value for w in at.warning)
-    at = app("pages/try_it.py", request=request)
+    at = app("pages/try_it_page.py", request=request)
     at.text_area(key="try_output").input(
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>").run()
     assert_clean(at)
@@ -352,7 +352,7 @@ def test_a_specialized_route_is_announced_and_its_parser_used():
 
 def test_a_try_it_link_carries_the_model_output():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     link = ui.decode_permalink(dict(at.query_params))
     assert (link.page, link.example, link.output) == ("try", CHATML, TOOL_OUTPUT)
@@ -382,7 +382,7 @@ def test_the_transformers_dialect_renders_every_page(page):
 
 def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output", "canitoolcall")
-    at = app("pages/fixtures.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/fixtures_page.py", request=ui.SourceRequest("example", name=CHATML))
     # the example speaks the Hermes format, so the qwen3-hermes fixtures mostly pass
     at.selectbox(key="fx_family").select("qwen3-hermes").run()
     assert_clean(at)
@@ -408,7 +408,7 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
 def test_compare_lists_the_fields_two_templates_differ_in():
     needs("explorer.analysis", "explorer.caps")
     names = examples()
-    at = app("pages/compare.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/compare_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.selectbox(key="cmp_example").select(CHATML).run()
     assert_clean(at)
     assert any(s.value == f"Fields (0 of {s.value.split(' of ')[1].split()[0]} differ)" for s in at.subheader)
@@ -424,7 +424,7 @@ def test_compare_lists_the_fields_two_templates_differ_in():
 
 def test_compare_with_a_pasted_template():
     needs("explorer.analysis", "explorer.caps")
-    at = app("pages/compare.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/compare_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.radio(key="cmp_kind").set_value("text").run()
     at.text_area(key="cmp_text").input(RAISES)
     at.button[0].click().run()
@@ -455,14 +455,14 @@ def test_a_runaway_template_is_not_rendered_again_on_the_request_pages():
     needs("explorer.analysis")
     if not path.is_file():
         pytest.skip(f"{path} is absent")
-    at = app("pages/try_it.py", request=ui.SourceRequest("text", text=path.read_text(encoding="utf-8")))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("text", text=path.read_text(encoding="utf-8")))
     assert_clean(at)
     assert any("ran out of render time" in w.value for w in at.warning)
 
 
 def test_thinking_off_changes_the_generation_prompt_and_bad_tools_are_an_error():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
-    at = app("pages/try_it.py", request=ui.SourceRequest("example", name=CHATML))
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     first_block = next(h.proto.body for h in at.get("html") if "im_start" in h.proto.body)
     assert "&lt;think&gt;" not in first_block
     at.toggle(key="try_req_thinking").set_value(False).run()

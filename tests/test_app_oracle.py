@@ -17,8 +17,8 @@ from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, orac
 from explorer import ui_support as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ("pages/template.py", "pages/probes.py", "pages/analysis.py", "pages/grammar.py", "pages/try_it.py",
-         "pages/fixtures.py", "pages/compare.py")
+PAGES = ("pages/template_page.py", "pages/probes_page.py", "pages/analysis_page.py", "pages/grammar_page.py", "pages/try_it_page.py",
+         "pages/fixtures_page.py", "pages/compare_page.py")
 AUTOPARSER_SAMPLE = 5
 
 pytestmark = [requires_oracle, pytest.mark.timeout(900)]
@@ -59,20 +59,20 @@ def test_pages_render_and_agree_with_llama_cpp(name):
         assert not at.exception, (page, [e.value for e in at.exception])
         shown[page] = at
     handler = expected["routed"]["handler"]
-    banner = " ".join(w.value for w in shown["pages/template.py"].warning) + " ".join(
-        s.value for s in shown["pages/template.py"].success)
+    banner = " ".join(w.value for w in shown["pages/template_page.py"].warning) + " ".join(
+        s.value for s in shown["pages/template_page.py"].success)
     if handler == "autoparser":
         assert "Route: the differential autoparser" in banner
     else:
         assert f"specialized handler `{handler}`" in banner
-    metrics = {m.label: m.value for m in shown["pages/analysis.py"].metric}
+    metrics = {m.label: m.value for m in shown["pages/analysis_page.py"].metric}
     auto = expected["autoparser"]
     assert metrics["Reasoning"] == auto["reasoning"]["mode"]
     assert metrics["Content"] == auto["content"]["mode"]
     assert metrics["Tool calls"] == auto["tools"]["format"]["mode"]
     # the Try-it page shows llama.cpp's generation prompt for the default request (thinking on)
     gen = expected["apply"]["thinking_true"]["generation_prompt"]
-    try_html = " ".join(h.proto.body for h in shown["pages/try_it.py"].get("html"))
+    try_html = " ".join(h.proto.body for h in shown["pages/try_it_page.py"].get("html"))
     assert ui.visible_whitespace_html(gen, spaces="all") in try_html
 
 
@@ -99,7 +99,7 @@ def test_fixture_parses_match_llama_cpp(family, template):
     at = AppTest.from_file(APP, default_timeout=300)
     at.session_state["source_request"] = ui.SourceRequest("text", text=load_oracle_template(template))
     at.run()
-    at.switch_page("pages/fixtures.py").run()
+    at.switch_page("pages/fixtures_page.py").run()
     at.selectbox(key="fx_family").select(family).run()
     at.radio(key="fx_show").set_value("all").run()
     assert not at.exception, [e.value for e in at.exception]

@@ -101,7 +101,7 @@ def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
         st.markdown("Open the probe behind a field:")
         cols = st.columns(min(4, len(probes_used)))
         for i, probe in enumerate(probes_used):
-            cols[i % len(cols)].page_link("pages/probes.py", label=f"Probe {probe}", icon=":material/compare:",
+            cols[i % len(cols)].page_link("pages/probes_page.py", label=f"Probe {probe}", icon=":material/compare:",
                                           query_params={"focus": probe})
 
 

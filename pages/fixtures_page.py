@@ -98,7 +98,7 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
         if fixture.notes:
             st.caption(fixture.notes)
         if st.button("Open in Try it", key=f"fx_try_{fixture.id}", on_click=_open_in_try, args=(fixture, settings)):
-            st.switch_page("pages/try_it.py")
+            st.switch_page("pages/try_it_page.py")
 
 
 def main() -> None:
