@@ -391,6 +391,11 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     intercepted_binops = frozenset({"+", "*", "%"})
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        if type(__obj) is functools.partial:  # our own bound built-ins (lb.bound_method): safe
+            current().check_time()
+            kwargs.pop("_loop_vars", None)  # jinja2's Context.call strips these two
+            kwargs.pop("_block_vars", None)
+            return __obj(*args, **kwargs)
         scope = kwargs.pop(SCOPE_KW, None)
         if not isinstance(__obj, Macro):
             return super().call(__context, __obj, *args, **kwargs)
