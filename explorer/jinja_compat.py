@@ -6,9 +6,12 @@ transformers' chat-template environment, whose hooks enforce the render budgets 
 the ``llama.cpp`` dialect, reproduce llama.cpp's own Jinja engine (see
 ``explorer.jinja_compat_llama`` and docs/jinja-differences.md).
 
-Budgets are cooperative: every sandboxed call, loop, ``+``/``*``/``**``/``~`` and output
-chunk checks the per-render state, so a runaway template stops inside the budget without a
-subprocess.
+Compiling rewrites the jinja2 syntax tree so that loops (``jx_loop``), ``~``
+(``jx_concat``), ordering comparisons (``jx_order``), free names inside macros
+(``jx_scoped``) and, for capability detection, identifiers (``jx_mark``) go through
+environment hooks. Budgets are cooperative: every sandboxed call, loop, ``+``/``*``/
+``**``/``%``/``~`` and output chunk checks the per-render state, so a runaway template
+stops inside the budget without a subprocess.
 """
 
 from __future__ import annotations
