@@ -14,6 +14,7 @@ or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the pa
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -90,14 +91,19 @@ def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
 # and the autoparser route needs them for every request.
 _DETECTED: dict[tuple[str, str, str], Any] = {}
 _CACHE_SIZE = 64
+_CACHE_LOCK = threading.Lock()  # the app calls from several threads
 
 
 def _remember(key: tuple[str, str, str], make: Any) -> Any:
-    if key not in _DETECTED:
+    with _CACHE_LOCK:
+        if key in _DETECTED:
+            return _DETECTED[key]
+    value = make()
+    with _CACHE_LOCK:
         if len(_DETECTED) >= _CACHE_SIZE:
             _DETECTED.pop(next(iter(_DETECTED)))
-        _DETECTED[key] = make()
-    return _DETECTED[key]
+        _DETECTED[key] = value
+    return value
 
 
 def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
