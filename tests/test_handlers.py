@@ -369,3 +369,18 @@ def test_declarations_describe_themselves() -> None:
     assert qwen.describe(HandlerInputs(source="<think>"))["thinking_start_tag"] == "<think>"
     assert qwen.describe()["thinking_start_tag"] == ""
     json.dumps([h.describe() for h in HANDLERS.values()])  # plain data
+
+
+def test_request_switches_fit_the_parse_command() -> None:
+    """``parse`` keeps its own --reasoning-format; the other switches can be added to it."""
+    import argparse
+
+    from explorer.cli.parse import add_parser as add_parse
+    from explorer.handlers.cli import add_request_arguments
+
+    parser = argparse.ArgumentParser()
+    subparsers = parser.add_subparsers()
+    add_parse(subparsers)
+    add_request_arguments(subparsers.choices["parse"], reasoning_format=False)
+    args = parser.parse_args(["parse", "t.jinja", "--output-file", "-", "--thinking", "false", "--tools", "x.json"])
+    assert (args.thinking, args.tools, args.reasoning_format) == ("false", "x.json", "deepseek")

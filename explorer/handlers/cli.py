@@ -36,7 +36,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def add_request_arguments(p: argparse.ArgumentParser) -> None:
+def add_request_arguments(p: argparse.ArgumentParser, *, reasoning_format: bool = True) -> None:
+    """The request switches (``parse`` already has its own ``--reasoning-format``)."""
     p.add_argument("--messages", metavar="FILE",
                    help="JSON list of messages, or an object with 'messages' (and 'tools'); "
                         'default [{"role": "user", "content": "Hello"}]')
@@ -46,8 +47,9 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
     p.add_argument("--parallel-tool-calls", choices=("true", "false"), default=None,
                    help="default: the template's supports_parallel_tool_calls, as llama-server")
-    p.add_argument("--reasoning-format", choices=("deepseek", "none", "auto", "deepseek-legacy"),
-                   default="deepseek")
+    if reasoning_format:
+        p.add_argument("--reasoning-format", choices=("deepseek", "none", "auto", "deepseek-legacy"),
+                       default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response format: a JSON schema file")
     p.add_argument("--kwargs", metavar="JSON", default=None, help="chat_template_kwargs as a JSON object")
 
