@@ -239,10 +239,3 @@ class HandlerParams:
     def parser(self) -> str:
         return self.arena.dumps()
 
-
-def tool_schema_name(name: str) -> str:
-    return f"tool-{name}-schema"
-
-
-def names(tools: Sequence[Mapping[str, Any]] | None) -> list[str]:
-    return [t["function"]["name"] for t in tools or () if "function" in t]
