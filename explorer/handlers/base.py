@@ -13,7 +13,7 @@ written against ``HandlerPeg`` in llama.cpp's creation order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
