@@ -158,6 +158,8 @@ def main() -> None:
     st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")
     st.html(ui.mono_block(ui.visible_whitespace_html(setup.generation_prompt, spaces="all")
                           or '<span style="color:#999">∅ (empty)</span>'))
+    with st.expander("The whole prompt llama.cpp renders for this request"):
+        st.html(ui.mono_block(ui.visible_whitespace_html(setup.prompt)))
     _samples(tmpl, settings)
     if OUTPUT_KEY not in st.session_state:
         st.session_state[OUTPUT_KEY] = ""
