@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import traceback
 from dataclasses import dataclass
-from types import ModuleType
+from collections.abc import Mapping
+from types import MappingProxyType, ModuleType
 from typing import Any, Callable
 
 import streamlit as st
@@ -47,7 +48,7 @@ def require_app() -> None:
 
 
 # The names each page needs from a stage: a stage counts as landed once they exist.
-STAGE_NEEDS: dict[str, tuple[str, ...]] = {
+STAGE_NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "explorer.sources": ("from_example", "list_examples", "from_text", "from_upload", "from_hub"),
     "explorer.caps": ("detect_caps",),
     "explorer.routing": ("route",),
@@ -60,7 +61,7 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {
     "explorer.streaming": ("stream", "char_chunks"),
     "explorer.grammar.check": ("check_grammar",),
     "explorer.apply": ("apply_request", "standard_request", "classify_reasoning_prefill"),
-}
+})
 
 
 def stage(module: str) -> ModuleType | None:
@@ -311,7 +312,7 @@ def permalink_url(query: str | None) -> str | None:
 # --- the request the Grammar and Try-it pages build a parser for ----------------------
 
 TOOLS_KEY, THINKING_KEY, CHOICE_KEY = "req_tools", "req_thinking", "req_tool_choice"
-USER_TURN = {"role": "user", "content": "Hello"}
+USER_TURN: Mapping[str, str] = MappingProxyType({"role": "user", "content": "Hello"})
 
 
 @dataclass(frozen=True)

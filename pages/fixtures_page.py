@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from types import MappingProxyType
+
 import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
 from pages import _shared as sh
 
-ICONS = {"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"}
+ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
 
 
 @st.cache_data(show_spinner=False)

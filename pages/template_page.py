@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from types import MappingProxyType
+
 import streamlit as st
 
 from explorer import ui_support as ui
 from pages import _shared as sh
 
-KINDS = {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}
+KINDS = MappingProxyType(
+    {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}
+)
 CAP_FIELDS = (
     "supports_tools",
     "supports_tool_calls",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from types import MappingProxyType
 from typing import Literal
 
 from pygments import highlight
@@ -19,7 +20,7 @@ from pygments.token import Comment, Name, Number, Operator, Punctuation, String,
 
 # --- whitespace made visible ----------------------------------------------------
 
-WS_GLYPHS = {"\n": "↵", "\t": "→", "\r": "␍", " ": "·", "\u00a0": "⍽"}
+WS_GLYPHS = MappingProxyType({"\n": "↵", "\t": "→", "\r": "␍", " ": "·", "\u00a0": "⍽"})
 SpaceMode = Literal["all", "trailing", "none"]
 
 DIM = "color:#9a9a9a"
