@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from collections.abc import Mapping
 from types import MappingProxyType, ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
-from explorer.errors import ExplorerError
 from explorer import ui_support as ui
+from explorer.errors import ExplorerError
 
 REQUEST_KEY = "source_request"
 DIALECT_KEY = "dialect"

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
 from types import MappingProxyType
+from typing import Any
 
 import streamlit as st
 
