@@ -67,7 +67,10 @@ TEMPLATES = (
 # area), with the cause; their rows where llama.cpp threw and we did not are reported, not failed.
 # (A "type" given as a list is avoided above: llama.cpp's Jinja raises 'Unknown operator "in"
 # between Array and Array' on GigaChat 3's `ty in [...]` for it, and explorer.render does not.)
-KNOWN_RENDER_GAPS: dict[str, str] = {}
+KNOWN_RENDER_GAPS: dict[str, str] = {
+    "ByteDance-Seed-OSS": "llama.cpp's Jinja raises 'Cannot perform operation in on undefined values' for "
+                          "`t in (...)` when a parameter has no \"type\" (the anyOf one); ours evaluates it",
+}
 
 
 def cases(template: str) -> Iterator[dict[str, Any]]:
@@ -108,38 +111,61 @@ def digest(params: dict[str, Any] | None) -> str:
     return _digest(params["parser"]) + _digest(params["grammar"]) + _digest({k: params[k] for k in REST})
 
 
-def test_handlers_match_llama_cpp_on_58_requests_per_template() -> None:
+def digest_all(params: dict[str, Any] | None) -> str:
+    """One 8-hex digest of every field (the autoparser templates' compact form)."""
+    if params is None:
+        return "x" * 8
+    return _digest({k: params[k] for k in REST + ("parser", "grammar")})
+
+
+def _compare(label: str, templates: tuple[str, ...], golden: dict[str, str], make: Any) -> None:
     total = matched = explained = 0
     mismatches: list[str] = []
-    for template in TEMPLATES:
+    for template in templates:
         source = (ORACLE / "templates" / f"{template}.jinja").read_text(encoding="utf-8")
-        golden = GOLDEN[template].split()
+        want_rows = golden[template].split()
         rows = list(cases(template))
-        assert len(rows) == len(golden) == 58, template
-        for case, want in zip(rows, golden):
+        assert len(rows) == len(want_rows) == 58, template
+        for case, want in zip(rows, want_rows):
             total += 1
             try:
-                got = digest(apply_template(source, request(case)).to_oracle_json())
+                got = make(apply_template(source, request(case)).to_oracle_json())
             except Exception:  # noqa: BLE001 - llama.cpp threw too, or it is reported below
-                got = digest(None)
+                got = make(None)
             if got == want:
                 matched += 1
                 continue
-            parts = [name for name, k in (("parser", 0), ("grammar", 8), ("other fields", 16))
-                     if got[k:k + 8] != want[k:k + 8]]
-            if want == "x" * 24 and template in KNOWN_RENDER_GAPS:
+            threw = set(want) == {"x"}
+            if threw and template in KNOWN_RENDER_GAPS:
                 explained += 1
                 continue
-            mismatches.append(f"{case['id']}: {', '.join(parts)} differ"
-                              + (" (llama.cpp threw)" if want == "x" * 24 else "")
-                              + (" (we threw)" if got == "x" * 24 else ""))
-    print(f"\nspecialised handlers, {len(TEMPLATES)} templates x 58 requests: {matched}/{total} identical to "
-          f"llama.cpp, {explained} explained by known rendering gaps")
+            parts = [name for name, k in (("parser", 0), ("grammar", 8), ("other fields", 16))
+                     if got[k:k + 8] != want[k:k + 8]] if len(want) == 24 else ["fields"]
+            mismatches.append(f"{case['id']}: {', '.join(parts)} differ" + (" (llama.cpp threw)" if threw else "")
+                              + (" (we threw)" if set(got) == {"x"} else ""))
+    print(f"\n{label}, {len(templates)} templates x 58 requests: {matched}/{total} identical to llama.cpp, "
+          f"{explained} explained by known rendering gaps")
     for template, cause in KNOWN_RENDER_GAPS.items():
-        print(f"  known gap {template}: {cause}")
+        if template in templates:
+            print(f"  known gap {template}: {cause}")
     for line in mismatches[:10]:
         print("  ", line)
     assert mismatches == []
+
+
+def test_handlers_match_llama_cpp_on_58_requests_per_template() -> None:
+    _compare("specialised handlers", TEMPLATES, GOLDEN, digest)
+
+
+def autoparser_templates() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in (ORACLE / "templates").glob("*.jinja") if p.stem not in TEMPLATES))
+
+
+def test_autoparser_route_matches_llama_cpp_on_58_requests_per_template() -> None:
+    """The same requests on every other template: apply_template's autoparser route."""
+    names = autoparser_templates()
+    assert len(names) == 44
+    _compare("autoparser route", names, AUTOPARSER_GOLDEN, digest_all)
 
 
 # Generated from llama.cpp's outputs (see the module docstring); one 24-hex digest per case,
@@ -586,5 +612,317 @@ GOLDEN: dict[str, str] = {
         "c52ae85412ae32cbe584972f c52ae85412ae32cbe584972f e916b92112ae32cbe584972f e916b92112ae32cbe584972f "
         "d960d1f3359e4daca0a9ded6 d960d1f3359e4daca0a9ded6 f0fa1842f5df24b9a0a9ded6 f0fa1842f5df24b9a0a9ded6 "
         "96c70185887e05d39084d284 96c70185887e05d39084d284"
+    ),
+}
+
+
+AUTOPARSER_GOLDEN: dict[str, str] = {
+    "Apertus-8B-Instruct": (
+        "691422de a5ba25ef 691422de a5ba25ef ccb2dea9 987bd694 ccb2dea9 987bd694 41b52019 7f14361d 41b52019 7f14361d "
+        "ac741e40 7b7ee847 ac741e40 7b7ee847 24a8f776 77ff0725 24a8f776 77ff0725 ac741e40 7b7ee847 ac741e40 7b7ee847 "
+        "0bb73ed8 31ce675b 0bb73ed8 31ce675b ac741e40 7b7ee847 ac741e40 7b7ee847 fb77a5a8 51c8094d fb77a5a8 51c8094d "
+        "ac741e40 7b7ee847 ac741e40 7b7ee847 d87ae9ba 49788f86 d87ae9ba 49788f86 ac741e40 7b7ee847 ac741e40 7b7ee847 "
+        "d87ae9ba 49788f86 d87ae9ba 49788f86 ac741e40 7b7ee847 ac741e40 7b7ee847 06ea9584 9e24232a"
+    ),
+    "Apriel-1.6-15b-Thinker-fixed": (
+        "5c65009e 5c65009e 77c3d87e 77c3d87e 01f26707 01f26707 5a2c48c3 5a2c48c3 eb253665 eb253665 a2d9c6b3 a2d9c6b3 "
+        "35a005d5 35a005d5 c52a5d77 c52a5d77 755f6ea0 755f6ea0 e4d71472 e4d71472 35a005d5 35a005d5 c52a5d77 c52a5d77 "
+        "4bf84680 4bf84680 3d9277bc 3d9277bc 35a005d5 35a005d5 c52a5d77 c52a5d77 14a3f776 14a3f776 0eebe4e1 0eebe4e1 "
+        "35a005d5 35a005d5 c52a5d77 c52a5d77 cf280a65 cf280a65 c46f5815 c46f5815 35a005d5 35a005d5 c52a5d77 c52a5d77 "
+        "cf280a65 cf280a65 c46f5815 c46f5815 35a005d5 35a005d5 c52a5d77 c52a5d77 82b8a53b 82b8a53b"
+    ),
+    "Bielik-11B-v3.0-Instruct": (
+        "fce9d400 850b643d 5434c9ea f6deb24a 21ce064b 4bc8f3e7 68d57744 c9926155 633d3a5c 6fc290c6 0af51571 650267c4 "
+        "381b6db3 8d45f9fb e460672d 3cdb5860 e8e297dd f86b1446 e8d51221 42d3a5b1 381b6db3 8d45f9fb e460672d 3cdb5860 "
+        "b5eaba08 b1474875 4c0f80bf 20701970 381b6db3 8d45f9fb e460672d 3cdb5860 4a598a92 6fedb713 abf6bfd9 02fa9a39 "
+        "381b6db3 8d45f9fb e460672d 3cdb5860 60f83d96 3472c2ac 4deaa5f6 743cfbf5 381b6db3 8d45f9fb e460672d 3cdb5860 "
+        "60f83d96 3472c2ac 4deaa5f6 743cfbf5 381b6db3 8d45f9fb e460672d 3cdb5860 a9d6420a 993f3945"
+    ),
+    "ByteDance-Seed-OSS": (
+        "8adb3950 8adb3950 5148ae1d 5148ae1d bf1e1bac bf1e1bac a6a72066 a6a72066 xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx "
+        "xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx "
+        "xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx "
+        "xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx "
+        "xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx xxxxxxxx"
+    ),
+    "CohereForAI-c4ai-command-r-plus-tool_use": (
+        "0837cc61 0837cc61 0837cc61 0837cc61 a79b3638 a79b3638 a79b3638 a79b3638 bf40c2f4 bf40c2f4 bf40c2f4 bf40c2f4 "
+        "8d4b927b 8d4b927b 8d4b927b 8d4b927b 34d1f3f3 34d1f3f3 34d1f3f3 34d1f3f3 8d4b927b 8d4b927b 8d4b927b 8d4b927b "
+        "ee2aeacb ee2aeacb ee2aeacb ee2aeacb 8d4b927b 8d4b927b 8d4b927b 8d4b927b 712fffab 712fffab 712fffab 712fffab "
+        "8d4b927b 8d4b927b 8d4b927b 8d4b927b 2502d3c7 2502d3c7 2502d3c7 2502d3c7 8d4b927b 8d4b927b 8d4b927b 8d4b927b "
+        "2502d3c7 2502d3c7 2502d3c7 2502d3c7 8d4b927b 8d4b927b 8d4b927b 8d4b927b 4370d322 4370d322"
+    ),
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
+        "1503bc75 fd4dd198 19b9f90f 822764d4 4aa6e5e6 6fb9f01d d0da07f3 7e2c3d83 d5bf3b0f 0ed34c6b 1e07b62e b822aaf1 "
+        "8d910459 62cf71e9 0d441776 75137a03 f3051a38 11d33097 6cf02354 d4044c11 8d910459 62cf71e9 0d441776 75137a03 "
+        "151c5db8 3d0f1744 3766fc6c acf9612d 8d910459 62cf71e9 0d441776 75137a03 90b205f4 5855d993 d5d98dea c8c65fbb "
+        "8d910459 62cf71e9 0d441776 75137a03 10c8d294 380f62f0 eb16388b 57468751 8d910459 62cf71e9 0d441776 75137a03 "
+        "10c8d294 380f62f0 eb16388b 57468751 8d910459 62cf71e9 0d441776 75137a03 f0ed37c9 15ec5f98"
+    ),
+    "GLM-4.6": (
+        "2f11791a 6b6bd5db c3de24de 35b86993 737fb0bf ecbdfb15 f962ed69 dd2a6135 6f478adf fa49be00 da7775fd 3e40b183 "
+        "8a94b530 65fa2c07 00434c51 9d83ea5c 4f0d472e abc51298 69425d24 b4cf1dcd 8a94b530 65fa2c07 00434c51 9d83ea5c "
+        "b9d39d0e 1af80fe1 b075dd9e c03e8b9c 8a94b530 65fa2c07 00434c51 9d83ea5c 1872da4c 6469de9f 20f53afe c258d209 "
+        "8a94b530 65fa2c07 00434c51 9d83ea5c 09a8d402 656fcd46 51252a30 c1dcd4ef 8a94b530 65fa2c07 00434c51 9d83ea5c "
+        "09a8d402 656fcd46 51252a30 c1dcd4ef 8a94b530 65fa2c07 00434c51 9d83ea5c 7607d57b 24b22f7b"
+    ),
+    "GLM-4.7-Flash": (
+        "51996eee 63ed34b0 01e1f77b 1f3f2978 1843d51b c06caadd 70e9e566 7036c7a7 d9cfad33 715b1d57 afb0b458 98675e94 "
+        "0055fbd2 c5046342 2e5797f0 84c5cf68 98859e30 7f6e16a8 b4a8994a 0c2f52c2 0055fbd2 c5046342 2e5797f0 84c5cf68 "
+        "f522e991 346e394f f05d41d3 c4006886 0055fbd2 c5046342 2e5797f0 84c5cf68 7b691782 4ef4eb4c e37c742a 7bc844be "
+        "0055fbd2 c5046342 2e5797f0 84c5cf68 9cb14995 d04f9d4f 5db315dd 64d1b6b6 0055fbd2 c5046342 2e5797f0 84c5cf68 "
+        "9cb14995 d04f9d4f 5db315dd 64d1b6b6 0055fbd2 c5046342 2e5797f0 84c5cf68 58495aad fd613c34"
+    ),
+    "GigaChat3.1-10B-A1.8B": (
+        "0fcec4fa 0fcec4fa 0fcec4fa 0fcec4fa 8a95a138 8a95a138 8a95a138 8a95a138 324288e5 324288e5 324288e5 324288e5 "
+        "a191bce8 a191bce8 a191bce8 a191bce8 3c2600f0 3c2600f0 3c2600f0 3c2600f0 a191bce8 a191bce8 a191bce8 a191bce8 "
+        "9a0706c6 9a0706c6 9a0706c6 9a0706c6 a191bce8 a191bce8 a191bce8 a191bce8 498143b4 498143b4 498143b4 498143b4 "
+        "a191bce8 a191bce8 a191bce8 a191bce8 56eeffed 56eeffed 56eeffed 56eeffed a191bce8 a191bce8 a191bce8 a191bce8 "
+        "56eeffed 56eeffed 56eeffed 56eeffed a191bce8 a191bce8 a191bce8 a191bce8 d15a34df d15a34df"
+    ),
+    "HuggingFaceTB-SmolLM3-3B": (
+        "8f543ce6 38002543 90c2fe3f e2455c67 3338c0d9 b38559fa f974ff41 2f20b44e 8f543ce6 38002543 90c2fe3f e2455c67 "
+        "3338c0d9 b38559fa f974ff41 2f20b44e 8f543ce6 38002543 90c2fe3f e2455c67 3338c0d9 b38559fa f974ff41 2f20b44e "
+        "8f543ce6 38002543 90c2fe3f e2455c67 3338c0d9 b38559fa f974ff41 2f20b44e 8f543ce6 38002543 90c2fe3f e2455c67 "
+        "3338c0d9 b38559fa f974ff41 2f20b44e 8f543ce6 38002543 90c2fe3f e2455c67 3338c0d9 b38559fa f974ff41 2f20b44e "
+        "8f543ce6 38002543 90c2fe3f e2455c67 3338c0d9 b38559fa f974ff41 2f20b44e e14134c3 c3acfd30"
+    ),
+    "MiMo-VL": (
+        "3a33518b 3a33518b 3a33518b 3a33518b 4563eabe 4563eabe 4563eabe 4563eabe 18b496c4 18b496c4 18b496c4 18b496c4 "
+        "60e92150 60e92150 60e92150 60e92150 6b99a6b1 6b99a6b1 6b99a6b1 6b99a6b1 60e92150 60e92150 60e92150 60e92150 "
+        "77a218e0 77a218e0 77a218e0 77a218e0 60e92150 60e92150 60e92150 60e92150 64e8755c 64e8755c 64e8755c 64e8755c "
+        "60e92150 60e92150 60e92150 60e92150 0bc398e7 0bc398e7 0bc398e7 0bc398e7 60e92150 60e92150 60e92150 60e92150 "
+        "0bc398e7 0bc398e7 0bc398e7 0bc398e7 60e92150 60e92150 60e92150 60e92150 51bdbbc9 51bdbbc9"
+    ),
+    "MiniMax-M1": (
+        "d7ab3dbc d7ab3dbc d7ab3dbc d7ab3dbc ca58d5d2 ca58d5d2 ca58d5d2 ca58d5d2 321812c0 321812c0 321812c0 321812c0 "
+        "3c0172cf 3c0172cf 3c0172cf 3c0172cf 1c97aefb 1c97aefb 1c97aefb 1c97aefb 3c0172cf 3c0172cf 3c0172cf 3c0172cf "
+        "13b3206c 13b3206c 13b3206c 13b3206c 3c0172cf 3c0172cf 3c0172cf 3c0172cf ab6d5256 ab6d5256 ab6d5256 ab6d5256 "
+        "3c0172cf 3c0172cf 3c0172cf 3c0172cf 89d94518 89d94518 89d94518 89d94518 3c0172cf 3c0172cf 3c0172cf 3c0172cf "
+        "89d94518 89d94518 89d94518 89d94518 3c0172cf 3c0172cf 3c0172cf 3c0172cf 4f72474a 4f72474a"
+    ),
+    "MiniMax-M2": (
+        "9d144b8a 9d144b8a 1bd9b534 1bd9b534 c3d9b1eb c3d9b1eb e97d8f05 e97d8f05 0039e6ea 0039e6ea 500528cc 500528cc "
+        "533c6a17 533c6a17 411f6f7e 411f6f7e c89884e0 c89884e0 d3de5085 d3de5085 533c6a17 533c6a17 411f6f7e 411f6f7e "
+        "cb9167f8 cb9167f8 3ef9e5b7 3ef9e5b7 533c6a17 533c6a17 411f6f7e 411f6f7e e78bf0be e78bf0be a0df7a41 a0df7a41 "
+        "533c6a17 533c6a17 411f6f7e 411f6f7e 0daa3322 0daa3322 d68a8a23 d68a8a23 533c6a17 533c6a17 411f6f7e 411f6f7e "
+        "0daa3322 0daa3322 d68a8a23 d68a8a23 533c6a17 533c6a17 411f6f7e 411f6f7e 04c06a6a 04c06a6a"
+    ),
+    "Mistral-Small-3.2-24B-Instruct-2506": (
+        "647c1230 647c1230 647c1230 647c1230 c9093984 c9093984 c9093984 c9093984 35ae480e 35ae480e 35ae480e 35ae480e "
+        "125e7a60 125e7a60 125e7a60 125e7a60 39479203 39479203 39479203 39479203 125e7a60 125e7a60 125e7a60 125e7a60 "
+        "e7c161bd e7c161bd e7c161bd e7c161bd 125e7a60 125e7a60 125e7a60 125e7a60 946897bc 946897bc 946897bc 946897bc "
+        "125e7a60 125e7a60 125e7a60 125e7a60 83439c95 83439c95 83439c95 83439c95 125e7a60 125e7a60 125e7a60 125e7a60 "
+        "83439c95 83439c95 83439c95 83439c95 125e7a60 125e7a60 125e7a60 125e7a60 xxxxxxxx xxxxxxxx"
+    ),
+    "NVIDIA-Nemotron-Nano-v2": (
+        "f1b2e910 f1b2e910 1b3cb0c6 1b3cb0c6 d50f059b d50f059b 03156720 03156720 4c0baa40 4c0baa40 2faa8542 2faa8542 "
+        "b212b24c b212b24c 93183493 93183493 2b0713f9 2b0713f9 eb9c3300 eb9c3300 b212b24c b212b24c 93183493 93183493 "
+        "c0528ad8 c0528ad8 9422367b 9422367b b212b24c b212b24c 93183493 93183493 7740097f 7740097f 8e106fab 8e106fab "
+        "b212b24c b212b24c 93183493 93183493 d9946cfc d9946cfc ae3cf25e ae3cf25e b212b24c b212b24c 93183493 93183493 "
+        "d9946cfc d9946cfc ae3cf25e ae3cf25e b212b24c b212b24c 93183493 93183493 e8441e44 e8441e44"
+    ),
+    "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": (
+        "184bde31 184bde31 184bde31 184bde31 d9a3a5e7 d9a3a5e7 d9a3a5e7 d9a3a5e7 ff6fe5af ff6fe5af ff6fe5af ff6fe5af "
+        "37f750e2 37f750e2 37f750e2 37f750e2 8a967906 8a967906 8a967906 8a967906 37f750e2 37f750e2 37f750e2 37f750e2 "
+        "ce0cb73f ce0cb73f ce0cb73f ce0cb73f 37f750e2 37f750e2 37f750e2 37f750e2 137b78d1 137b78d1 137b78d1 137b78d1 "
+        "37f750e2 37f750e2 37f750e2 37f750e2 90772152 90772152 90772152 90772152 37f750e2 37f750e2 37f750e2 37f750e2 "
+        "90772152 90772152 90772152 90772152 37f750e2 37f750e2 37f750e2 37f750e2 9415c1db 9415c1db"
+    ),
+    "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": (
+        "184bde31 184bde31 184bde31 184bde31 d9a3a5e7 d9a3a5e7 d9a3a5e7 d9a3a5e7 ff6fe5af ff6fe5af ff6fe5af ff6fe5af "
+        "37f750e2 37f750e2 37f750e2 37f750e2 8a967906 8a967906 8a967906 8a967906 37f750e2 37f750e2 37f750e2 37f750e2 "
+        "ce0cb73f ce0cb73f ce0cb73f ce0cb73f 37f750e2 37f750e2 37f750e2 37f750e2 137b78d1 137b78d1 137b78d1 137b78d1 "
+        "37f750e2 37f750e2 37f750e2 37f750e2 90772152 90772152 90772152 90772152 37f750e2 37f750e2 37f750e2 37f750e2 "
+        "90772152 90772152 90772152 90772152 37f750e2 37f750e2 37f750e2 37f750e2 9415c1db 9415c1db"
+    ),
+    "Qwen-QwQ-32B": (
+        "30154fe6 36531b45 977fbdcf f6deb24a 60c825d3 0bf6fc92 5046c07d c9926155 d402dbeb 88d3cc89 96c70649 b8b2192e "
+        "a94a6471 2d79936f 4eb57153 818845f9 63818990 66d0e470 f64ba5cb 849c52a6 a94a6471 2d79936f 4eb57153 818845f9 "
+        "308dce66 d77938b6 a1a0583c 8944f3bf a94a6471 2d79936f 4eb57153 818845f9 f0b822d0 cb7df319 820676b3 8c1f1543 "
+        "a94a6471 2d79936f 4eb57153 818845f9 cc98ffd8 a3dd8ba7 bf4a199a 8216668d a94a6471 2d79936f 4eb57153 818845f9 "
+        "cc98ffd8 a3dd8ba7 bf4a199a 8216668d a94a6471 2d79936f 4eb57153 818845f9 d46f3bb2 65f123d7"
+    ),
+    "Qwen-Qwen2.5-7B-Instruct": (
+        "053bc403 053bc403 053bc403 053bc403 a81d173f a81d173f a81d173f a81d173f 1b542abe 1b542abe 1b542abe 1b542abe "
+        "257faa2f 257faa2f 257faa2f 257faa2f 0d0a7788 0d0a7788 0d0a7788 0d0a7788 257faa2f 257faa2f 257faa2f 257faa2f "
+        "977bc769 977bc769 977bc769 977bc769 257faa2f 257faa2f 257faa2f 257faa2f 932666f7 932666f7 932666f7 932666f7 "
+        "257faa2f 257faa2f 257faa2f 257faa2f 8fda02c1 8fda02c1 8fda02c1 8fda02c1 257faa2f 257faa2f 257faa2f 257faa2f "
+        "8fda02c1 8fda02c1 8fda02c1 8fda02c1 257faa2f 257faa2f 257faa2f 257faa2f 51bdbbc9 51bdbbc9"
+    ),
+    "Qwen-Qwen3-0.6B": (
+        "bf378131 ad0ed4d9 41c4d4fa 5434c9ea 3d0a71c8 935dccff 244623a5 68d57744 917adbac c44e43af 2406779f 254f812a "
+        "0b4722f7 7906865d 2092ee7d a1fc2e8d 85574cd9 3c4b441f f881472a 8af9329c 0b4722f7 7906865d 2092ee7d a1fc2e8d "
+        "7fe30bc8 d386fa99 27a91c69 f3162c35 0b4722f7 7906865d 2092ee7d a1fc2e8d c31a5ecf 3eefa32e a4dc71d4 406dc837 "
+        "0b4722f7 7906865d 2092ee7d a1fc2e8d 5d275c29 327af1ad e1ce1003 69ed4d21 0b4722f7 7906865d 2092ee7d a1fc2e8d "
+        "5d275c29 327af1ad e1ce1003 69ed4d21 0b4722f7 7906865d 2092ee7d a1fc2e8d 8472c2a9 286b3e8b"
+    ),
+    "Reka-Edge": (
+        "2d6abfbb 509c4afe ffeeeee5 f952a19c 9db0abab e3aa5224 adb19669 35eb2a70 4edc9e25 f1d93bbc 2fcd0b2a 4ad1897e "
+        "834f7647 7084f977 31d5af61 7a06dbc5 9458f0bb cdd3face 0952e3f2 1b596c72 834f7647 7084f977 31d5af61 7a06dbc5 "
+        "38f943b0 05c8f7c3 ccc4f096 f3f63091 834f7647 7084f977 31d5af61 7a06dbc5 f52453d2 c5fff02e 02e325a6 f93bac9d "
+        "834f7647 7084f977 31d5af61 7a06dbc5 9be61676 34d5f8eb 4c2aee41 45e20440 834f7647 7084f977 31d5af61 7a06dbc5 "
+        "9be61676 34d5f8eb 4c2aee41 45e20440 834f7647 7084f977 31d5af61 7a06dbc5 98f0283d b5bf1206"
+    ),
+    "Spark2.5": (
+        "2bbd5bf6 b4752403 93d20858 dc397942 998890ef 00ec2430 cde07668 d2fa2277 5f38ebeb 8b5d27e7 5f78530f 062f90b3 "
+        "0ebec695 c5b175e8 db8ccb50 6027982a 516c24fc 9952e7a4 cc0f11ef 3b1f2607 0ebec695 c5b175e8 db8ccb50 6027982a "
+        "7618549a 393b70c6 31ad8556 c321122d 0ebec695 c5b175e8 db8ccb50 6027982a 67c7ee93 891036ba 44269a89 10a072b1 "
+        "0ebec695 c5b175e8 db8ccb50 6027982a ad86a319 5706bd0d 87c60cd6 854209ce 0ebec695 c5b175e8 db8ccb50 6027982a "
+        "ad86a319 5706bd0d 87c60cd6 854209ce 0ebec695 c5b175e8 db8ccb50 6027982a cd5b0960 cfaa259c"
+    ),
+    "deepseek-ai-DeepSeek-R1-Distill-Llama-8B": (
+        "e14540b9 e14540b9 89eec420 89eec420 3a13ff15 3a13ff15 f3de6267 f3de6267 e14540b9 e14540b9 89eec420 89eec420 "
+        "3a13ff15 3a13ff15 f3de6267 f3de6267 e14540b9 e14540b9 89eec420 89eec420 3a13ff15 3a13ff15 f3de6267 f3de6267 "
+        "e14540b9 e14540b9 89eec420 89eec420 3a13ff15 3a13ff15 f3de6267 f3de6267 e14540b9 e14540b9 89eec420 89eec420 "
+        "3a13ff15 3a13ff15 f3de6267 f3de6267 e14540b9 e14540b9 89eec420 89eec420 3a13ff15 3a13ff15 f3de6267 f3de6267 "
+        "e14540b9 e14540b9 89eec420 89eec420 3a13ff15 3a13ff15 f3de6267 f3de6267 d78edff1 d78edff1"
+    ),
+    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B": (
+        "ef630db2 d33dcaaa edb5b6dd f3cc3a97 36db76fd 145edda1 bee5b584 45b7ce29 e0371ce3 d25bbc36 bc6f58c0 392fca33 "
+        "36db76fd 145edda1 bee5b584 45b7ce29 11f781de b6468787 77ef6ff8 219a07c2 36db76fd 145edda1 bee5b584 45b7ce29 "
+        "a56203cb 8190c42a 3280ded1 1ce704b6 36db76fd 145edda1 bee5b584 45b7ce29 ce600835 c7d48b1c b6e6c608 caf9540c "
+        "36db76fd 145edda1 bee5b584 45b7ce29 ef630db2 d33dcaaa edb5b6dd f3cc3a97 36db76fd 145edda1 bee5b584 45b7ce29 "
+        "ef630db2 d33dcaaa edb5b6dd f3cc3a97 36db76fd 145edda1 bee5b584 45b7ce29 76b3600f cccfd5f0"
+    ),
+    "deepseek-ai-DeepSeek-V3.1": (
+        "9f025c4b cf4a809e f4da41d9 cb3e8aa3 aa439231 cb427262 54c32611 092e5b8b 27b53611 54b67bc0 242c5094 53fc7812 "
+        "aa439231 cb427262 54c32611 092e5b8b 6411f4f6 32098bd0 99471574 9caff7d0 aa439231 cb427262 54c32611 092e5b8b "
+        "bd0b073a df0a8b9d df56f627 a922a6ed aa439231 cb427262 54c32611 092e5b8b e66a7a1d a0088c28 23103360 30b62aee "
+        "aa439231 cb427262 54c32611 092e5b8b 9f025c4b cf4a809e f4da41d9 cb3e8aa3 aa439231 cb427262 54c32611 092e5b8b "
+        "9f025c4b cf4a809e f4da41d9 cb3e8aa3 aa439231 cb427262 54c32611 092e5b8b f0a7d7ca 76451075"
+    ),
+    "fireworks-ai-llama-3-firefunction-v2": (
+        "9fb23b5b 9fb23b5b 9fb23b5b 9fb23b5b bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 e98e875a e98e875a e98e875a e98e875a "
+        "bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 b416cdab b416cdab b416cdab b416cdab bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 "
+        "38dd2866 38dd2866 38dd2866 38dd2866 bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 b8879004 b8879004 b8879004 b8879004 "
+        "bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 9fb23b5b 9fb23b5b 9fb23b5b 9fb23b5b bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 "
+        "9fb23b5b 9fb23b5b 9fb23b5b 9fb23b5b bb1a06b9 bb1a06b9 bb1a06b9 bb1a06b9 39488639 39488639"
+    ),
+    "google-gemma-2-2b-it": (
+        "f012a9cc f012a9cc f012a9cc f012a9cc 57a282ab 57a282ab 57a282ab 57a282ab f012a9cc f012a9cc f012a9cc f012a9cc "
+        "57a282ab 57a282ab 57a282ab 57a282ab f012a9cc f012a9cc f012a9cc f012a9cc 57a282ab 57a282ab 57a282ab 57a282ab "
+        "f012a9cc f012a9cc f012a9cc f012a9cc 57a282ab 57a282ab 57a282ab 57a282ab f012a9cc f012a9cc f012a9cc f012a9cc "
+        "57a282ab 57a282ab 57a282ab 57a282ab f012a9cc f012a9cc f012a9cc f012a9cc 57a282ab 57a282ab 57a282ab 57a282ab "
+        "f012a9cc f012a9cc f012a9cc f012a9cc 57a282ab 57a282ab 57a282ab 57a282ab xxxxxxxx xxxxxxxx"
+    ),
+    "ibm-granite-granite-3.3-2B-Instruct": (
+        "081e2265 57c08173 23f7b8a0 54d653aa e6625f9a 961e2646 4031a78f bbc435da 9ccc9cf6 9ccc9cf6 460b8742 460b8742 "
+        "f0c278f1 f0c278f1 e220ced6 e220ced6 9ccc9cf6 9ccc9cf6 460b8742 460b8742 f0c278f1 f0c278f1 e220ced6 e220ced6 "
+        "9ccc9cf6 9ccc9cf6 460b8742 460b8742 f0c278f1 f0c278f1 e220ced6 e220ced6 9ccc9cf6 9ccc9cf6 460b8742 460b8742 "
+        "f0c278f1 f0c278f1 e220ced6 e220ced6 9ccc9cf6 9ccc9cf6 460b8742 460b8742 f0c278f1 f0c278f1 e220ced6 e220ced6 "
+        "9ccc9cf6 9ccc9cf6 460b8742 460b8742 f0c278f1 f0c278f1 e220ced6 e220ced6 37da9dcc 37da9dcc"
+    ),
+    "ibm-granite-granite-4.0": (
+        "1e5a029d 1e5a029d 1e5a029d 1e5a029d 87d5eadd 87d5eadd 87d5eadd 87d5eadd ddd850f6 ddd850f6 ddd850f6 ddd850f6 "
+        "ac4f880f ac4f880f ac4f880f ac4f880f 16ae89a8 16ae89a8 16ae89a8 16ae89a8 ac4f880f ac4f880f ac4f880f ac4f880f "
+        "53b20707 53b20707 53b20707 53b20707 ac4f880f ac4f880f ac4f880f ac4f880f 173ba632 173ba632 173ba632 173ba632 "
+        "ac4f880f ac4f880f ac4f880f ac4f880f 62d50272 62d50272 62d50272 62d50272 ac4f880f ac4f880f ac4f880f ac4f880f "
+        "62d50272 62d50272 62d50272 62d50272 ac4f880f ac4f880f ac4f880f ac4f880f 4fc17392 4fc17392"
+    ),
+    "ibm-granite-granite-4.1": (
+        "3efd818a 3efd818a 3efd818a 3efd818a a74e2847 a74e2847 a74e2847 a74e2847 ddd850f6 ddd850f6 ddd850f6 ddd850f6 "
+        "ac4f880f ac4f880f ac4f880f ac4f880f 16ae89a8 16ae89a8 16ae89a8 16ae89a8 ac4f880f ac4f880f ac4f880f ac4f880f "
+        "53b20707 53b20707 53b20707 53b20707 ac4f880f ac4f880f ac4f880f ac4f880f 173ba632 173ba632 173ba632 173ba632 "
+        "ac4f880f ac4f880f ac4f880f ac4f880f 62d50272 62d50272 62d50272 62d50272 ac4f880f ac4f880f ac4f880f ac4f880f "
+        "62d50272 62d50272 62d50272 62d50272 ac4f880f ac4f880f ac4f880f ac4f880f 4fc17392 4fc17392"
+    ),
+    "llama-cpp-deepseek-r1": (
+        "909f4118 909f4118 fc4bbc65 fc4bbc65 1e3513e4 1e3513e4 31dca730 31dca730 4ba86fac 4ba86fac f2462a0f f2462a0f "
+        "9fb2586c 9fb2586c 1f1b5918 1f1b5918 0b8b7de4 0b8b7de4 bdce1732 bdce1732 9fb2586c 9fb2586c 1f1b5918 1f1b5918 "
+        "311fcbb1 311fcbb1 c2f34fbb c2f34fbb 9fb2586c 9fb2586c 1f1b5918 1f1b5918 5e8e3d21 5e8e3d21 aaf76241 aaf76241 "
+        "9fb2586c 9fb2586c 1f1b5918 1f1b5918 4501a680 4501a680 d716806d d716806d 9fb2586c 9fb2586c 1f1b5918 1f1b5918 "
+        "4501a680 4501a680 d716806d d716806d 9fb2586c 9fb2586c 1f1b5918 1f1b5918 f37a1184 f37a1184"
+    ),
+    "llama-cpp-rwkv-world": (
+        "fdfa1e36 e2aec7fd b9a8dfd0 fb35373d 1bd89fc0 5e686648 e9e0b815 b82917b7 fdfa1e36 e2aec7fd b9a8dfd0 fb35373d "
+        "1bd89fc0 5e686648 e9e0b815 b82917b7 fdfa1e36 e2aec7fd b9a8dfd0 fb35373d 1bd89fc0 5e686648 e9e0b815 b82917b7 "
+        "fdfa1e36 e2aec7fd b9a8dfd0 fb35373d 1bd89fc0 5e686648 e9e0b815 b82917b7 fdfa1e36 e2aec7fd b9a8dfd0 fb35373d "
+        "1bd89fc0 5e686648 e9e0b815 b82917b7 fdfa1e36 e2aec7fd b9a8dfd0 fb35373d 1bd89fc0 5e686648 e9e0b815 b82917b7 "
+        "fdfa1e36 e2aec7fd b9a8dfd0 fb35373d 1bd89fc0 5e686648 e9e0b815 b82917b7 5082e91d ee2c9232"
+    ),
+    "meetkai-functionary-medium-v3.1": (
+        "c81293d8 c81293d8 c81293d8 c81293d8 c1e8c572 c1e8c572 c1e8c572 c1e8c572 b9b96432 b9b96432 b9b96432 b9b96432 "
+        "04cccf68 04cccf68 04cccf68 04cccf68 c6173da4 c6173da4 c6173da4 c6173da4 04cccf68 04cccf68 04cccf68 04cccf68 "
+        "81b01948 81b01948 81b01948 81b01948 04cccf68 04cccf68 04cccf68 04cccf68 46cb6847 46cb6847 46cb6847 46cb6847 "
+        "04cccf68 04cccf68 04cccf68 04cccf68 c70ee844 c70ee844 c70ee844 c70ee844 04cccf68 04cccf68 04cccf68 04cccf68 "
+        "c70ee844 c70ee844 c70ee844 c70ee844 04cccf68 04cccf68 04cccf68 04cccf68 48502b78 48502b78"
+    ),
+    "meta-llama-Llama-3.1-8B-Instruct": (
+        "35b4f538 35b4f538 35b4f538 35b4f538 f305a606 f305a606 f305a606 f305a606 a3fb795d a3fb795d a3fb795d a3fb795d "
+        "1307a095 1307a095 1307a095 1307a095 19ee7ee3 19ee7ee3 19ee7ee3 19ee7ee3 1307a095 1307a095 1307a095 1307a095 "
+        "a92d269b a92d269b a92d269b a92d269b 1307a095 1307a095 1307a095 1307a095 08f9b5cc 08f9b5cc 08f9b5cc 08f9b5cc "
+        "1307a095 1307a095 1307a095 1307a095 dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 "
+        "dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 0f03b748 0f03b748"
+    ),
+    "meta-llama-Llama-3.2-3B-Instruct": (
+        "35b4f538 35b4f538 35b4f538 35b4f538 f305a606 f305a606 f305a606 f305a606 a3fb795d a3fb795d a3fb795d a3fb795d "
+        "1307a095 1307a095 1307a095 1307a095 19ee7ee3 19ee7ee3 19ee7ee3 19ee7ee3 1307a095 1307a095 1307a095 1307a095 "
+        "a92d269b a92d269b a92d269b a92d269b 1307a095 1307a095 1307a095 1307a095 08f9b5cc 08f9b5cc 08f9b5cc 08f9b5cc "
+        "1307a095 1307a095 1307a095 1307a095 dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 "
+        "dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 0f03b748 0f03b748"
+    ),
+    "meta-llama-Llama-3.3-70B-Instruct": (
+        "35b4f538 35b4f538 35b4f538 35b4f538 f305a606 f305a606 f305a606 f305a606 a3fb795d a3fb795d a3fb795d a3fb795d "
+        "1307a095 1307a095 1307a095 1307a095 19ee7ee3 19ee7ee3 19ee7ee3 19ee7ee3 1307a095 1307a095 1307a095 1307a095 "
+        "a92d269b a92d269b a92d269b a92d269b 1307a095 1307a095 1307a095 1307a095 08f9b5cc 08f9b5cc 08f9b5cc 08f9b5cc "
+        "1307a095 1307a095 1307a095 1307a095 dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 "
+        "dd682749 dd682749 dd682749 dd682749 1307a095 1307a095 1307a095 1307a095 0f03b748 0f03b748"
+    ),
+    "microsoft-Phi-3.5-mini-instruct": (
+        "6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 "
+        "dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 "
+        "6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 "
+        "dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 "
+        "6edf6ad5 6edf6ad5 6edf6ad5 6edf6ad5 dcabf1c5 dcabf1c5 dcabf1c5 dcabf1c5 af8c3939 af8c3939"
+    ),
+    "mistralai-Mistral-Nemo-Instruct-2407": (
+        "34f3bbe1 34f3bbe1 34f3bbe1 34f3bbe1 d2134ca2 d2134ca2 d2134ca2 d2134ca2 5a1f656c 5a1f656c 5a1f656c 5a1f656c "
+        "382e9328 382e9328 382e9328 382e9328 940b683f 940b683f 940b683f 940b683f 382e9328 382e9328 382e9328 382e9328 "
+        "8ef1c915 8ef1c915 8ef1c915 8ef1c915 382e9328 382e9328 382e9328 382e9328 49388a28 49388a28 49388a28 49388a28 "
+        "382e9328 382e9328 382e9328 382e9328 ed5b13ed ed5b13ed ed5b13ed ed5b13ed 382e9328 382e9328 382e9328 382e9328 "
+        "ed5b13ed ed5b13ed ed5b13ed ed5b13ed 382e9328 382e9328 382e9328 382e9328 xxxxxxxx xxxxxxxx"
+    ),
+    "poolside-Laguna-S-2.1": (
+        "57a5a392 756adc0a eff69b03 1257e260 d66926d4 33cd3f97 fb9fca6c 35562c22 66926044 f24d9bbc 2e380921 4cc7558b "
+        "073383e8 cef2a908 f143b3de d630bc9a aeb60a43 f3bee2cc 006bc6c7 e5350130 073383e8 cef2a908 f143b3de d630bc9a "
+        "8f2cfa95 1e576fe0 4eea1f9d 42b942ba 073383e8 cef2a908 f143b3de d630bc9a 6305ee55 4c7597c2 fca0cd2b e4ebe0d8 "
+        "073383e8 cef2a908 f143b3de d630bc9a dd9f9696 7919272b d5946af9 a467528c 073383e8 cef2a908 f143b3de d630bc9a "
+        "dd9f9696 7919272b d5946af9 a467528c 073383e8 cef2a908 f143b3de d630bc9a 16e2341e 492fba16"
+    ),
+    "poolside-Laguna-XS-2.1": (
+        "869ced81 fcc9ec84 fe6e8535 299f43f9 a5cea9aa 1075af26 e23bce34 180f9a1d ca80a1ab d497d4eb 26a1654c 4236c2d5 "
+        "85928476 6b6f2335 23944b12 3a54cb57 b1fa6b76 8b1844c6 2824895c a9332147 85928476 6b6f2335 23944b12 3a54cb57 "
+        "4dbe2a81 a0000c08 d00abbab a0889605 85928476 6b6f2335 23944b12 3a54cb57 66b5729f edc1424c a17d612c 403a9870 "
+        "85928476 6b6f2335 23944b12 3a54cb57 5bf940ad 9ddc17b7 aa79332f e4033eee 85928476 6b6f2335 23944b12 3a54cb57 "
+        "5bf940ad 9ddc17b7 aa79332f e4033eee 85928476 6b6f2335 23944b12 3a54cb57 c9c40b6a 1431cc90"
+    ),
+    "poolside-Laguna-XS.2": (
+        "5a8bf4e1 1f44b576 08003994 41493c8c 0a5cac5e 1981e52e 7ccca8ca cbf89e89 4157c8b3 d4abfe31 57ba97a7 d833b715 "
+        "5100796e 3c2df295 df3b5068 c7e84cbd 980dc995 8313733f 235ac08c 2e35bc1a 5100796e 3c2df295 df3b5068 c7e84cbd "
+        "15dc3bc7 d0d3ac27 cd7c394c 4aeb1b60 5100796e 3c2df295 df3b5068 c7e84cbd 4be58d7e acfe1489 269dbbc7 b91aeb1b "
+        "5100796e 3c2df295 df3b5068 c7e84cbd fa44ffe1 a96c3520 cb6b9601 a7a283b3 5100796e 3c2df295 df3b5068 c7e84cbd "
+        "fa44ffe1 a96c3520 cb6b9601 a7a283b3 5100796e 3c2df295 df3b5068 c7e84cbd c9c40b6a 1431cc90"
+    ),
+    "tencent-Hy3": (
+        "69ad1667 69ad1667 6b534e03 6b534e03 cffc6d9a cffc6d9a 0a817da1 0a817da1 db123440 db123440 a7e923e7 a7e923e7 "
+        "fea83c86 fea83c86 c4cda8ef c4cda8ef 0821626f 0821626f 9e7c9301 9e7c9301 fea83c86 fea83c86 c4cda8ef c4cda8ef "
+        "466f051b 466f051b a1058476 a1058476 fea83c86 fea83c86 c4cda8ef c4cda8ef 370fc5b4 370fc5b4 6779d962 6779d962 "
+        "fea83c86 fea83c86 c4cda8ef c4cda8ef 3b338f87 3b338f87 80940493 80940493 fea83c86 fea83c86 c4cda8ef c4cda8ef "
+        "3b338f87 3b338f87 80940493 80940493 fea83c86 fea83c86 c4cda8ef c4cda8ef 0265c8f7 0265c8f7"
+    ),
+    "unsloth-Apriel-1.5": (
+        "5ae85498 5ae85498 5ae85498 5ae85498 fc40acbb fc40acbb fc40acbb fc40acbb 321f8c7c 321f8c7c 321f8c7c 321f8c7c "
+        "23a1726c 23a1726c 23a1726c 23a1726c 7de89d1b 7de89d1b 7de89d1b 7de89d1b 23a1726c 23a1726c 23a1726c 23a1726c "
+        "bfd2cbd5 bfd2cbd5 bfd2cbd5 bfd2cbd5 23a1726c 23a1726c 23a1726c 23a1726c 2d480b32 2d480b32 2d480b32 2d480b32 "
+        "23a1726c 23a1726c 23a1726c 23a1726c da99f226 da99f226 da99f226 da99f226 23a1726c 23a1726c 23a1726c 23a1726c "
+        "da99f226 da99f226 da99f226 da99f226 23a1726c 23a1726c 23a1726c 23a1726c 70506f3a 70506f3a"
+    ),
+    "upstage-Solar-Open-100B": (
+        "143253f2 143253f2 143253f2 143253f2 dd3d3dd7 dd3d3dd7 dd3d3dd7 dd3d3dd7 caf617f2 caf617f2 caf617f2 caf617f2 "
+        "eddf5e92 eddf5e92 eddf5e92 eddf5e92 d02b3204 d02b3204 d02b3204 d02b3204 eddf5e92 eddf5e92 eddf5e92 eddf5e92 "
+        "89f7a244 89f7a244 89f7a244 89f7a244 eddf5e92 eddf5e92 eddf5e92 eddf5e92 0856dfcb 0856dfcb 0856dfcb 0856dfcb "
+        "eddf5e92 eddf5e92 eddf5e92 eddf5e92 0c237a73 0c237a73 0c237a73 0c237a73 eddf5e92 eddf5e92 eddf5e92 eddf5e92 "
+        "0c237a73 0c237a73 0c237a73 0c237a73 eddf5e92 eddf5e92 eddf5e92 eddf5e92 f557e8b1 f557e8b1"
     ),
 }
