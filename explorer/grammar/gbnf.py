@@ -199,46 +199,66 @@ def tool_parameters(function: Mapping[str, Any]) -> Any:
     return {"type": "object", "properties": {}}
 
 
-def schemas_by_name(tools: Sequence[Mapping[str, Any]] | None, json_schema: Any = None) -> dict[str, SchemaNode]:
-    """The schema-parser names llama.cpp's generators use, for the request's tools.
+RESPONSE_FORMAT_NAMES = ("response-format-schema", "response-format")
 
-    ``tool-NAME-schema`` is a tool's parameters, ``tool-NAME-arg-PARAM-schema`` one of
-    its properties, ``response-format-schema`` the request's JSON schema.
+
+def schema_candidates(tools: Sequence[Mapping[str, Any]] | None, json_schema: Any = None) -> dict[str, list[SchemaNode]]:
+    """For each schema-parser name llama.cpp's generators use, the schemas in request order.
+
+    ``tool-NAME-schema`` is a tool's parameters, ``tool-NAME-arg-PARAM-schema`` one of its
+    properties, ``response-format-schema`` (or ``response-format``) the request's JSON
+    schema. A name repeats when tool names do; its parsers then take them in turn.
     """
-    found: dict[str, SchemaNode] = {}
+    found: dict[str, list[SchemaNode]] = {}
     for tool in tools or []:
         function = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(function, Mapping) or "name" not in function:
             continue
         name = function["name"]
         doc = schema_from_json(tool_parameters(function))
-        found[f"tool-{name}-schema"] = doc.root
+        found.setdefault(f"tool-{name}-schema", []).append(doc.root)
         if isinstance(doc.root, ObjectSchema):
             for prop in doc.root.properties:
-                found[f"tool-{name}-arg-{prop.name}-schema"] = prop.schema
+                found.setdefault(f"tool-{name}-arg-{prop.name}-schema", []).append(prop.schema)
     if isinstance(json_schema, dict) and json_schema:
-        found["response-format-schema"] = schema_from_json(json_schema).root
+        root = schema_from_json(json_schema).root
+        for name in RESPONSE_FORMAT_NAMES:
+            found[name] = [root]
     return found
 
 
-def schema_ids(arena: str | Mapping[str, Any], by_name: Mapping[str, SchemaNode]) -> dict[int, SchemaNode]:
-    """Attach schemas to an arena's schema parsers by their names."""
+def schemas_by_name(tools: Sequence[Mapping[str, Any]] | None, json_schema: Any = None) -> dict[str, SchemaNode]:
+    """One schema per name (the last when tool names repeat); see ``schema_candidates``."""
+    return {name: nodes[-1] for name, nodes in schema_candidates(tools, json_schema).items()}
+
+
+def schema_ids(arena: str | Mapping[str, Any],
+               by_name: Mapping[str, SchemaNode | Sequence[SchemaNode]]) -> dict[int, SchemaNode]:
+    """Attach schemas to an arena's schema parsers by name, repeated names in turn."""
     data = load_arena_json(arena)
-    return {
-        pid: by_name[p["name"]]
-        for pid, p in enumerate(data["parsers"])
-        if p["type"] == "schema" and p["name"] in by_name
-    }
+    seen: dict[str, int] = {}
+    out: dict[int, SchemaNode] = {}
+    for pid, p in enumerate(data["parsers"]):
+        if p["type"] != "schema" or p["name"] not in by_name:
+            continue
+        nodes = by_name[p["name"]]
+        if isinstance(nodes, SchemaNode):
+            out[pid] = nodes
+            continue
+        k = seen.get(p["name"], 0)
+        seen[p["name"]] = k + 1
+        out[pid] = nodes[min(k, len(nodes) - 1)]
+    return out
 
 
 def request_grammar(arena: str | Mapping[str, Any], *, lazy: bool, tools: Sequence[Mapping[str, Any]] | None = None,
                     json_schema: Any = None) -> str:
     """GBNF for an arena llama.cpp generated for a request with these tools / JSON schema."""
     data = load_arena_json(arena)
-    return arena_to_gbnf(data, lazy=lazy, schemas=schema_ids(data, schemas_by_name(tools, json_schema)))
+    return arena_to_gbnf(data, lazy=lazy, schemas=schema_ids(data, schema_candidates(tools, json_schema)))
 
 
 __all__ = [
-    "arena_to_gbnf", "emit_arena_grammar", "load_arena_json", "request_grammar", "schema_ids",
+    "arena_to_gbnf", "emit_arena_grammar", "load_arena_json", "request_grammar", "schema_candidates", "schema_ids",
     "schemas_by_name", "tool_parameters",
 ]
