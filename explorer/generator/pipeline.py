@@ -46,6 +46,7 @@ def generate_for_template(
     reasoning_format: str = "deepseek",
     json_schema: Mapping[str, Any] | None = None,
     messages: Sequence[Mapping[str, Any]] = DEFAULT_MESSAGES,
+    chat_template_kwargs: Mapping[str, Any] | None = None,
 ) -> TemplateParams:
     """Route, analyse, apply and generate as llama.cpp does for this template."""
     from explorer.render import compile_template
@@ -65,6 +66,7 @@ def generate_for_template(
         enable_thinking=enable_thinking,
         reasoning_format=reasoning_format,
         json_schema=dict(json_schema) if json_schema is not None else None,
+        chat_template_kwargs=dict(chat_template_kwargs or {}),
     )
     generation_prompt = apply_mod.generation_prompt(text, request, caps=caps)
     handler = routing.route(text, caps).handler
