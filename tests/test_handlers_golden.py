@@ -168,6 +168,68 @@ def test_autoparser_route_matches_llama_cpp_on_58_requests_per_template() -> Non
     _compare("autoparser route", names, AUTOPARSER_GOLDEN, digest_all)
 
 
+# --- conformance outputs through every handler ------------------------------------------------------
+
+PARSE_SAMPLE = 20  # every 20th (template, fixture, reasoning format) case
+
+
+def parse_cases() -> Iterator[tuple[str, dict[str, Any], str]]:
+    """Every handler template x every conformance fixture x reasoning format, sampled."""
+    rows = []
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    n = 0
+    for template in TEMPLATES:
+        for row in rows:
+            for fmt in ("deepseek", "none"):
+                if n % PARSE_SAMPLE == 0:
+                    yield template, row, fmt
+                n += 1
+
+
+def parse_digest(result: Any, threw: bool, streaming_final: Any) -> str:
+    return _digest([result, threw, streaming_final])
+
+
+def test_fixture_outputs_parse_like_llama_cpp_through_every_handler() -> None:
+    """Each conformance fixture's raw output, parsed with the parser each handler template
+    builds for the fixture's tools (not only its own family's template)."""
+    from canitoolcall.fixtures import load_fixtures
+
+    from explorer.cli.parse import replay_row
+
+    fixtures = {f.id: f for f in load_fixtures()}
+    want = PARSE_GOLDEN.split()
+    cases = list(parse_cases())
+    assert len(cases) == len(want)
+    sources: dict[str, str] = {}
+    built: dict[tuple, Any] = {}
+    mismatches, compared = [], 0
+    for (template, row, fmt), expected in zip(cases, want):
+        if expected == "-" * 8:
+            continue  # llama.cpp's template raised for these tools (rendering, not parsing)
+        fixture = fixtures[row["id"]]
+        thinking = True if row["fixture_thinking"] is None else row["fixture_thinking"]
+        key = (template, row["id"] if fixture.tools else "", thinking, fmt)
+        if key not in built:
+            source = sources.setdefault(template, (ORACLE / "templates" / f"{template}.jinja").read_text("utf-8"))
+            built[key] = apply_template(source, Request(
+                messages=({"role": "user", "content": "Hello"},), tools=tuple(fixture.tools) or None,
+                parallel_tool_calls=True, enable_thinking=thinking, reasoning_format=fmt,
+                chat_template_kwargs={"enable_thinking": thinking, "thinking": thinking}))
+        params = built[key]
+        ours = replay_row({"id": row["id"], "raw_output": fixture.raw_output, "parser": params.parser,
+                           "generation_prompt": params.generation_prompt, "format": params.format})
+        compared += 1
+        if parse_digest(ours["result"], ours["exception"] is not None, ours["streaming_final"]) != expected:
+            mismatches.append(f"{template} / {row['id']} / {fmt}")
+    print(f"\nfixture outputs through every handler (1 in {PARSE_SAMPLE} sampled): "
+          f"{compared - len(mismatches)}/{compared} parse like llama.cpp")
+    for line in mismatches[:10]:
+        print("  ", line)
+    assert compared > 1000 and mismatches == []
+
+
 # Generated from llama.cpp's outputs (see the module docstring); one 24-hex digest per case,
 # in the order of cases().
 GOLDEN: dict[str, str] = {
@@ -926,3 +988,109 @@ AUTOPARSER_GOLDEN: dict[str, str] = {
         "0c237a73 0c237a73 0c237a73 0c237a73 eddf5e92 eddf5e92 eddf5e92 eddf5e92 f557e8b1 f557e8b1"
     ),
 }
+
+
+PARSE_GOLDEN = (
+    "a580ee39 ba315ca9 d326c7e5 a926703d ff8ae99a 87de3f00 6b86afe7 24cfb745 81bf86b7 6ce93205 64748055 35f56b7d "
+    "67cc4c17 63f3c906 da62d311 aabbebb7 150b6991 3ab8813f 45ba480c ebdbfb03 17b7bbe4 05c008b9 88c14423 083ea513 "
+    "4b22022f a4556e65 e78ee95d 318a30b3 d658fb28 9ee4de01 baca5a2f 4e66e67c 01b6e179 303e7423 ad2ba473 99a4787d "
+    "9169923c 57efe182 5eb11cd6 eeae7c30 a9bbc81b 8bebb8f9 70353789 b99a0efc 464b2b8a 27a9e72a 1e9e4111 20035f10 "
+    "6501fc91 e8feea56 806188f8 37797624 8a4e3dd1 7a161275 -------- db46d4c4 43bdf9d8 455c5fd2 caf431ce 020ca9fe "
+    "bc716c46 -------- -------- -------- 8e6df977 -------- 423ade8d 95bfc7fb -------- -------- -------- cdd9889f "
+    "-------- -------- -------- -------- 43caec4a 635f7005 -------- c92c7dde 557069ef -------- -------- -------- "
+    "c44713a7 4f19c082 eeb0cc40 e442c5d6 e97a439d 34e70622 b6d2b544 -------- -------- -------- 79fe0705 cdfb6acd "
+    "e87a1f64 ae9bc4cb 9d91ae0c 886527c9 08a7114a 5295cabe c2c5e564 71e52ec7 e1a071a6 45847953 58871e81 36e45aaa "
+    "c98a26fa 20d95ad3 abf57f08 a639e876 ab06fecc 7c0377ec df074e29 80120a7e 4a5948a3 a128942b 8757dd2b de3f6e64 "
+    "71f67725 b3202b21 c602230b 4d5a256f a7209f3b f84c20e1 5c1f8c9a 7884fc8c eb4ce07e 3d692ebb 8252611f 7cc6292c "
+    "866a1d89 273ea33c 948959da 90ce7aa9 b207c0e5 280a5f83 14b510e2 a22ab9f5 d3dcc0cb 2d9b5b5f a8a9437d 53834d0b "
+    "2276cf68 93424ad1 be9761de f6393db3 d57724d1 28ae9890 aa798c54 2a8c3428 fc148351 bcf00bf8 f85fc092 c21183cf "
+    "23275802 920b0270 85e2c7e1 1036571a 5929b712 e89a9855 4ff204fb 71ba01cb 2ec9e9b1 8691be83 d0672349 fe75b714 "
+    "5aacd4b0 c602230b d5ff4a46 7bbbb4e2 b9b6d433 10837649 d11d47ee 3131ecdd bf59e000 69741033 44d9381c 217d593a "
+    "afe58f2c d4d7a03d b11f0ab2 88ce9cf8 6a9fad56 c7463834 888ff923 d08e8ee4 b78250d5 8a4e3dd1 8a4e3dd1 f5c9417e "
+    "2d6da526 19ff00b3 7b01bf87 477b75fd 2acd7186 f4a90bc5 e020700e e3fe7888 2f4f2804 0041d286 5aef4a63 f78af08a "
+    "a2790102 169da4ef 847406b4 c004b163 b8e8e302 0c7a0b6e cf03cb82 dccbd7d9 34337fc5 f8cf8c9c 4e66e67c 0ab72103 "
+    "02f7ba8d a65ed723 0b75e3c4 55acacc0 3f3df53f e7d2bd8a 05f36029 df93e7f8 52eb4923 1ffb4434 fbd58b72 70f5fd9f "
+    "c9da2052 7b01bf87 f60eb8b7 5a5e7ee0 4951dd1a 2a52f0a4 4b34ad33 ac11c2f2 dd6adb2d fb67e35c 8a4e3dd1 7ba546e5 "
+    "9cdef859 cad57a7b 05105a47 c32afd0c eae93d65 d9994264 fb96e37f 4f9c1f8a 64794f77 920b0270 31c28fe5 b1627986 "
+    "3864c9bc 5cfa18aa ae6f9bf8 876321eb fab91df8 9715a4cc 5d09cf37 9bb9bf6f f818fc54 9b3b072a 8b5c80b2 c669bf71 "
+    "14712c0c f7fe25f4 14eb3fe0 6f71c8d0 4d3b2647 a76d323a 6f929a8d 2746be65 f4fcee0f 9660dc09 c44713a7 4b3c469c "
+    "380ca30d e6c90301 84c790d6 0ea9f6f0 a30f525c c385af2a 0ab8f40b a5baa3cd b618f1ef fb4b292b bb93e790 fbec6446 "
+    "5707cef3 848bfe5f 9c09f318 8f142d32 c9255591 4a0648fe 44740f9c 28ccbbca 348f19e6 26560d7e 31c28fe5 dcfa9bb3 "
+    "592e777f abfa4ea9 d81ff98f c7b6cce0 25e530af 8376a460 77d100eb c5af7a49 108dbe80 dd7bec9d 6e520aa2 c7ac0cee "
+    "c478131c 6fb8b0a4 465d366e d9097294 c58389d7 e7f3f326 273ea33c 0793cb7a d598f789 3f8eb121 dd62f8bf a2a193dd "
+    "f80a289d 99d04884 aad02985 abe94f53 18ded695 7efde79b 494ea13b 88440fce f0bb981f db46d4c4 735156b7 c0f34f67 "
+    "20256ac0 8a4e3dd1 55cece67 13520373 301fb185 a707ba35 e43b7f93 7a60cee5 0893e36a 46de43f4 eeb0cc40 1330b4ca "
+    "557eb147 64bc1a1d 97d69708 c51a3b21 194fcbef a024589d 03ed08b4 e0a2bd1f 3b82fffc 7f31098b dd56169d 8bb0f46c "
+    "58443ed5 ab52e219 da25c74c db724ee6 c58389d7 fd6e7ca5 09936246 4ae68622 8c5609ee 8300f692 171e3566 12272386 "
+    "0a1119fe 6b66f805 1bef56ca feeec6b8 b6b3ea70 4da21fd8 9d1bc7f4 3accb420 c575f13f 6e5067a5 8a4e3dd1 7a161275 "
+    "a6574887 47c964dc f1de2179 84acd0c0 11de88f8 e9195d65 b1627986 584a30af 654e3222 d3fd41d3 ba150fd0 4b7119ee "
+    "f2586ac9 04ec8d5f a6dd3022 7d96ca14 b28446b5 c5edf859 62340f54 f6e33798 13ffd726 659fdab1 b41b326b 1c47d8d5 "
+    "0c6da601 8557a192 0554dbf2 d819830f 8a4e3dd1 1162ac84 3e8d5f2d 715ce33b 0e361647 e134f06d 7b6b1731 450b7888 "
+    "eb3feb2d 5b98d293 371ddb19 b49c74e1 029587e2 298458f1 3dc747bd 9b76b39d de6385d2 89b53560 11fe1d22 58b73c74 "
+    "d492066f d931c125 23d0ef9f b48cfca2 42862d75 e80b50d2 b9949730 34337fc5 34337fc5 14c4c180 57018a3c 99909cd8 "
+    "99753dea 82a689c9 ba4c1f25 be19fa40 2c43213b 8e52adf5 8eb1396d c0312251 0fc1e484 6b21a689 747883a2 96bf1bc4 "
+    "960efb60 e58c515d e21002b1 325f7aa9 34337fc5 34337fc5 4878c601 34337fc5 6213cd46 5c09da0c 8cc5ad62 604dd6b8 "
+    "78e7bbda 135bfae5 82b20cfc 4d32deae de1a02ae 40476474 03adcd2c 85c28d09 fc26fd90 a9c7cac6 94312bd3 f6483492 "
+    "80cade14 cac1ef30 13628bbd a57ffbfd 766743bd 34337fc5 34337fc5 34337fc5 db13c554 be06742c 2c336638 43faa528 "
+    "b529570d 22bb38c9 13d0f007 03b767a8 126a6e34 ff528fb9 3ab9bb58 c8061901 2a52f0a4 c08b42c1 20a6bbcf 67f9ba89 "
+    "f3de73d0 a79dea21 4aaae556 34337fc5 cabd2269 4b903f31 03d1e723 d35feddb b0caaf75 b74e7bda bc70cc9b a0d17a22 "
+    "20035f10 6501fc91 e8feea56 806188f8 9c2348ce 8a4e3dd1 f714d590 aaa6b7f4 7b01bf87 43bdf9d8 455c5fd2 caf431ce "
+    "020ca9fe f8c15251 4e2a2e9b d4db0619 a88ef962 22ab8e00 34337fc5 bb7259f7 a967eb35 7a7a6987 52d76305 20ad6dc1 "
+    "93ce60d0 e8b6a5e5 a79c795d cd373493 3502db31 5ec44dc9 0de09db6 ed6c6062 66e8438c c5f96789 fc6002f7 a76b1b6a "
+    "7a8993ab 34337fc5 34337fc5 116c2613 6fc0f00b 34337fc5 9eac7056 34337fc5 7ffd4b84 77b5f011 2035d6c5 37e22556 "
+    "9025273f cad9c1fd ab0a164e 2bb962c7 264c9c92 793749b5 dc79c78a 27fab093 1a65af75 205aca20 076e7cd2 de5b20e3 "
+    "340642e5 6ddd253c c1a85c41 4048bac3 e4fbc8ce 034947dd 6539e331 bcd075d7 8b9374a9 ed027dca ef97dab9 2b478f91 "
+    "d22bb67d 903f8f2b 641fafba de954ab1 8b18706a 9c816920 ef35e2f0 5f03f5f3 11e3c345 46f30e4a edff7621 9dce4e0d "
+    "d30fa0c3 4627acad 34337fc5 34337fc5 34337fc5 da3da26b 856e7f44 6394283b a0d17a22 f323e25b 2d9b5b5f a8a9437d "
+    "53834d0b a0d17a22 58637f8f be9761de f6393db3 d57724d1 28ae9890 aa798c54 2a8c3428 fc148351 bcf00bf8 981d9113 "
+    "c21183cf d3ef17ec 266cd0f3 85e2c7e1 1036571a 93b9224a 1279e830 70bb3cd2 8c20dc62 0263d57a 8691be83 881a14d0 "
+    "bca93441 fe7393d6 de954ab1 52e43bc2 de244f95 de823f6e 60fd0318 bc154781 3cd06dd2 cbcb030c eda75097 44d9381c "
+    "217d593a 93c83aa5 d4d7a03d cf46e378 d82bff5f 53af31d1 b26a860f 888ff923 dc363b3b b78250d5 8a4e3dd1 8a4e3dd1 "
+    "f5c9417e f714d590 663f05bf 7b01bf87 477b75fd 2acd7186 f4a90bc5 e020700e e3fe7888 2f4f2804 018b96b3 63c40c51 "
+    "3e45c14a 42601245 169da4ef 847406b4 c004b163 b8e8e302 0c7a0b6e cf03cb82 dccbd7d9 8f94f104 64f3aee5 4e66e67c "
+    "1efab926 02f7ba8d a65ed723 0b75e3c4 55acacc0 3f3df53f e7d2bd8a 05f36029 df93e7f8 52eb4923 1ffb4434 fbd58b72 "
+    "70f5fd9f 30c0d81f 7b01bf87 f60eb8b7 5a5e7ee0 d89222fb 2a52f0a4 4b34ad33 ac11c2f2 dd6adb2d fb67e35c 8a4e3dd1 "
+    "7ba546e5 44cf383d 7a11ac0e 092aedd0 c32afd0c eae93d65 d9994264 fb96e37f e56961ef cb8de972 266cd0f3 292a9b02 "
+    "cbaedf86 3864c9bc d6896cc6 0ebe2e67 b71e9285 890216bf 103068dc 1c854802 5771c8e8 1f2c500c 1356a0a8 30a50230 "
+    "2060369e d982fe9f b2f7b37b 26697bb2 9781e9e6 57174511 56e76b54 c725d6f6 eee3081f f4fcee0f 9660dc09 498e0815 "
+    "3adc885b 61382663 1cfbc7a7 ddb0e558 efef66c3 050ac7c2 e384870b 0ab8f40b a5baa3cd b618f1ef fb4b292b bb93e790 "
+    "fbec6446 5707cef3 848bfe5f 813d5681 8f374321 c9255591 61174ad1 869f9974 28ccbbca 348f19e6 26560d7e 31c28fe5 "
+    "dcfa9bb3 592e777f abfa4ea9 d81ff98f c7b6cce0 25e530af 8376a460 77d100eb c5af7a49 108dbe80 dd7bec9d 6e520aa2 "
+    "c7ac0cee c478131c 6fb8b0a4 465d366e d9097294 c58389d7 e7f3f326 273ea33c 7fdc5ad4 d598f789 3f8eb121 dd62f8bf "
+    "a2a193dd f80a289d 99d04884 aad02985 abe94f53 18ded695 7efde79b 494ea13b 88440fce f0bb981f db46d4c4 735156b7 "
+    "c0f34f67 20256ac0 8a4e3dd1 b75c5c2f f8deee3c 7447b04c df0541d1 e43b7f93 7a60cee5 0893e36a 46de43f4 eeb0cc40 "
+    "1330b4ca 557eb147 64bc1a1d 97d69708 c51a3b21 194fcbef a024589d 03ed08b4 e0a2bd1f 3b82fffc 7f31098b dd56169d "
+    "8bb0f46c 58443ed5 ab52e219 da25c74c db724ee6 c58389d7 fd6e7ca5 09936246 4ae68622 8c5609ee 8300f692 171e3566 "
+    "12272386 0a1119fe 6b66f805 1bef56ca feeec6b8 b6b3ea70 4da21fd8 9d1bc7f4 3accb420 c575f13f 86db5892 8a4e3dd1 "
+    "f714d590 99b9111d 47c964dc f1de2179 84acd0c0 11de88f8 849bb8f3 cbaedf86 86241b15 29bce7c0 559c2f09 57894714 "
+    "57597675 f0a4175d da5c68b9 5d88e6cd 34d99903 f7f02622 afc04d69 c89ebe22 f6e33798 6c337c1e 30180d2b 0779edb5 "
+    "4261cc7c dc55615e 50f75e93 761cb45f 53b8161a 8a4e3dd1 1162ac84 3e8d5f2d 715ce33b c4cb30bb e134f06d 5fcfacc7 "
+    "9aba0dc6 9ee3d802 229007a4 371ddb19 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 135bfae5 82b20cfc 4d32deae de1a02ae 40476474 03adcd2c 85c28d09 fc26fd90 a9c7cac6 94312bd3 "
+    "f6483492 80cade14 cac1ef30 13628bbd ca1d3eb7 20b254d7 a65cabf8 693abc00 e8065c2c db13c554 be06742c 2c336638 "
+    "43faa528 b529570d 22bb38c9 13d0f007 03b767a8 126a6e34 ff528fb9 3ab9bb58 c8061901 2a52f0a4 34337fc5 d73668c5 "
+    "2cd8fab4 d760dd43 a79dea21 3f8eb121 9119f953 cabd2269 4b903f31 074bd832 d0ba48af 3ea840c9 bb8e93a1 b87d694c "
+    "a22ab9f5 20035f10 6501fc91 e8feea56 806188f8 37797624 8a4e3dd1 7a161275 52bf6775 db46d4c4 43bdf9d8 455c5fd2 "
+    "caf431ce 020ca9fe bc716c46 6d8c3a18 bc9f0056 d4c532ef 116c2613 c1cd9907 423ade8d 95bfc7fb ec6a33b3 ac78c2d0 "
+    "b74ca2ee 0ab72103 cf6030d3 c8987196 1ce1e564 3502db31 43caec4a 635f7005 0c777cb0 c92c7dde 557069ef 1ad8fe76 "
+    "a5a7db6c 84c368cc c44713a7 4f19c082 eeb0cc40 c6632cb0 e97a439d 34e70622 b6d2b544 e46443d8 0a51419b c56f8699 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 -------- "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 610b6238 2cd8fab4 7d0b620d eb556d4f 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 "
+    "0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 0ab72103 b78250d5 8a4e3dd1 "
+    "8a4e3dd1 846a8f14 f714d590 a6663eef 7b01bf87 55ffce8f aa19a8bc f4a90bc5 e020700e e3fe7888 2f4f2804 6bacfd16 "
+    "b8a1bf45 3e45c14a 42601245 169da4ef 847406b4 c004b163 b8e8e302 0c7a0b6e cf03cb82 dccbd7d9 8f94f104 64f3aee5 "
+    "4e66e67c 1efab926 02f7ba8d a65ed723 0b75e3c4 55acacc0 3f3df53f e7d2bd8a 05f36029 df93e7f8 52eb4923 1ffb4434 "
+    "fbd58b72 70f5fd9f a8f22a1d 7b01bf87 f60eb8b7 5a5e7ee0 fbe83237 2a52f0a4 4b34ad33 ac11c2f2 dd6adb2d fb67e35c "
+    "8a4e3dd1 138a2a08 98e0c9ed e31ea41a 05105a47 c32afd0c eae93d65 d9994264 fb96e37f 4f9c1f8a 2830aa48 920b0270 "
+    "31c28fe5 b1627986 0889e902 5cfa18aa ae6f9bf8 876321eb fab91df8 9715a4cc 5d09cf37 9bb9bf6f f818fc54 9b3b072a "
+    "8b5c80b2 c669bf71 14712c0c f7fe25f4 14eb3fe0 8e5f74d4 0834e06f f1fb6510 56221266 2746be65 f4fcee0f 9660dc09 "
+    "c44713a7 4b3c469c 380ca30d e6c90301 84c790d6 0ea9f6f0 a30f525c c385af2a"
+)
