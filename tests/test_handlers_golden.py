@@ -20,7 +20,7 @@ import itertools
 import json
 from typing import Any, Iterator
 
-from conftest import ORACLE, requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
 from explorer.handlers import apply_template
