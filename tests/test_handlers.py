@@ -324,7 +324,7 @@ def test_templates_without_a_handler_take_the_autoparser_route() -> None:
 def _cli(argv: list[str], capsys) -> str:
     import argparse
 
-    from explorer.handlers import cli
+    from explorer.cli import apply as cli
 
     parser = argparse.ArgumentParser()
     cli.add_parser(parser.add_subparsers())
@@ -347,7 +347,7 @@ def test_cli_apply_prints_the_chat_params(tmp_path, capsys) -> None:
 def test_cli_parse_hook_builds_parser_settings(tmp_path) -> None:
     import argparse
 
-    from explorer.handlers.cli import template_parser_settings
+    from explorer.cli.apply import template_parser_settings
 
     template = tmp_path / "gemma.jinja"
     template.write_text(GEMMA_CURRENT, encoding="utf-8")
@@ -371,16 +371,14 @@ def test_declarations_describe_themselves() -> None:
     json.dumps([h.describe() for h in HANDLERS.values()])  # plain data
 
 
-def test_request_switches_fit_the_parse_command() -> None:
-    """``parse`` keeps its own --reasoning-format; the other switches can be added to it."""
+def test_parse_command_takes_the_request_switches() -> None:
+    """``parse TEMPLATE`` takes apply's request switches and keeps its own --reasoning-format."""
     import argparse
 
     from explorer.cli.parse import add_parser as add_parse
-    from explorer.handlers.cli import add_request_arguments
 
     parser = argparse.ArgumentParser()
     subparsers = parser.add_subparsers()
     add_parse(subparsers)
-    add_request_arguments(subparsers.choices["parse"], reasoning_format=False)
     args = parser.parse_args(["parse", "t.jinja", "--output-file", "-", "--thinking", "false", "--tools", "x.json"])
     assert (args.thinking, args.tools, args.reasoning_format) == ("false", "x.json", "deepseek")

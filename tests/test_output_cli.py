@@ -66,10 +66,28 @@ def test_parse_ast_and_notation(files, capsys):
     assert capsys.readouterr().out.startswith('root = "<|assistant|>"')
 
 
-def test_template_form_is_refused_until_the_pipeline_exists(files, capsys):
+def test_template_form_with_a_missing_file_is_a_clean_error(files, capsys):
     _, output = files
-    assert main(["parse", "some.jinja", "--output-file", str(output)]) == 1
-    assert "--parser" in capsys.readouterr().err
+    assert main(["parse", "no-such-template.jinja", "--output-file", str(output)]) == 1
+    assert "no-such-template.jinja" in capsys.readouterr().err
+
+
+def test_template_form_runs_the_whole_pipeline(tmp_path, capsys):
+    """Our ChatML example writes calls as <tool_call>{json}</tool_call>: with the tool in
+    the request, the generated parser splits the text before the call from the call."""
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}}, "required": ["city"]}}}]), encoding="utf-8")
+    output = tmp_path / "out.txt"
+    output.write_text('Hello <tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n'
+                      "</tool_call>", encoding="utf-8")
+    assert main(["parse", "example:chatml-think-tools", "--output-file", str(output),
+                 "--thinking", "false", "--tools", str(tools)]) == 0
+    result = json.loads(capsys.readouterr().out)["result"]
+    assert result["content"] == "Hello "
+    assert [(c["name"], json.loads(c["arguments"])) for c in result["tool_calls"]] == [
+        ("get_weather", {"city": "Paris"})]
 
 
 def test_bad_parser_file_is_a_clean_error(tmp_path, files, capsys):

@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "caps",
     "render",
     "analyze",
+    "apply",
     "parse",
     "grammar",
     "roundtrip",

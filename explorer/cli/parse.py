@@ -7,8 +7,8 @@ shaped like the oracle's parse rows (``parser``, ``generation_prompt``, ``format
 message llama-server would return (oracle ``result`` shape) or llama.cpp's exception;
 for the batch one line per input: ``{"id", "result", "exception", "streaming_final"}``.
 
-A positional TEMPLATE (the whole pipeline: template -> parser) is reserved for later:
-``TEMPLATE_PIPELINE`` is the hook that turns it into a parser, generation prompt and format.
+A positional TEMPLATE runs the whole pipeline instead (routing, analysis or handler,
+generator) for the request the switches describe, as ``apply`` does.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from explorer.cli.apply import add_request_arguments, template_parser_settings
 from explorer.chat_output import DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
@@ -38,17 +39,13 @@ class ParserSettings:
     format: str = DEFAULT_FORMAT
 
 
-# Hook for the TEMPLATE form: (args) -> ParserSettings. Set by the module that builds a
-# parser from a template; while it is None the positional TEMPLATE is refused.
-TEMPLATE_PIPELINE: Callable[[argparse.Namespace], ParserSettings] | None = None
-
-
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "parse", help="parse model output with a serialized llama.cpp PEG parser",
         description="Parse model output as llama-server does (common_chat_parse).")
     p.add_argument("template", nargs="?", metavar="TEMPLATE",
-                   help="a chat template (whole pipeline; needs the template stage)")
+                   help="a chat template: path, hf:owner/repo[@rev][#name], example:NAME or - "
+                        "(whole pipeline: the parser llama.cpp builds for the request below)")
     p.add_argument("--parser", metavar="FILE",
                    help="serialized parser: the arena JSON, or a JSON object with a 'parser' "
                         "string (an oracle row or apply result; its generation_prompt and "
@@ -65,6 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--naive", action="store_true", help="with --stream: re-parse from scratch")
     p.add_argument("--ast", action="store_true", help="include the parse tree")
     p.add_argument("--notation", action="store_true", help="print the parser as PEG rules and exit")
+    add_request_arguments(p, reasoning_format=False)
     p.set_defaults(run=run)
 
     b = subparsers.add_parser(
@@ -110,10 +108,7 @@ def _settings(args: argparse.Namespace) -> ParserSettings:
     if args.parser:
         found = settings_from_parser_file(_read(args.parser))
     elif args.template:
-        if TEMPLATE_PIPELINE is None:
-            raise SourceError("parse TEMPLATE needs the template-to-parser stage, which is not "
-                              "available yet; pass --parser FILE instead")
-        found = TEMPLATE_PIPELINE(args)
+        found = template_parser_settings(args)
     else:
         raise SourceError("expected --parser FILE (or a TEMPLATE)")
     return ParserSettings(

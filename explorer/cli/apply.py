@@ -6,7 +6,7 @@ as JSON on stdout (the oracle's ``apply`` keys plus ``handler`` and ``why``), or
 field of them as raw text with ``--field``.
 
 ``add_parser``/``run`` follow the explorer.cli command contract; ``template_parser_settings``
-is the hook ``explorer.cli.parse.TEMPLATE_PIPELINE`` expects (``parse TEMPLATE``).
+is what ``parse TEMPLATE`` uses to build its parser (the whole pipeline).
 """
 
 from __future__ import annotations
