@@ -458,14 +458,14 @@ def test_an_upload_over_the_text_cap_names_the_cap_before_decoding() -> None:
     data = b"\xff" * (MAX_TEXT_TEMPLATE_BYTES + 1)  # not UTF-8 either: the size is checked first
     with pytest.raises(SourceError) as err:
         from_upload(data, "big.jinja")
-    assert f"{MAX_TEXT_TEMPLATE_BYTES}" in str(err.value).replace(",", "") or "cap" in str(err.value)
+    assert f"{MAX_TEXT_TEMPLATE_BYTES + 1} bytes" in str(err.value) and "5 MiB cap" in str(err.value), str(err.value)
 
 
 def test_an_upload_over_the_json_cap_is_refused() -> None:
     from explorer.sources import MAX_CONFIG_JSON_BYTES
 
     data = b'{"chat_template": "' + b"x" * MAX_CONFIG_JSON_BYTES + b'"}'
-    with pytest.raises(SourceError, match="cap|large|bytes"):
+    with pytest.raises(SourceError, match="16 MiB cap for JSON configs"):
         from_upload(data, "tokenizer_config.json")
 
 
@@ -533,11 +533,10 @@ def low_budgets(monkeypatch):
 
 
 def _app_params() -> list[Any]:
-    out = []
-    for name in names():
-        marks = [pytest.mark.xfail(strict=True, reason=BUDGET_ESCAPES[name])] if name in BUDGET_ESCAPES else []
-        out.append(pytest.param(name, id=name, marks=marks))
-    return out
+    # The budget escapes are left out here: AppTest runs the script in a thread of this
+    # process, and a render that ignores its budget cannot be stopped -- it would keep the
+    # GIL busy for minutes after the test failed. The forked cases above cover them.
+    return [pytest.param(name, id=name) for name in names() if name not in BUDGET_ESCAPES]
 
 
 @pytest.mark.timeout(300)
@@ -599,3 +598,29 @@ def test_pasted_lone_surrogates_are_rendered_or_refused_cleanly(kind: str) -> No
 
 def _unused() -> None:  # keep linters quiet about names used only in the child
     del os, replace
+
+
+def _parse_cli_without_wiring(path: str, output: str) -> dict[str, Any]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(["parse", path, "--output-file", output])
+    return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+@pytest.mark.xfail(strict=True, reason="explorer/cli/parse.py TEMPLATE_PIPELINE is never assigned (explorer.handlers.cli."
+                   "template_parser_settings exists but nothing installs it), so 'parse TEMPLATE' refuses every "
+                   "template; the hostile CLI cases above install the hook themselves")
+def test_parse_cli_accepts_a_template_as_shipped(tmp_path) -> None:
+    tmpl = tmp_path / "t.jinja"
+    tmpl.write_text(from_example_text())
+    output = tmp_path / "out.txt"
+    output.write_text("Hello")
+    got = run_bounded(_parse_cli_without_wiring, str(tmpl), str(output), deadline=60)
+    assert not got.raised, got.trace
+    assert got.returned["rc"] == 0, got.returned["stderr"]
+
+
+def from_example_text() -> str:
+    from explorer.sources import from_example
+
+    return from_example("chatml-think-tools").text
