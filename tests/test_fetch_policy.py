@@ -196,7 +196,8 @@ PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(PIECES, min_size=1, max_size=8).map("".join))
 def test_any_hf_spec_reaches_only_the_endpoint(fake, connections, tail):
     connections.made.clear()
