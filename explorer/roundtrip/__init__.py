@@ -1,0 +1,17 @@
+"""Round-trip self-test for any chat template (see ``report``).
+
+Input: template text, thinking setting, assistant messages and tools. Output:
+``RoundTripReport``: per message, what survives render -> cut -> parse, why not, and
+whether the request's grammar accepts the rendered reply.
+"""
+
+from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS, ORACLE_MESSAGES, ORACLE_TOOLS
+from explorer.roundtrip.compare import Comparison, compare
+from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_marker, strip_end
+from explorer.roundtrip.report import GrammarVerdict, RoundTripCase, RoundTripReport, roundtrip_report
+
+__all__ = [
+    "DEFAULT_MESSAGES", "DEFAULT_TOOLS", "ORACLE_MESSAGES", "ORACLE_TOOLS",
+    "Comparison", "compare", "Cut", "EndMarker", "Strip", "cut_reply", "probe_end_marker", "strip_end",
+    "GrammarVerdict", "RoundTripCase", "RoundTripReport", "roundtrip_report",
+]

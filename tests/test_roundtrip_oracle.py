@@ -1,0 +1,78 @@
+"""The round-trip self-test against llama.cpp's harness (../shared/oracle/roundtrip.jsonl).
+
+For each of the 840 lines (70 templates x 6 messages x 2 thinking settings) our cut,
+end marker, strip, parse and comparison must equal the oracle's fields. The template,
+capabilities, parser and analysis are all our own; only the inputs come from the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
+
+from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, roundtrip_report
+
+pytestmark = requires_oracle
+
+FIELDS = ("render_exception", "cut_rule", "prompt_unmatched", "raw_output_simple", "raw_output", "end_marker",
+          "raw_output_stripped", "strip_rule", "stripped_suffix", "result", "exception", "roundtrip_equal",
+          "roundtrip_equal_trimmed", "roundtrip_diff", "tool_call_ids_rewritten")
+
+
+def _lines() -> list[dict[str, Any]]:
+    path = ORACLE / "roundtrip.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _same(field: str, ours: Any, want: Any) -> bool:
+    if field == "render_exception":
+        if (ours is None) != (want is None):
+            return False
+        if ours is None:
+            return True
+        raised = ours["message"].split("template raised an exception: ", 1)[-1].split(" (line ")[0]
+        return raised in want["message"]
+    return ours == want
+
+
+def test_inputs_are_the_oracle_inputs() -> None:
+    lines = _lines()
+    assert [dict(t) for t in ORACLE_TOOLS] == lines[0]["tools"]
+    by_letter = {line["id"].split("/")[1]: line["message"] for line in lines if not line.get("tool_call_ids_rewritten")}
+    assert dict(ORACLE_MESSAGES) == by_letter
+
+
+def test_every_line_matches_the_oracle() -> None:
+    lines = _lines()
+    groups: dict[tuple[str, bool], list[dict[str, Any]]] = defaultdict(list)
+    for line in lines:
+        groups[(line["template"], line["enable_thinking"])].append(line)
+    counts = dict.fromkeys(FIELDS, 0)
+    mismatches: list[str] = []
+    whole = 0
+    for (template, thinking), group in groups.items():
+        report = roundtrip_report(load_oracle_template(template.removesuffix(".jinja")), enable_thinking=thinking,
+                                  messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS, grammar=False, explain=False)
+        cases = {c.message_id: c.to_json() for c in report.cases}
+        for line in group:
+            ours = cases[line["id"].split("/")[1]]
+            ok = True
+            for f in FIELDS:
+                if _same(f, ours.get(f), line.get(f)):
+                    counts[f] += 1
+                else:
+                    ok = False
+                    if len(mismatches) < 15:
+                        mismatches.append(f"{line['id']} {f}: ours {json.dumps(ours.get(f), ensure_ascii=False)[:160]}"
+                                          f" / llama.cpp {json.dumps(line.get(f), ensure_ascii=False)[:160]}")
+            whole += ok
+    total = len(lines)
+    print(f"\nround trip: {whole}/{total} lines identical on every field")
+    for f, n in counts.items():
+        print(f"  {f}: {n}/{total}")
+    for m in mismatches:
+        print("  ", m)
+    assert whole == total
