@@ -147,8 +147,9 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
     """tool_choice required (parallel on and off): an eager grammar, prefilled with the
     generation prompt as llama.cpp's sampler does, takes each template's own rendering of a
     get_weather call. The oracle has no such request, so this checks our branches."""
-    from explorer.generator import GenerationRequest, ParserSpec, generate_for_route
+    from explorer.generator import ParserSpec
     from explorer.routing import patch_source
+    from test_handlers_requests import route_params
 
     rendered = {}
     for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines():
@@ -166,13 +167,13 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
             for end in END_TOKENS:
                 text = text.removesuffix(end)
             for parallel in (True, False):
-                req = GenerationRequest(tools=data["inputs"]["tools"], tool_choice="required",
-                                        parallel_tool_calls=parallel, generation_prompt=applied["generation_prompt"],
-                                        enable_thinking=key == "thinking_true")
-                out = generate_for_route(data["routed"]["handler"], spec, req, source)
+                out = route_params(data["routed"]["handler"], spec, source, tools=data["inputs"]["tools"],
+                                   tool_choice="required", parallel_tool_calls=parallel,
+                                   generation_prompt=applied["generation_prompt"],
+                                   enable_thinking=key == "thinking_true")
                 assert out.grammar and not out.grammar_lazy
                 total += 1
-                (verdict,) = check_grammar(out.grammar, [text], prefill=out.generation_prompt)
+                (verdict,) = check_grammar(out.grammar, [text], prefill=applied["generation_prompt"])
                 if not verdict.accepted:
                     failures.append(f"{name}/{key}/{parallel}: {verdict.message}")
     print(f"required-tool-choice grammars accepting rendered calls: {total - len(failures)}/{total}")

@@ -154,17 +154,18 @@ def test_every_oracle_grammar_is_rebuilt_from_its_serialized_parser() -> None:
 def test_rebuilt_grammar_matches_generated_for_odd_requests() -> None:
     """Step 2 (serialized parser + request) agrees with step 3 (the generator's own schemas)
     for repeated tool names and response formats, on several routes."""
-    from explorer.generator import GenerationRequest, generate_for_handler
+    from test_handlers_requests import handler_params
 
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
         "a": {"type": "integer"}}, "required": ["a"]}}},
              {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
                  "a": {"type": "boolean"}}}}}]
     schema = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
-    for handler, req in [("qwen3-coder", GenerationRequest(tools=tools)),
-                         ("gpt-oss", GenerationRequest(tools=tools, tool_choice="required")),
-                         ("qwen3-coder", GenerationRequest(json_schema=schema)),
-                         ("ministral-3", GenerationRequest(json_schema=schema))]:
-        out = generate_for_handler(handler, req, "<think>")
-        rebuilt = request_grammar(out.parser, lazy=out.grammar_lazy, tools=req.tools, json_schema=req.json_schema)
+    for handler, req in [("qwen3-coder", dict(tools=tools)),
+                         ("gpt-oss", dict(tools=tools, tool_choice="required")),
+                         ("qwen3-coder", dict(json_schema=schema)),
+                         ("ministral-3", dict(json_schema=schema))]:
+        out = handler_params(handler, "<think>", **req)
+        rebuilt = request_grammar(out.parser, lazy=out.grammar_lazy, tools=req.get("tools"),
+                                  json_schema=req.get("json_schema"))
         assert rebuilt == out.grammar, handler

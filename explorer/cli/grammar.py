@@ -9,8 +9,7 @@ outputs through the grammar (llguidance) instead: one verdict per file, exit cod
 any is rejected. The parser is the one llama.cpp builds on the template's route: the
 autoparser's, or a specialized handler's.
 
-The analysis (``explorer.analysis``) and the generation prompt (``explorer.apply``) are
-imported only when the command runs, so a missing stage gives a clear error.
+The pipeline (``explorer.handlers.apply_template``) is imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -103,15 +102,25 @@ def _template_text(spec: str) -> str:
     return resolve_spec(spec).text
 
 
+# the oracle's apply keys the command prints, in its order
+APPLY_KEYS = ("generation_prompt", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens", "parser",
+              "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags")
+
+
 def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """Route, analyse, apply and generate; returns the apply keys and the routed handler."""
-    from explorer.generator.pipeline import generate_for_template as generate
+    """Route, analyse, apply and generate (``explorer.handlers.apply_template``, one user
+    message); returns the apply keys and the routed handler."""
+    from explorer.apply import Request
+    from explorer.handlers import apply_template
 
     json_schema = _read_json(args.json_schema, "JSON schema") if args.json_schema else None
-    result = generate(text, tools=load_tools(args), tool_choice=args.tool_choice,
-                      parallel_tool_calls=args.parallel_tool_calls, enable_thinking=args.thinking,
-                      reasoning_format=args.reasoning_format, json_schema=json_schema)
-    return result.params.to_json(), result.handler
+    tools = load_tools(args)
+    params = apply_template(text, Request(
+        messages=({"role": "user", "content": "Hello"},), tools=tuple(tools) if tools is not None else None,
+        tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls, enable_thinking=args.thinking,
+        reasoning_format=args.reasoning_format, json_schema=json_schema))
+    out = params.to_oracle_json()
+    return {k: out[k] for k in APPLY_KEYS}, params.handler
 
 
 def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:

@@ -1,21 +1,19 @@
 """Parser generator: autoparser analysis + request -> PEG arena, GBNF grammar, triggers.
 
-Input: the routed handler, the analysis (oracle ``autoparser`` JSON, or anything with
-``to_oracle_json``), the request and the template source. Output: llama.cpp's chat params
-(serialized parser, grammar, triggers, preserved tokens, stops), byte-identical to what
-``common_chat_templates_apply`` returns -- for the autoparser route and every specialized
-handler.
+Input: the analysis (oracle ``autoparser`` JSON, or anything with ``to_oracle_json``) and
+the request. Output: llama.cpp's chat params for the autoparser route (serialized parser,
+grammar, triggers, preserved tokens, stops), byte-identical to what
+``peg_generator::generate_parser`` returns. The builder (``PegBuilder``/``Arena``) and the
+JSON tool layouts are shared with the specialised handlers (``explorer.handlers``), which
+also own the whole apply pipeline (``explorer.handlers.apply_template``).
 """
 
 from explorer.generator.autoparser import build_parser
 from explorer.generator.builder import Arena, PegBuilder
 from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
 from explorer.generator.spec import GenerationRequest, ParserSpec
-from explorer.generator.handlers import HANDLERS, generate_for_handler, generate_for_route  # noqa: E402
-from explorer.generator.pipeline import TemplateParams, generate_for_template  # noqa: E402
 
 __all__ = [
-    "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "HANDLERS", "ParserSpec", "PegBuilder",
-    "TemplateParams", "build_parser", "generate_for_handler", "generate_for_route", "generate_for_template",
-    "generate_params",
+    "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "ParserSpec", "PegBuilder",
+    "build_parser", "generate_params",
 ]

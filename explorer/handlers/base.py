@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
+from explorer.errors import GrammarError
 from explorer.generator.builder import Arena
 from explorer.generator.params import GrammarTrigger
 from explorer.grammar.gbnf import emit_arena_grammar
@@ -200,7 +201,10 @@ class Handler:
     def params(self, inputs: HandlerInputs) -> "HandlerParams":
         """The handler's parser, grammar and declared constants for these inputs."""
         p = HandlerPeg()
-        arena = p.build(self.build(p, inputs))
+        try:
+            arena = p.build(self.build(p, inputs))
+        except RecursionError:
+            raise GrammarError(f"the '{self.name}' parser for these tools is nested too deeply to build") from None
         rf = self.has_response_format(inputs)
         grammar, lazy, triggers = "", False, ()
         if self.include(inputs, rf):

@@ -1,4 +1,8 @@
-"""Specialized handlers (llama.cpp common/parsers/): parser, grammar and triggers."""
+"""Specialized handlers (llama.cpp common/parsers/) on their own: parser, grammar and triggers.
+
+Each handler is driven directly with ``HandlerInputs`` (the oracle's generation prompt,
+not one we computed), so a mismatch here is the handler's, not the apply stage's.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +10,15 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from explorer.errors import AnalysisError
-from explorer.generator import GenerationRequest
-from explorer.generator.handlers import HANDLERS, generate_for_handler, generate_for_route
-from explorer.generator.handlers.qwen3_coder import permute
-from explorer.generator.json_tools import ChatPeg
+from explorer.apply.messages import tools_to_template_json
+from explorer.generator import GenerationRequest, ParserSpec, generate_params
 from explorer.grammar.check import check_grammar
+from explorer.handlers import HANDLERS, HandlerInputs, HandlerParams
+from explorer.handlers.peg import HandlerPeg
 
 
 def _project_conftest():
@@ -40,6 +44,32 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
 QWEN35_SOURCE = "{{ '<think>' }}<tool_call><function=<parameter="
 
 
+def handler_params(handler: str, source: str = "", *, tools: list | None = None, tool_choice: str = "auto",
+                   parallel_tool_calls: bool = True, reasoning_format: str = "deepseek",
+                   json_schema: dict | None = None, generation_prompt: str = "",
+                   enable_thinking: bool = True) -> HandlerParams:
+    """One specialised handler's params for a request, tools normalised as the apply stage does."""
+    normalised = tools_to_template_json(tools)
+    return HANDLERS[handler].params(HandlerInputs(
+        source=source, tools=tuple(normalised) if normalised else None, tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format, enable_thinking=enable_thinking,
+        json_schema=json_schema, generation_prompt=generation_prompt))
+
+
+def route_params(handler: str, spec: ParserSpec | None, source: str, **request) -> Any:
+    """The params llama.cpp builds on a route: the autoparser's from its analysis, or the handler's."""
+    if handler == "autoparser":
+        return generate_params(spec, GenerationRequest(**request))
+    return handler_params(handler, source, **request)
+
+
+def apply_keys(out: HandlerParams) -> dict:
+    return {"parser": out.parser, "grammar": out.grammar, "grammar_lazy": out.grammar_lazy,
+            "grammar_triggers": [t.to_json() for t in out.grammar_triggers],
+            "preserved_tokens": list(out.preserved_tokens), "additional_stops": list(out.additional_stops),
+            "thinking_start_tag": out.thinking_start_tag, "thinking_end_tags": list(out.thinking_end_tags)}
+
+
 def _rules(grammar: str) -> dict[str, str]:
     return dict(line.split(" ::= ", 1) for line in grammar.splitlines())
 
@@ -50,22 +80,18 @@ def test_every_oracle_route_has_a_handler() -> None:
         "gemma4(outdated-template-workarounds)", "lfm2", "lfm2.5", "cohere2moe", "gigachat-v3",
         "functionary-v3.2", "ling3", "minicpm5", "muse-glimmer", "minimax-m3",
     }
-    with pytest.raises(AnalysisError, match="no port"):
-        generate_for_handler("nonesuch", GenerationRequest(), "")
-    with pytest.raises(AnalysisError):
-        generate_for_route("autoparser", None, GenerationRequest(), "")
 
 
 def test_permute_builds_one_rule_per_remaining_subset() -> None:
-    p = ChatPeg()
+    p = HandlerPeg()
     a, b = p.literal("a"), p.literal("b")
-    root = permute(p, "args", [a, b])
+    root = p.permute("args", [a, b])
     arena = p.build(root)
     assert set(arena.rules) == {"args-3", "args-2", "args-1"}
 
 
 def test_qwen3_coder_required_arguments_in_any_order() -> None:
-    out = generate_for_handler("qwen3-coder", GenerationRequest(tools=TOOLS, tool_choice="required"), QWEN35_SOURCE)
+    out = handler_params("qwen3-coder", QWEN35_SOURCE, tools=TOOLS, tool_choice="required")
     assert not out.grammar_lazy and out.preserved_tokens[-2:] == ("<think>", "</think>")
     call = ("<tool_call>\n<function=get_weather>\n<parameter=days>\n3\n</parameter>\n"
             "<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>")
@@ -77,30 +103,30 @@ def test_qwen3_coder_required_arguments_in_any_order() -> None:
 
 
 def test_qwen3_coder_without_think_triggers_on_function_openers() -> None:
-    out = generate_for_handler("qwen3-coder", GenerationRequest(tools=TOOLS), "<tool_call><function=<parameter=")
+    out = handler_params("qwen3-coder", "<tool_call><function=<parameter=", tools=TOOLS)
     assert [t.value for t in out.grammar_triggers] == ["<tool_call>", "<function=get_weather>"]
     assert "tool-call-first" in json.loads(out.parser)["rules"]
 
 
 def test_deepseek_thinking_flag_changes_the_parser() -> None:
     source = "dsml_token DSML function_calls"
-    on = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS, enable_thinking=True), source)
-    off = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS, enable_thinking=False), source)
+    on = handler_params("deepseek-v3.2/v4", source, tools=TOOLS, enable_thinking=True)
+    off = handler_params("deepseek-v3.2/v4", source, tools=TOOLS, enable_thinking=False)
     assert on.parser != off.parser
     assert on.grammar_triggers[0].value == "<｜DSML｜function_calls>"
-    v4 = generate_for_handler("deepseek-v3.2/v4", GenerationRequest(tools=TOOLS), "dsml_token DSML tool_calls")
+    v4 = handler_params("deepseek-v3.2/v4", "dsml_token DSML tool_calls", tools=TOOLS)
     assert v4.grammar_triggers[0].value == "<｜DSML｜tool_calls>"
 
 
 def test_gpt_oss_response_format_is_an_eager_grammar() -> None:
-    out = generate_for_handler("gpt-oss", GenerationRequest(json_schema={"type": "object"}), "<|channel|>")
+    out = handler_params("gpt-oss", "<|channel|>", json_schema={"type": "object"})
     assert out.grammar and not out.grammar_lazy
     assert "response-format ::=" in out.grammar
 
 
 def test_content_only_requests_have_no_grammar() -> None:
     for name in ("ministral-3", "kimi-k2", "gemma4", "minimax-m3"):
-        out = generate_for_handler(name, GenerationRequest(), "")
+        out = handler_params(name)
         assert out.grammar == "" and not out.grammar_triggers, name
 
 
@@ -136,18 +162,14 @@ def test_specialized_templates_match_the_oracle_apply() -> None:
         inputs = data["inputs"]
         for key, applied in data["apply"].items():
             total += 1
-            req = GenerationRequest(tools=inputs["tools"], tool_choice=inputs["tool_choice"],
-                                    parallel_tool_calls=inputs["parallel_tool_calls"],
-                                    reasoning_format=inputs["reasoning_format"],
-                                    generation_prompt=applied["generation_prompt"],
-                                    enable_thinking=key == "thinking_true")
-            got = generate_for_handler(handler, req, _source(data["template"])).to_json()
-            mismatches += [f"{path.stem}/{key}/{k}" for k in ("parser", "grammar", "grammar_lazy",
-                                                              "grammar_triggers", "preserved_tokens",
-                                                              "additional_stops", "generation_prompt",
-                                                              "supports_thinking", "thinking_start_tag",
-                                                              "thinking_end_tags")
-                           if got[k] != applied[k]]
+            got = apply_keys(handler_params(handler, _source(data["template"]), tools=inputs["tools"],
+                                            tool_choice=inputs["tool_choice"],
+                                            parallel_tool_calls=inputs["parallel_tool_calls"],
+                                            reasoning_format=inputs["reasoning_format"],
+                                            generation_prompt=applied["generation_prompt"],
+                                            enable_thinking=key == "thinking_true"))
+            # generation_prompt and supports_thinking are the apply stage's (test_handlers_oracle)
+            mismatches += [f"{path.stem}/{key}/{k}" for k in got if got[k] != applied[k]]
     print(f"specialized apply: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
           f"first mismatches: {mismatches[:5]}")
     assert total == 52
@@ -166,13 +188,14 @@ def test_specialized_parse_rows_match_the_oracle() -> None:
             total += 1
             if row["template"] not in sources:
                 sources[row["template"]] = _source(row["template"])
-            req = GenerationRequest(tools=fixtures[row["id"]].get("tools"),
-                                    parallel_tool_calls=row["parallel_tool_calls"],
-                                    generation_prompt=row["generation_prompt"],
-                                    enable_thinking=bool(row["enable_thinking"]))
-            got = generate_for_handler(row["handler"], req, sources[row["template"]]).to_json()
+            got = apply_keys(handler_params(row["handler"], sources[row["template"]],
+                                            tools=fixtures[row["id"]].get("tools"),
+                                            parallel_tool_calls=row["parallel_tool_calls"],
+                                            generation_prompt=row["generation_prompt"],
+                                            enable_thinking=bool(row["enable_thinking"])))
+            # supports_thinking is the apply stage's (test_handlers_oracle's conformance rows)
             mismatches += [f"{row['id']}/{k}" for k in ("parser", "grammar", "grammar_lazy", "preserved_tokens",
-                                                        "additional_stops", "supports_thinking") if got[k] != row[k]]
+                                                        "additional_stops") if got[k] != row[k]]
     print(f"specialized parse rows: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
           f"first mismatches: {mismatches[:5]}")
     assert total == 285
@@ -213,13 +236,13 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
                 for parallel in (True, False):
                     if not parallel and len(row["message"]["tool_calls"]) > 1:
                         continue
-                    req = GenerationRequest(tools=row["tools"], tool_choice=choice, parallel_tool_calls=parallel,
-                                            generation_prompt=row["generation_prompt"],
-                                            enable_thinking=row["enable_thinking"])
-                    out = generate_for_route(data["routed"]["handler"], spec, req, source)
+                    out = route_params(data["routed"]["handler"], spec, source, tools=row["tools"],
+                                       tool_choice=choice, parallel_tool_calls=parallel,
+                                       generation_prompt=row["generation_prompt"],
+                                       enable_thinking=row["enable_thinking"])
                     try:
                         got = chat_output.parse_output(peg.load_arena(out.parser), row["raw_output_stripped"],
-                                                       generation_prompt=out.generation_prompt,
+                                                       generation_prompt=row["generation_prompt"],
                                                        format=row["format"]).to_oracle_json()
                     except ExplorerError:
                         got = None
@@ -234,56 +257,6 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
           f"expected; unexpected: {unexpected[:5]}")
     assert total > 1700
     assert not unexpected
-
-
-SEARCH_TOOL = {"type": "function", "function": {"name": "search", "description": "Search.", "parameters": {
-    "type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"},
-                                     "tags": {"type": "array", "items": {"type": "string"}},
-                                     "opt": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
-    "required": ["query", "limit"]}}}
-VARIANTS = (  # tool_choice, parallel, thinking, json schema, with the second tool
-    ("required", False, True, None, True),
-    ("auto", False, False, None, True),
-    ("none", True, True, {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}, False),
-)
-
-
-@requires_oracle
-def test_handlers_agree_with_the_independent_port_on_other_requests() -> None:
-    """explorer.handlers ports the same specialized handlers separately; on requests the
-    oracle never made (one template per handler) both ports must build the same params."""
-    handlers_pkg = pytest.importorskip("explorer.handlers")
-    from explorer.apply import Request
-    from explorer.generator.pipeline import generate_for_template
-
-    weather = json.loads((ORACLE / "analysis" / "Apertus-8B-Instruct.json").read_text("utf-8"))["inputs"]["tools"]
-    seen: set[str] = set()
-    total, mismatches = 0, []
-    for path in sorted((ORACLE / "analysis").glob("*.json")):
-        if path.name == "INDEX.json":
-            continue
-        data = json.loads(path.read_text("utf-8"))
-        handler = data["routed"]["handler"]
-        if handler == "autoparser" or handler in seen:
-            continue
-        seen.add(handler)
-        text = (ORACLE / "templates" / data["template"]).read_text("utf-8")
-        for choice, parallel, thinking, schema, two in VARIANTS:
-            tools = weather + [SEARCH_TOOL] if two else weather
-            ours = generate_for_template(text, tools=tools, tool_choice=choice, parallel_tool_calls=parallel,
-                                         enable_thinking=thinking, json_schema=schema).params.to_json()
-            theirs = handlers_pkg.apply_template(text, Request(
-                messages=({"role": "user", "content": "Hello"},), tools=tuple(tools), tool_choice=choice,
-                parallel_tool_calls=parallel, enable_thinking=thinking, json_schema=schema)).to_oracle_json()
-            total += 1
-            mismatches += [f"{path.stem}/{choice}/{k}" for k in ("parser", "grammar", "grammar_lazy",
-                                                                 "grammar_triggers", "preserved_tokens",
-                                                                 "additional_stops", "generation_prompt")
-                           if ours[k] != theirs[k]]
-    print(f"other requests, both ports: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; "
-          f"first mismatches: {mismatches[:5]}")
-    assert len(seen) == 17
-    assert not mismatches
 
 
 def _random_schema(rng, depth: int = 0) -> dict:
@@ -323,11 +296,11 @@ def test_random_tools_build_grammars_llguidance_can_read() -> None:
         tools = [{"type": "function", "function": {"name": rng.choice(["f", "get.x", "tool-é", "a b"]) + str(i),
                                                    "parameters": _random_schema(rng)}}
                  for i in range(rng.randint(1, 3))]
-        req = GenerationRequest(tools=tools, tool_choice=rng.choice(["auto", "required"]),
-                                parallel_tool_calls=rng.random() < 0.5, generation_prompt="<|im_start|>assistant\n")
+        req = dict(tools=tools, tool_choice=rng.choice(["auto", "required"]),
+                   parallel_tool_calls=rng.random() < 0.5, generation_prompt="<|im_start|>assistant\n")
         for route, spec in [("autoparser", specs[0]), ("autoparser", specs[1])] + [(h, None) for h in sorted(HANDLERS)]:
             try:
-                out = generate_for_route(route, spec, req, "<think> function_calls")
+                out = route_params(route, spec, "<think> function_calls", **req)
             except ExplorerError:
                 continue
             if out.grammar:
