@@ -145,9 +145,18 @@ class _Rewriter:
             node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
         elif isinstance(node, nodes.Concat):
             return _env_call("jx_concat", list(node.nodes), node.lineno)
+        elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) > 1:
+            # llama.cpp's parser folds comparisons left to right: `1 < x < 3` is `(1 < x) < 3`
+            expr = node.expr
+            for op in node.ops:
+                expr = self.rewrite(nodes.Compare(expr, [op], lineno=node.lineno))
+            return expr
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _ORDERING:
             op = node.ops[0]
             return _env_call("jx_order", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
+        elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _MEMBERSHIP:
+            op = node.ops[0]
+            return _env_call("jx_in", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
         elif isinstance(node, nodes.Name) and node.ctx == "load":
             expr = self.scoped(node)
             return _env_call("jx_mark", [expr], node.lineno) if self.mark_names else expr
@@ -169,6 +178,7 @@ def _free_names(macro: nodes.Macro, macro_names: set[str]) -> tuple[set[str], se
 
 
 _ORDERING = {"lt": "<", "lteq": "<=", "gt": ">", "gteq": ">="}
+_MEMBERSHIP = {"in": "in", "notin": "not in"}
 
 
 def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
@@ -394,7 +404,7 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     intercepted_binops = frozenset({"+", "*", "%"})
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        if type(__obj) is functools.partial:  # our own bound built-ins (lb.bound_method): safe
+        if type(__obj) is lb.BoundBuiltin:  # our own bound built-ins (lb.bound_method): safe
             current().check_time()
             kwargs.pop("_loop_vars", None)  # jinja2's Context.call strips these two
             kwargs.pop("_block_vars", None)
@@ -443,6 +453,24 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         if op == "lteq":
             return left <= right
         return left > right if op == "gt" else left >= right
+
+    def jx_in(self, left: Any, op: str, right: Any) -> bool:
+        """``in`` / ``not in`` with llama.cpp's operand checks (binary_expression) before the test."""
+        name = _MEMBERSHIP[op]
+        if isinstance(right, Undefined):
+            return op == "notin"  # anything in undefined is false
+        if isinstance(left, Undefined):
+            raise ll.LlamaError(f"Cannot perform operation {name} on undefined values")
+        if right is None:
+            raise ll.LlamaError("Cannot perform operation on null values")
+        both_arrays = isinstance(left, (list, tuple)) and isinstance(right, (list, tuple))
+        # llama.cpp quirk: an array on both sides is only handled for "+", so `[..] in [..]` raises
+        if left is not None and both_arrays or left is not None and not (
+            isinstance(right, (list, tuple, dict, Namespace)) or (isinstance(left, str) and isinstance(right, str))
+        ):
+            raise ll.LlamaError(f'Unknown operator "{name}" between {ll.type_name(left)} and {ll.type_name(right)}')
+        member = lb.test_in(left, right)
+        return member if op == "in" else not member
 
     def jx_concat(self, *values: Any) -> Any:
         acc = values[0]

@@ -536,7 +536,18 @@ def make_filter(name: str) -> Callable[..., Any]:
 def bound_method(value: Any, name: str) -> Callable[..., Any] | None:
     """``value.name`` when ``name`` is a built-in of the value's type (member_expression)."""
     fn = builtin(value, name)
-    return None if fn is None else partial(fn, value)
+    return None if fn is None else BoundBuiltin(fn, value)
+
+
+class BoundBuiltin(partial):
+    """A built-in method bound to its value: a llama.cpp Function, which has no truth value.
+
+    ``{% if schema['items'] %}`` on an object without that key finds the object's ``items``
+    method; llama.cpp's ``as_bool`` on a Function raises, so ``if``/``and``/``or``/``not`` do.
+    """
+
+    def __bool__(self) -> bool:
+        raise LlamaError("Function is not a bool value")
 
 
 # --- tests (global_builtins "test_is_*") -------------------------------------------------
@@ -560,6 +571,9 @@ def _test_in(needle: Any, haystack: Any) -> bool:
     if isinstance(haystack, (dict, Namespace)):
         return _hashable(needle) and needle in dict(items_of(haystack))
     raise LlamaError(f"'in' test expects iterable as first argument, got {type_name(haystack)}")
+
+
+test_in = _test_in
 
 
 def _sameas(a: Any, b: Any) -> bool:

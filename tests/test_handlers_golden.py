@@ -65,12 +65,9 @@ TEMPLATES = (
 
 # Templates whose rendering differs from llama.cpp's for these requests (explorer.render's
 # area), with the cause; their rows where llama.cpp threw and we did not are reported, not failed.
-# (A "type" given as a list is avoided above: llama.cpp's Jinja raises 'Unknown operator "in"
-# between Array and Array' on GigaChat 3's `ty in [...]` for it, and explorer.render does not.)
-KNOWN_RENDER_GAPS: dict[str, str] = {
-    "ByteDance-Seed-OSS": "llama.cpp's Jinja raises 'Cannot perform operation in on undefined values' for "
-                          "`t in (...)` when a parameter has no \"type\" (the anyOf one); ours evaluates it",
-}
+# Empty now: Seed-OSS's `t in (...)` with an undefined `t` (the anyOf parameter) raises
+# 'Cannot perform operation in on undefined values' in explorer.render as in llama.cpp.
+KNOWN_RENDER_GAPS: dict[str, str] = {}
 
 
 def cases(template: str) -> Iterator[dict[str, Any]]:
