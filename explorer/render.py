@@ -173,15 +173,20 @@ def build_context(
 
 
 def apply_reasoning_switches(ctx: dict[str, Any]) -> None:
-    """llama.cpp's caps_apply_preserve_reasoning / caps_apply_reasoning_effort aliases."""
+    """llama.cpp's caps_apply_preserve_reasoning / caps_apply_reasoning_effort aliases.
+
+    llama.cpp sets the aliases on the context first and then loads the request's inputs over
+    them (chat.cpp: caps_apply_* before global_from_json), so a name the inputs already give,
+    e.g. an explicit ``drop_thinking`` in chat_template_kwargs, keeps its own value.
+    """
     preserve = ctx.get("preserve_reasoning")
     if isinstance(preserve, bool):
-        ctx["preserve_thinking"] = preserve
+        ctx.setdefault("preserve_thinking", preserve)
         for name in ("clear_thinking", "truncate_history_thinking", "drop_thinking"):
-            ctx[name] = not preserve
+            ctx.setdefault(name, not preserve)
     effort = ctx.get("reasoning_effort")
     if isinstance(effort, str) and effort:
-        ctx["reasoning_strength"] = effort
+        ctx.setdefault("reasoning_strength", effort)
 
 
 def _strftime(clock: Callable[[], datetime]) -> Callable[[str], str]:

@@ -94,12 +94,6 @@ def test_preserve_reasoning_aliases():
     assert c.prompt == "False"
 
 
-@pytest.mark.xfail(
-    reason="explorer.render applies the reasoning aliases after the inputs; llama.cpp "
-    "sets them on the context first and global_from_json(inp) then overwrites them, "
-    "so an explicit chat_template_kwargs key wins (render.apply_reasoning_switches)",
-    strict=False,
-)
 def test_explicit_kwargs_win_over_reasoning_aliases():
     tmpl = "{{ preserve_thinking }} {{ clear_thinking }} {{ truncate_history_thinking }} {{ drop_thinking }}"
     r = req(chat_template_kwargs={"preserve_reasoning": False, "drop_thinking": "kept"})

@@ -60,6 +60,17 @@ def test_extra_context_overrides_and_reasoning_aliases() -> None:
     assert out == "False False True high"
 
 
+def test_explicit_context_names_win_over_reasoning_aliases() -> None:
+    # chat.cpp sets the aliases first, then global_from_json(inp) writes the inputs over them
+    out = r(
+        "{{ preserve_thinking }} {{ clear_thinking }} {{ drop_thinking }} {{ reasoning_strength }}",
+        extra_context={"preserve_reasoning": False, "drop_thinking": "kept", "reasoning_effort": "low",
+                       "reasoning_strength": "mine"},
+    )
+    assert out == "False True kept mine"
+    assert r("{{ drop_thinking }}", "transformers", extra_context={"preserve_reasoning": False}) == ""
+
+
 def test_bos_and_eos_tokens() -> None:
     assert r("{{ bos_token }}|{{ eos_token }}", bos_token="<s>", eos_token="</s>") == "<s>|</s>"
 
