@@ -23,6 +23,7 @@ from explorer.errors import PegError
 from explorer.generator.stl_order import unordered_map_order
 from explorer.grammar.json_schema import rule_name
 from explorer.grammar.schema import SchemaNode, schema_from_json
+from explorer.peg.builder import parse_char_classes as parse_peg_char_classes
 
 INVALID_PARSER_ID = 2**64 - 1
 
@@ -48,45 +49,11 @@ class Arena:
         return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
 
 
-def _parse_hex(text: str, pos: int, count: int) -> int | None:
-    digits = text[pos:pos + count]
-    if len(digits) < count or not all(c in "0123456789abcdefABCDEF" for c in digits):
-        return None
-    return int(digits, 16)
-
-
-def _class_char(content: str, pos: int) -> tuple[int, int]:
-    if content[pos] == "\\" and pos + 1 < len(content):
-        esc = content[pos + 1]
-        width = {"x": 2, "u": 4, "U": 8}.get(esc)
-        if width is not None:
-            value = _parse_hex(content, pos + 2, width)
-            return (value, 2 + width) if value is not None else (ord(esc), 2)
-        simple = {"n": "\n", "t": "\t", "r": "\r"}
-        return ord(simple.get(esc, esc)), 2
-    return ord(content[pos]), 1
-
-
 def parse_char_classes(classes: str) -> tuple[list[dict[str, int]], bool]:
-    """``[a-z0-9]`` -> code point ranges and negation, as llama.cpp parses a chars class."""
-    content = classes[1:] if classes.startswith("[") else classes
-    if content.endswith("]"):
-        content = content[:-1]
-    negated = content.startswith("^")
-    if negated:
-        content = content[1:]
-    ranges: list[dict[str, int]] = []
-    i = 0
-    while i < len(content):
-        start, n = _class_char(content, i)
-        i += n
-        if i + 1 < len(content) and content[i] == "-":
-            end, m = _class_char(content, i + 1)
-            ranges.append({"start": start, "end": end})
-            i += 1 + m
-        else:
-            ranges.append({"start": start, "end": start})
-    return ranges, negated
+    """``[a-z0-9]`` -> code point ranges (as serialized) and negation; the class syntax is
+    the PEG engine's (``explorer.peg.builder``), one parser for both sides."""
+    ranges, negated = parse_peg_char_classes(classes)
+    return [{"start": start, "end": end} for start, end in ranges], negated
 
 
 class PegBuilder:

@@ -20,64 +20,16 @@ from explorer.generator.json_tools import (
     TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg,
 )
 from explorer.grammar.gbnf import tool_parameters
-from explorer.grammar.schema import (
-    AllOfSchema, AnyOfSchema, AnySchema, ArraySchema, BooleanSchema, ConstSchema, EnumSchema, IntegerSchema,
-    NullSchema, NumberSchema, ObjectSchema, RefSchema, SchemaDocument, SchemaNode, SchemaProperty,
-    StringSchema, TupleSchema, schema_from_json,
-)
+from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, schema_from_json
+from explorer.grammar.schema import value_types  # noqa: F401 - the handlers read it from here
 
 Operand = Union[int, str, Callable[[], int]]
 
 MAX_PERMUTE = 6  # llama.cpp's COMMON_CHAT_MAX_PERMUTE
 
-# JSON value types, as llama.cpp's common_chat_schema::value_type
+# JSON value types, as llama.cpp's common_chat_schema::value_type (``value_types`` gives them)
 T_NULL, T_BOOLEAN, T_NUMBER, T_INTEGER, T_STRING, T_ARRAY, T_OBJECT = (
     "null", "boolean", "number", "integer", "string", "array", "object")
-ALL_TYPES = frozenset((T_NULL, T_BOOLEAN, T_NUMBER, T_INTEGER, T_STRING, T_ARRAY, T_OBJECT))
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return T_NULL
-    if isinstance(value, bool):
-        return T_BOOLEAN
-    if isinstance(value, int):
-        return T_INTEGER
-    if isinstance(value, float):
-        return T_NUMBER
-    if isinstance(value, str):
-        return T_STRING
-    return T_ARRAY if isinstance(value, list) else T_OBJECT
-
-
-def value_types(node: SchemaNode, _visited: frozenset[int] = frozenset()) -> frozenset[str]:
-    """llama.cpp's ``common_chat_schema::value_types``: the JSON types a value may have."""
-    simple = {AnySchema: ALL_TYPES, NullSchema: {T_NULL}, BooleanSchema: {T_BOOLEAN},
-              NumberSchema: {T_NUMBER, T_INTEGER}, IntegerSchema: {T_INTEGER}, StringSchema: {T_STRING},
-              ArraySchema: {T_ARRAY}, TupleSchema: {T_ARRAY}, ObjectSchema: {T_OBJECT}}
-    for cls, types in simple.items():
-        if isinstance(node, cls):
-            return frozenset(types)
-    if isinstance(node, ConstSchema):
-        return frozenset({_json_type(node.value)})
-    if isinstance(node, EnumSchema):
-        return frozenset(_json_type(v) for v in node.values)
-    if isinstance(node, RefSchema):
-        target = node.target
-        if target is None or id(target) in _visited:
-            return frozenset()  # a cycle contributes no type
-        return value_types(target, _visited | {id(target)})
-    if isinstance(node, AnyOfSchema):
-        out: frozenset[str] = frozenset()
-        for child in node.children:
-            out |= value_types(child, _visited)
-        return out
-    if isinstance(node, AllOfSchema):
-        acc = ALL_TYPES
-        for child in node.children:
-            acc &= value_types(child, _visited)
-        return acc
-    return frozenset()
 
 
 def function_tools(tools: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
