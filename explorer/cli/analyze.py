@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from explorer.analysis import analyze_template, template_caps
-from explorer.errors import AnalysisError, ExplorerError, SourceError
+from explorer.cli import inputs
+from explorer.errors import AnalysisError, ExplorerError
 from explorer.render import compile_template
 
 
@@ -32,16 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def load_template_text(spec: str) -> str:
-    try:
-        from explorer.sources import resolve_spec
-    except ImportError:  # sources stage absent: plain files and stdin only
-        if spec == "-":
-            return sys.stdin.read()
-        path = Path(spec)
-        if not path.is_file():
-            raise SourceError(f"no such template file: {spec}") from None
-        return path.read_text(encoding="utf-8")
-    return resolve_spec(spec).text
+    return inputs.load_template_text(spec)[0]
 
 
 def llama_source(text: str) -> str:

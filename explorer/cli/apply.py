@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from explorer.cli.inputs import load_template_text, messages_and_tools, read_json
 from explorer.errors import SourceError
 
 FIELDS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy", "grammar_triggers",
@@ -54,32 +54,13 @@ def add_request_arguments(p: argparse.ArgumentParser, *, reasoning_format: bool 
     p.add_argument("--kwargs", metavar="JSON", default=None, help="chat_template_kwargs as a JSON object")
 
 
-def _read_json(path: str, what: str) -> Any:
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SourceError(f"cannot read the {what} file {path}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"the {what} file {path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
 def _messages_and_tools(args: argparse.Namespace) -> tuple[list[Any], list[Any] | None]:
     messages: list[Any] = [{"role": "user", "content": "Hello"}]
     tools = None
     if getattr(args, "messages", None):
-        data = _read_json(args.messages, "messages")
-        if isinstance(data, dict) and isinstance(data.get("inputs"), dict):
-            data = data["inputs"]
-        if isinstance(data, dict) and isinstance(data.get("messages"), list):
-            messages, tools = data["messages"], data.get("tools")
-        elif isinstance(data, list):
-            messages = data
-        else:
-            raise SourceError(f"{args.messages}: expected a JSON list of messages or an object with 'messages'")
+        messages, tools = messages_and_tools(read_json(args.messages, "messages"), args.messages)
     if getattr(args, "tools", None):
-        tools = _read_json(args.tools, "tools")
+        tools = read_json(args.tools, "tools")
         if not isinstance(tools, list):
             raise SourceError(f"{args.tools}: expected a JSON list of tools")
     return messages, tools
@@ -109,7 +90,7 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
         parallel_on = detect_caps(compile_template(patch_source(text))).supports_parallel_tool_calls
     else:
         parallel_on = parallel == "true"
-    schema = _read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None
+    schema = read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None
     return Request(
         messages=tuple(messages), tools=tuple(tools) if tools is not None else None,
         tool_choice=getattr(args, "tool_choice", "auto"), parallel_tool_calls=parallel_on,
@@ -119,8 +100,6 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
 
 
 def _load_template_text(spec: str) -> str:
-    from explorer.cli.caps import load_template_text
-
     return load_template_text(spec)[0]
 
 

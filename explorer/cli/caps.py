@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from explorer.caps import detect_caps_trace
-from explorer.errors import SourceError
+from explorer.cli.inputs import load_template_text
 from explorer.render import compile_template
 
 
@@ -24,23 +23,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
     p.add_argument("--trace", action="store_true", help="also print every probe render")
     p.set_defaults(run=run)
-
-
-def load_template_text(spec: str) -> tuple[str, Any]:
-    """Template text (and its source, when explorer.sources can resolve it)."""
-    try:
-        from explorer.sources import resolve_spec
-    except ImportError:  # sources stage not present: plain files and stdin only
-        if spec == "-":
-            import sys
-
-            return sys.stdin.read(), None
-        path = Path(spec)
-        if not path.is_file():
-            raise SourceError(f"no such template file: {spec}") from None
-        return path.read_text(encoding="utf-8"), None
-    source = resolve_spec(spec)
-    return source.text, source
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.cli.inputs import load_template_text, read_json
 from explorer.errors import SourceError
 
 STANDARD_TOOL: dict[str, Any] = {
@@ -67,39 +68,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _read_json(path: str, what: str) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SourceError(f"cannot read the {what} file {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"{what} file {path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
 def load_tools(args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if args.no_tools:
         return None
     if not args.tools:
         return [copy.deepcopy(STANDARD_TOOL)]
-    data = _read_json(args.tools, "tools")
+    data = read_json(args.tools, "tools")
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise SourceError(f"tools file {args.tools} must hold an array of tool objects (or {{'tools': [...]}})")
     return data
-
-
-def _template_text(spec: str) -> str:
-    try:
-        from explorer.sources import resolve_spec
-    except ImportError:
-        if spec == "-":
-            return sys.stdin.read()
-        path = Path(spec)
-        if not path.is_file():
-            raise SourceError(f"no such template file: {spec}") from None
-        return path.read_text(encoding="utf-8")
-    return resolve_spec(spec).text
 
 
 # the oracle's apply keys the command prints, in its order
@@ -113,7 +92,7 @@ def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str
     from explorer.apply import Request
     from explorer.handlers import apply_template
 
-    json_schema = _read_json(args.json_schema, "JSON schema") if args.json_schema else None
+    json_schema = read_json(args.json_schema, "JSON schema") if args.json_schema else None
     tools = load_tools(args)
     params = apply_template(text, Request(
         messages=({"role": "user", "content": "Hello"},), tools=tuple(tools) if tools is not None else None,
@@ -144,7 +123,7 @@ def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    out, handler = generate_for_template(_template_text(args.template), args)
+    out, handler = generate_for_template(load_template_text(args.template)[0], args)
     if handler != "autoparser":
         print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
     checks = _check(out, args.check) if args.check else None

@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from explorer.cli.caps import load_template_text
+from explorer.cli.inputs import load_template_text, messages_and_tools, read_json
 from explorer.errors import SourceError
 from explorer.render import RenderInputs, RenderLimits, chat_extra_context, compile_template, render
 
@@ -44,32 +43,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _read_json(path: str, what: str) -> Any:
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SourceError(f"cannot read the {what} file {path}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SourceError(f"the {what} file {path} is not JSON: {exc.msg} at line {exc.lineno}") from None
-
-
-def _messages_and_tools(data: Any, path: str) -> tuple[list[Any], list[Any] | None]:
-    if isinstance(data, dict) and isinstance(data.get("inputs"), dict):
-        data = data["inputs"]
-    if isinstance(data, dict) and isinstance(data.get("messages"), list):
-        return data["messages"], data.get("tools")
-    if isinstance(data, list):
-        return data, None
-    raise SourceError(f"{path}: expected a JSON list of messages or an object with 'messages'")
-
-
 def run(args: argparse.Namespace) -> int:
     text, source = load_template_text(args.template)
-    messages, tools = _messages_and_tools(_read_json(args.messages, "messages"), args.messages)
+    messages, tools = messages_and_tools(read_json(args.messages, "messages"), args.messages)
     if args.tools:
-        tools = _read_json(args.tools, "tools")
+        tools = read_json(args.tools, "tools")
         if not isinstance(tools, list):
             raise SourceError(f"{args.tools}: expected a JSON list of tools")
     extra: dict[str, Any] = chat_extra_context() if args.dialect == "llama.cpp" else {}
