@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,21 +10,7 @@ from explorer.errors import GrammarError
 from explorer.grammar import json_schema_to_grammar
 from explorer.grammar.check import check_grammar, compile_gbnf, rename_rule
 
-
-def _project_conftest():
-    """tests/conftest.py by path: a nested conftest.py (tests/browser/) can take the
-    module name ``conftest`` when the whole suite is collected."""
-    name = "_explorer_tests_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ORACLE = _project_conftest().ORACLE
-requires_oracle = _project_conftest().requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 # Stop tokens a model emits as one special token; as text no tool-call grammar accepts them.
 END_TOKENS = ("<|END_OF_TURN_TOKEN|>", "<|tool_response>", "<|call|>")

@@ -3,30 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from explorer.cli import main
 
-
-def _project_conftest():
-    """tests/conftest.py by path: a nested conftest.py (tests/browser/) can take the
-    module name ``conftest`` when the whole suite is collected."""
-    name = "_explorer_tests_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ORACLE = _project_conftest().ORACLE
-requires_oracle = _project_conftest().requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 # A Hermes-style ChatML template of our own: reasoning in <think>, JSON calls in <tool_call>.
 HERMES_TEMPLATE = """{%- if tools %}{{- '<|im_start|>system\\n# Tools\\n<tools>' }}

@@ -6,9 +6,7 @@ not one we computed), so a mismatch here is the handler's, not the apply stage's
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +18,7 @@ from explorer.grammar.check import check_grammar
 from explorer.handlers import HANDLERS, HandlerInputs, HandlerParams
 from explorer.handlers.peg import HandlerPeg
 
-
-def _project_conftest():
-    """tests/conftest.py by path: a nested conftest.py (tests/browser/) can take the
-    module name ``conftest`` when the whole suite is collected."""
-    name = "_explorer_tests_conftest"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ORACLE = _project_conftest().ORACLE
-requires_oracle = _project_conftest().requires_oracle
+from oracle_data import ORACLE, requires_oracle
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
