@@ -36,12 +36,12 @@ class GrammarVerdict:
     label: str  # "rendered" or the mangling ("misspelled function name", "broken JSON")
     text: str
     accepted: bool
-    should_accept: bool
+    should_accept: bool | None  # None: no expectation (the reply does not round-trip its calls)
     message: str = ""
 
     @property
-    def as_expected(self) -> bool:
-        return self.accepted == self.should_accept
+    def as_expected(self) -> bool | None:
+        return None if self.should_accept is None else self.accepted == self.should_accept
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "text": self.text, "accepted": self.accepted,
@@ -98,7 +98,7 @@ class RoundTripCase:
 
     @property
     def grammar_rejects_own_output(self) -> bool:
-        return any(v.label == "rendered" and v.should_accept and not v.accepted for v in self.grammar)
+        return any(v.label == "rendered" and v.should_accept is True and not v.accepted for v in self.grammar)
 
     def to_json(self) -> dict[str, Any]:
         """The oracle's field names where it has them."""
@@ -269,7 +269,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     if explain:
         from explorer.roundtrip.explain import explain_case
 
-        cases = [explain_case(c, params) for c in cases]
+        cases = [explain_case(c, params, bool(caps.supports_parallel_tool_calls)) for c in cases]
     if grammar:
         from explorer.roundtrip.verdicts import with_grammar_verdicts
 

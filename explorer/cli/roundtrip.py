@@ -1,0 +1,87 @@
+"""``roundtrip TEMPLATE``: the round-trip self-test of a chat template.
+
+Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``) and the
+thinking setting. Output: a table, one row per assistant message (did it survive render
+-> cut -> parse, what differs, the grammar's verdicts), each followed by why; with
+``--json`` the whole ``RoundTripReport``. A lossy template is a finding, not an error:
+exit code 0; 1 when the template or the next-turn request fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from explorer.cli.inputs import load_template_text
+
+
+def _bool(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "roundtrip", help="render assistant messages, cut the reply out, parse it back",
+        description="Round-trip self-test: render assistant messages with the template, cut the reply out "
+                    "as llama.cpp's oracle harness does, parse it with the parser llama.cpp builds for the "
+                    "next turn, compare, and check the reply against the request's grammar.")
+    p.add_argument("template", metavar="TEMPLATE",
+                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    p.add_argument("--thinking", type=_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    p.add_argument("--no-grammar", action="store_true", help="skip the grammar verdicts")
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    p.set_defaults(run=run)
+
+
+def _grammar_cell(case: Any, has_grammar: bool) -> str:
+    if not has_grammar:
+        return "no grammar"
+    if not case.grammar:
+        return "-"
+    parts = []
+    for v in case.grammar:
+        word = "accepts" if v.accepted else "rejects"
+        mark = "" if v.as_expected in (True, None) else " (WRONG)"
+        parts.append(f"{word} {'reply' if v.label == 'rendered' else v.label}{mark}")
+    return "; ".join(parts)
+
+
+def format_table(report: Any) -> str:
+    rows = [("message", "equal", "trimmed", "what differs", "grammar")]
+    for c in report.cases:
+        if c.render_exception is not None:
+            rows.append((c.message_id, "-", "-", "render threw", "-"))
+            continue
+        rows.append((c.message_id, "yes" if c.equal else "no", "yes" if c.equal_trimmed else "no",
+                     ", ".join(c.diff or ()) or "-", _grammar_cell(c, report.has_grammar)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"handler {report.handler}, format {report.format}, thinking {str(report.enable_thinking).lower()}, "
+             f"generation prompt {report.generation_prompt!r}, grammar "
+             + ("none" if not report.has_grammar else "lazy" if report.grammar_lazy else "eager"),
+             f"{report.equal_count}/{len(report.cases)} messages round-trip exactly", ""]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(widths[i]) if i < 4 else cell for i, cell in enumerate(row)).rstrip())
+    lines.append("")
+    for c in report.cases:
+        lines.append(f"{c.message_id}: " + "; ".join(c.explanation))
+        if c.grammar_rejects_own_output:
+            lines.append(f"  !!! GRAMMAR REJECTS ITS OWN PARSER'S OUTPUT for {c.message_id}: "
+                         + "; ".join(v.message for v in c.grammar if v.label == "rendered"))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from explorer.roundtrip import roundtrip_report
+
+    text, _source = load_template_text(args.template)
+    report = roundtrip_report(text, enable_thinking=args.thinking, grammar=not args.no_grammar)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(format_table(report))
+    return 0
