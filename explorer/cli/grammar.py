@@ -24,19 +24,6 @@ from typing import Any
 from explorer.cli.inputs import load_template_text, read_json
 from explorer.errors import SourceError
 
-STANDARD_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the current weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
-            "required": ["city"],
-        },
-    },
-}
-
 
 def _bool(text: str) -> bool:
     if text.lower() in ("true", "1", "yes"):
@@ -72,7 +59,9 @@ def load_tools(args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if args.no_tools:
         return None
     if not args.tools:
-        return [copy.deepcopy(STANDARD_TOOL)]
+        from explorer.apply import GET_WEATHER_TOOL  # the oracle's tool
+
+        return [copy.deepcopy(GET_WEATHER_TOOL)]
     data = read_json(args.tools, "tools")
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
