@@ -401,7 +401,7 @@ def _unknown_test(name: str) -> Callable[..., Any]:
 class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     """llama.cpp's engine semantics on top of the jinja2 sandbox."""
 
-    intercepted_binops = frozenset({"+", "*", "%"})
+    intercepted_binops = frozenset({"+", "-", "*", "%"})
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         if type(__obj) is lb.BoundBuiltin:  # our own bound built-ins (lb.bound_method): safe
@@ -489,7 +489,7 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             raise ll.LlamaError("Cannot perform operation on null values")
         if op == "+":
             if _is_num(a) and _is_num(b):
-                return a + b
+                return _arith("+", a, b)
             if isinstance(a, list) and isinstance(b, list):
                 current().check_size(len(a) + len(b), "array concatenation")
                 return a + b
@@ -503,9 +503,17 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         self.check_binop(operator, left, right)
         if operator == "+":
             return self._concat2("+", left, right)
+        if operator == "-":
+            if _is_num(left) and _is_num(right):
+                return _arith("-", left, right)
+            if isinstance(left, Undefined) or isinstance(right, Undefined):
+                raise ll.LlamaError("Cannot perform operation - on undefined values")
+            if left is None or right is None:
+                raise ll.LlamaError("Cannot perform operation on null values")
+            raise ll.LlamaError(f'Unknown operator "-" between {ll.type_name(left)} and {ll.type_name(right)}')
         if operator == "*":
             if _is_num(left) and _is_num(right):
-                return left * right
+                return _arith("*", left, right)
             if isinstance(left, str) and _is_int(right):
                 return left * right
             if _is_int(left) and isinstance(right, str):
@@ -542,7 +550,9 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         if isinstance(argument, str) and argument[:2] == "__":
             raise SecurityError(f"access to item {argument!r} of {type(obj).__name__!r} is unsafe")
         if isinstance(argument, slice):
-            if isinstance(obj, (list, tuple, str)):
+            if isinstance(obj, str):  # llama.cpp slices the UTF-8 bytes
+                return obj.encode("utf-8", "surrogatepass")[argument].decode("utf-8", "replace")
+            if isinstance(obj, (list, tuple)):
                 return obj[argument]
             raise ll.LlamaError(f"Unknown (built-in) filter 'slice' for type {ll.type_name(obj)}")
         if not _is_llama_value(obj):
@@ -645,6 +655,30 @@ def _bind_like_llama(
     if not macro.catch_kwargs:
         kwargs = {k: v for k, v in kwargs.items() if k in names or k == "caller"}
     return args, kwargs
+
+
+_INT64_MIN = -(2**63)
+
+
+def _as_double(v: int | float) -> float:
+    try:
+        return float(v)
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+def _arith(op: str, a: int | float, b: int | float) -> int | float:
+    """``+``, ``-``, ``*`` on numbers as llama.cpp computes them: in double precision.
+
+    llama.cpp quirk: two integers are also added/multiplied as doubles and cast back to
+    int64, so results beyond 2**53 lose precision; a result outside int64 is what x86's
+    conversion gives (the "integer indefinite" INT64_MIN).
+    """
+    if isinstance(a, float) or isinstance(b, float):
+        return a + b if op == "+" else a - b if op == "-" else a * b
+    x, y = _as_double(a), _as_double(b)
+    r = x + y if op == "+" else x - y if op == "-" else x * y
+    return int(r) if -(2.0**63) <= r < 2.0**63 else _INT64_MIN
 
 
 def _is_num(v: Any) -> bool:

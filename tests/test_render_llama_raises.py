@@ -136,3 +136,29 @@ def test_gpt_oss_array_parameter_without_items_raises_like_llama_cpp() -> None:
         _corpus("openai-gpt-oss-120b", tools)
     assert _corpus("openai-gpt-oss-120b", tools, "transformers")
     assert "string[]" in _corpus("openai-gpt-oss-120b", _tool({"type": "array", "items": {"type": "string"}}))
+
+
+# --- numbers through double, string slices by bytes (runtime.cpp float operations; value.cpp slice) ---
+
+
+def test_integer_arithmetic_goes_through_double() -> None:
+    # 2**53 + 1 is not a double: llama.cpp computes in double and casts back to int64
+    assert r("{{ 9007199254740992 + 1 }}|{{ 9007199254740993 - 0 }}|{{ 9007199254740993 * 1 }}") == (
+        "9007199254740992|9007199254740992|9007199254740992")
+    assert r("{{ 9007199254740992 + 1 }}", "transformers") == "9007199254740993"
+    # small integers are unchanged and stay integers
+    assert r("{{ 2 + 3 }}|{{ 2 - 7 }}|{{ 6 * 7 }}|{{ (2 + 3) is integer }}") == "5|-5|42|True"
+
+
+def test_minus_needs_two_numbers() -> None:
+    assert 'Unknown operator "-" between String and Integer' in raises("{{ 'a' - 1 }}")
+    assert 'Unknown operator "-" between Boolean and Integer' in raises("{{ true - 1 }}")
+    assert "Cannot perform operation - on undefined values" in raises("{{ x - 1 }}")
+    assert "Cannot perform operation on null values" in raises("{{ none - 1 }}")
+    assert r("{{ true - 1 }}", "transformers") == "0"
+
+
+def test_string_slices_count_utf8_bytes() -> None:
+    # 'é' is two bytes: [1:3] is exactly it, [0:2] cuts it in half
+    assert r("{{ 'héllo'[1:3] }}|{{ 'héllo'[3:] }}|{{ 'hello'[1:3] }}|{{ 'abc'[::-1] }}") == "é|llo|el|cba"
+    assert r("{{ 'héllo'[1:3] }}", "transformers") == "él"
