@@ -214,16 +214,7 @@ def build_tools_tag_tagged(ctx: _Context) -> int:
         for param in root.properties if isinstance(root, ObjectSchema) else ():
             named = p.rule(f"tool-{name}-arg-{param.name}", _tagged_arg(ctx, name, until_suffix, param))
             (required if param.required else optional).append(named)
-        args_seq = p.eps()
-        for i, req in enumerate(required):
-            if i > 0:
-                args_seq = p.cat(args_seq, p.space)
-            args_seq = p.sequence([args_seq, req])
-        if optional:
-            any_opt = p.choice()
-            for opt in optional:
-                any_opt = p.choice([any_opt, opt])
-            args_seq = p.cat(args_seq, lambda: p.repeat(p.cat(p.space, any_opt), 0, -1))
+        args_seq = p.required_then_optional(required, optional)
         if a.start:
             args_seq = p.cat(lambda: p.literal(a.start), args_seq)
         if a.end:

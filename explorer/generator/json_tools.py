@@ -59,6 +59,21 @@ class ChatPeg(PegBuilder):
             parser = self.sequence([parser, opt])
         return parser
 
+    def required_then_optional(self, required: Sequence[int], optional: Sequence[int]) -> int:
+        """Tool arguments as llama.cpp lays them out: the required ones in schema order,
+        space-separated, then any of the optional ones, any number of times."""
+        args = self.eps()
+        for n, pid in enumerate(required):
+            if n > 0:
+                args = self.cat(args, self.space)
+            args = self.sequence([args, pid])
+        if optional:
+            any_optional = self.choice()
+            for pid in optional:
+                any_optional = self.choice([any_optional, pid])
+            args = self.cat(args, lambda: self.repeat(self.cat(self.space, any_optional), 0, -1))
+        return args
+
 
 def _key_spec(key: str) -> tuple[str, str]:
     dot = key.find(".")

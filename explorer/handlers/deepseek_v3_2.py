@@ -54,16 +54,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
     _doc, props = tool_properties(fn)
     for param in props:
         (required if param.required else optional).append(_arg(p, name, param))
-    args = p.eps()
-    for n, parser in enumerate(required):
-        if n > 0:
-            args = p.cat(args, p.space)
-        args = p.sequence([args, parser])
-    if optional:
-        any_opt = p.choice()
-        for parser in optional:
-            any_opt = p.choice([any_opt, parser])
-        args = p.cat(args, lambda: p.repeat(p.cat(p.space, any_opt), 0, -1))
+    args = p.required_then_optional(required, optional)
     return p.tool(p.cat(
         lambda: p.tool_open(p.cat(lambda: p.literal(INVOKE_START + ' name="'), lambda: p.tool_name(p.literal(name)),
                                   lambda: p.literal('">\n'))),

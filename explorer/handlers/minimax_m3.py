@@ -58,17 +58,7 @@ class _Values:
         for prop in obj.properties:
             element = self.element(prop.name, prop.schema, f"{prefix}-{prop.name}")
             (required if prop.required else optional).append(element)
-        members = p.eps()
-        for n, element in enumerate(required):
-            if n > 0:
-                members = p.cat(members, p.space)
-            members = p.sequence([members, element])
-        if optional:
-            any_optional = p.choice()
-            for element in optional:
-                any_optional = p.choice([any_optional, element])
-            members = p.cat(members, lambda: p.repeat(p.cat(p.space, any_optional), 0, -1))
-        return members
+        return p.required_then_optional(required, optional)
 
 
 def _invoke(p: HandlerPeg, fn: dict) -> int:
