@@ -657,9 +657,6 @@ def _bind_like_llama(
     return args, kwargs
 
 
-_INT64_MIN = -(2**63)
-
-
 def _as_double(v: int | float) -> float:
     try:
         return float(v)
@@ -671,14 +668,18 @@ def _arith(op: str, a: int | float, b: int | float) -> int | float:
     """``+``, ``-``, ``*`` on numbers as llama.cpp computes them: in double precision.
 
     llama.cpp quirk: two integers are also added/multiplied as doubles and cast back to
-    int64, so results beyond 2**53 lose precision; a result outside int64 is what x86's
-    conversion gives (the "integer indefinite" INT64_MIN).
+    int64, so results beyond 2**53 lose precision. A result outside int64 has no defined
+    value there (C++ leaves the cast undefined), so it stops the render as a limit.
     """
     if isinstance(a, float) or isinstance(b, float):
         return a + b if op == "+" else a - b if op == "-" else a * b
     x, y = _as_double(a), _as_double(b)
     r = x + y if op == "+" else x - y if op == "-" else x * y
-    return int(r) if -(2.0**63) <= r < 2.0**63 else _INT64_MIN
+    if not -(2.0**63) <= r < 2.0**63:
+        shown = [v if abs(v) < 10**12 else f"<{abs(v).bit_length()}-bit integer>" for v in (a, b)]
+        raise RenderLimitError(f"{shown[0]} {op} {shown[1]} is too large to compute: the result is outside "
+                               "int64, where llama.cpp's conversion from double is undefined")
+    return int(r)
 
 
 def _is_num(v: Any) -> bool:

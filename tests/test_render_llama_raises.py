@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.errors import TemplateRuntimeError
+from explorer.errors import RenderLimitError, TemplateRuntimeError
 from explorer.render import RenderInputs, compile_template, render
 from oracle_data import load_oracle_template, requires_oracle
 
@@ -146,6 +146,10 @@ def test_integer_arithmetic_goes_through_double() -> None:
     assert r("{{ 9007199254740992 + 1 }}|{{ 9007199254740993 - 0 }}|{{ 9007199254740993 * 1 }}") == (
         "9007199254740992|9007199254740992|9007199254740992")
     assert r("{{ 9007199254740992 + 1 }}", "transformers") == "9007199254740993"
+    # outside int64 the C++ cast from double is undefined: reported, not guessed
+    with pytest.raises(RenderLimitError, match="outside int64"):
+        r("{{ 4294967296 * 4294967296 }}")
+    assert r("{{ 4294967296 * 4294967296 }}", "transformers") == str(2**64)
     # small integers are unchanged and stay integers
     assert r("{{ 2 + 3 }}|{{ 2 - 7 }}|{{ 6 * 7 }}|{{ (2 + 3) is integer }}") == "5|-5|42|True"
 
