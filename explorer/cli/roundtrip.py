@@ -47,6 +47,8 @@ def _grammar_cell(case: Any, has_grammar: bool) -> str:
     for v in case.grammar:
         word = "accepts" if v.accepted else "rejects"
         mark = "" if v.as_expected in (True, None) else " (WRONG)"
+        if v.char_level_accepts is not None and v.char_level_accepts != v.accepted:
+            mark = " (llguidance only: a character-level reading of the GBNF accepts it)"
         parts.append(f"{word} {'reply' if v.label == 'rendered' else v.label}{mark}")
     return "; ".join(parts)
 
@@ -69,6 +71,9 @@ def format_table(report: Any) -> str:
     lines.append("")
     for c in report.cases:
         lines.append(f"{c.message_id}: " + "; ".join(c.explanation))
+        if c.grammar_checker_disagrees:
+            lines.append(f"  note: llguidance refuses the reply for {c.message_id} but a character-level reading of "
+                         "the same GBNF (llama.cpp's engine has no lexer) accepts it")
         if c.grammar_rejects_own_output:
             lines.append(f"  !!! GRAMMAR REJECTS ITS OWN PARSER'S OUTPUT for {c.message_id}: "
                          + "; ".join(v.message for v in c.grammar if v.label == "rendered"))

@@ -38,6 +38,9 @@ class GrammarVerdict:
     accepted: bool
     should_accept: bool | None  # None: no expectation (the reply does not round-trip its calls)
     message: str = ""
+    # when llguidance disagrees with the expectation: does a plain character-level reading
+    # of the same GBNF (llama.cpp's engine has no lexer) accept the text? None: not checked
+    char_level_accepts: bool | None = None
 
     @property
     def as_expected(self) -> bool | None:
@@ -45,7 +48,8 @@ class GrammarVerdict:
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "text": self.text, "accepted": self.accepted,
-                "should_accept": self.should_accept, "as_expected": self.as_expected, "message": self.message}
+                "should_accept": self.should_accept, "as_expected": self.as_expected, "message": self.message,
+                "char_level_accepts": self.char_level_accepts}
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,14 @@ class RoundTripCase:
 
     @property
     def grammar_rejects_own_output(self) -> bool:
-        return any(v.label == "rendered" and v.should_accept is True and not v.accepted for v in self.grammar)
+        """The grammar refuses a reply that round-trips, and the character-level reading agrees."""
+        return any(v.label == "rendered" and v.should_accept is True and not v.accepted
+                   and v.char_level_accepts is not True for v in self.grammar)
+
+    @property
+    def grammar_checker_disagrees(self) -> bool:
+        """llguidance and the character-level reading of the same GBNF disagree on a reply."""
+        return any(v.char_level_accepts is not None and v.char_level_accepts != v.accepted for v in self.grammar)
 
     def to_json(self) -> dict[str, Any]:
         """The oracle's field names where it has them."""
@@ -122,6 +133,7 @@ class RoundTripCase:
             "explanation": list(self.explanation),
             "grammar": [v.to_json() for v in self.grammar],
             "grammar_rejects_own_output": self.grammar_rejects_own_output,
+            "grammar_checker_disagrees": self.grammar_checker_disagrees,
         }
 
 

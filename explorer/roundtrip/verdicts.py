@@ -75,6 +75,24 @@ def _without_stop_token(case: RoundTripCase, text: str, consumed: int) -> str | 
     return text[: match.start()]
 
 
+def _char_level(params: Any, text: str, thinking: Any) -> bool | None:
+    """The character-level recognizer's verdict on what the grammar is fed (None if it cannot run)."""
+    from explorer.grammar.triggers import lazy_feed
+    from explorer.roundtrip.gbnf_earley import recognize
+
+    if params.grammar_lazy:
+        feed = lazy_feed(text, _triggers(params) or [], generation_prompt=params.generation_prompt, thinking=thinking)
+        if feed.start is None:
+            return True
+        fed = feed.text
+    else:
+        fed = params.generation_prompt + text
+    try:
+        return recognize(params.grammar, fed).accepted
+    except (GrammarError, IndexError, RecursionError):
+        return None
+
+
 def _triggers(params: Any) -> list[dict[str, Any]] | None:
     return [t.to_json() for t in params.grammar_triggers] if params.grammar_lazy else None
 
@@ -102,6 +120,8 @@ def with_grammar_verdicts(cases: list[RoundTripCase], params: Any) -> list[Round
         return [replace(c, grammar=(bad,)) if c.raw_output_stripped is not None else c for c in cases]
     per_case: dict[int, list[GrammarVerdict]] = {}
     for (i, label, text, expected), v in zip(jobs, verdicts):
+        if label != "rendered" and v.constrained_from is None:
+            expected = None  # the mangling dodged every trigger: the lazy grammar never applies
         verdict = GrammarVerdict(label, text, v.accepted, expected, v.message)
         shorter = None if v.accepted or label != "rendered" else _without_stop_token(cases[i], text, v.consumed_bytes)
         if shorter is not None:
@@ -112,5 +132,7 @@ def with_grammar_verdicts(cases: list[RoundTripCase], params: Any) -> list[Round
                 verdict = GrammarVerdict(label, shorter, True, expected,
                                          f"accepted once the trailing stop token {token!r} is removed "
                                          "(llama.cpp stops on it; the grammar need not take it)")
+        if verdict.should_accept is not None and verdict.accepted != verdict.should_accept:
+            verdict = replace(verdict, char_level_accepts=_char_level(params, verdict.text, thinking))
         per_case.setdefault(i, []).append(verdict)
     return [replace(c, grammar=tuple(per_case.get(i, ()))) for i, c in enumerate(cases)]
