@@ -6,11 +6,10 @@ Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
 
 from __future__ import annotations
 
-from explorer.grammar.schema import may_be_string
 from explorer.handlers.base import (
     Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.handlers.peg import HandlerPeg, function_tools
 
 
 def _string_value(p: HandlerPeg) -> int:
@@ -27,22 +26,7 @@ def _string_value(p: HandlerPeg) -> int:
 
 def _function(p: HandlerPeg, fn: dict, string_value: int) -> int:
     name = fn["name"]
-    _doc, props = tool_properties(fn)
-    arg_rules = []
-    for prop in props:
-        p.eps()  # value_parser's initial value
-        if may_be_string(prop.schema):
-            value = string_value
-        else:
-            value = p.cat(lambda prop=prop: p.tool_arg_value(
-                p.schema(p.json(), f"tool-{name}-arg-{prop.name}-schema", prop.schema)),
-                lambda: p.tool_arg_close(p.literal("</param>")))
-        arg_rules.append(p.tool_arg(p.cat(lambda prop=prop: p.tool_arg_open(p.cat(
-            lambda: p.literal('<param name="'), lambda: p.tool_arg_name(p.literal(prop.name)),
-            lambda: p.literal('">'))), value)))
-    args = p.eps()
-    if arg_rules:
-        args = p.zero_or_more(p.cat(lambda: p.choice(arg_rules), p.space))
+    args = p.named_params(fn, string_value, '<param name="', "</param>")
     return p.tool(p.shl(
         lambda: p.tool_open(p.cat(lambda: p.literal('<function name="'), lambda: p.tool_name(p.literal(name)),
                                   lambda: p.literal('">'))),

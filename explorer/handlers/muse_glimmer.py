@@ -7,33 +7,17 @@ tool calls to a tool recipient with ATEM markup.
 
 from __future__ import annotations
 
-from explorer.grammar.schema import may_be_string
 from explorer.handlers.base import (
     Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.handlers.peg import HandlerPeg, function_tools
 
 PARAM_END = "</atem:parameter>"
 
 
 def _tool(p: HandlerPeg, fn: dict, string_value: int) -> int:
     name = fn["name"]
-    doc, props = tool_properties(fn)
-    arg_rules = []
-    for prop in props:
-        p.eps()  # value_parser's initial value
-        if may_be_string(prop.schema):
-            value = string_value
-        else:
-            value = p.cat(lambda prop=prop: p.tool_arg_value(
-                p.schema(p.json(), f"tool-{name}-arg-{prop.name}-schema", prop.schema)),
-                lambda: p.tool_arg_close(p.literal(PARAM_END)))
-        arg_rules.append(p.tool_arg(p.cat(lambda prop=prop: p.tool_arg_open(p.cat(
-            lambda: p.literal('<atem:parameter name="'), lambda: p.tool_arg_name(p.literal(prop.name)),
-            lambda: p.literal('">'))), value)))
-    args = p.eps()
-    if arg_rules:
-        args = p.zero_or_more(p.cat(lambda: p.choice(arg_rules), p.space))
+    args = p.named_params(fn, string_value, '<atem:parameter name="', PARAM_END)
     return p.tool(p.shl(
         lambda: p.tool_open(p.cat(
             lambda: p.literal(" to="), lambda: p.until("<|message|>"),

@@ -20,7 +20,7 @@ from explorer.generator.json_tools import (
     TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg,
 )
 from explorer.grammar.gbnf import tool_parameters
-from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, schema_from_json
+from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
 from explorer.grammar.schema import value_types  # noqa: F401 - the handlers read it from here
 
 Operand = Union[int, str, Callable[[], int]]
@@ -137,6 +137,29 @@ class HandlerPeg(ChatPeg):
             return cache[remaining]
 
         return remaining_of((1 << len(parsers)) - 1)
+
+    def named_params(self, function: Mapping[str, Any], string_value: int, param_open: str, param_close: str) -> int:
+        """Any number of ``<param_open>NAME">value<param_close>`` arguments in any order
+        (MiniCPM5 and Muse Glimmer): strings through ``string_value``, which closes the
+        argument itself, and other values as JSON of the parameter's schema."""
+        name = function["name"]
+        _doc, props = tool_properties(function)
+        arg_rules = []
+        for prop in props:
+            self.eps()  # value_parser's initial value
+            if may_be_string(prop.schema):
+                value = string_value
+            else:
+                value = self.cat(lambda prop=prop: self.tool_arg_value(
+                    self.schema(self.json(), f"tool-{name}-arg-{prop.name}-schema", prop.schema)),
+                    lambda: self.tool_arg_close(self.literal(param_close)))
+            arg_rules.append(self.tool_arg(self.cat(lambda prop=prop: self.tool_arg_open(self.cat(
+                lambda: self.literal(param_open), lambda: self.tool_arg_name(self.literal(prop.name)),
+                lambda: self.literal('">'))), value)))
+        args = self.eps()
+        if arg_rules:
+            args = self.zero_or_more(self.cat(lambda: self.choice(arg_rules), self.space))
+        return args
 
     def json_member(self, key: str, pid: int) -> int:
         ws = self.space()
