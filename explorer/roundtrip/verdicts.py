@@ -66,7 +66,7 @@ _TRAILING_TOKEN = re.compile(r"<[^<>\s]{1,40}>\s*$")
 
 
 def _without_stop_token(case: RoundTripCase, text: str, consumed: int) -> str | None:
-    """The reply without a trailing stop token the grammar refused, when strip left one."""
+    """``consumed``: bytes of the text the grammar took, counted from the text's start."""
     if case.strip is None or case.strip.rule != "none":
         return None
     match = _TRAILING_TOKEN.search(text)
@@ -123,7 +123,7 @@ def with_grammar_verdicts(cases: list[RoundTripCase], params: Any) -> list[Round
         if label != "rendered" and v.constrained_from is None:
             expected = None  # the mangling dodged every trigger: the lazy grammar never applies
         verdict = GrammarVerdict(label, text, v.accepted, expected, v.message)
-        shorter = None if v.accepted or label != "rendered" else _without_stop_token(cases[i], text, v.consumed_bytes)
+        shorter = None if v.accepted or label != "rendered" else _without_stop_token(cases[i], text, (v.constrained_from or 0) + v.consumed_bytes)
         if shorter is not None:
             again = check_grammar(params.grammar, [shorter], triggers=_triggers(params),
                                   prefill=params.generation_prompt, thinking=thinking)[0]
