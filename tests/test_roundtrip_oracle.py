@@ -76,3 +76,23 @@ def test_every_line_matches_the_oracle() -> None:
     for m in mismatches:
         print("  ", m)
     assert whole == total
+
+
+def test_default_tools_keep_every_oracle_verdict() -> None:
+    """The default report adds a third tool (nested arguments); messages a-f must still get
+    llama.cpp's verdicts with it."""
+    lines = _lines()
+    reports: dict[tuple[str, bool], dict[str, Any]] = {}
+    mismatches = []
+    for line in lines:
+        key = (line["template"], line["enable_thinking"])
+        if key not in reports:
+            report = roundtrip_report(load_oracle_template(key[0].removesuffix(".jinja")), enable_thinking=key[1],
+                                      messages=ORACLE_MESSAGES, grammar=False, explain=False)
+            reports[key] = {c.message_id: c for c in report.cases}
+        case = reports[key][line["id"].split("/")[1]]
+        ours = (case.equal, case.equal_trimmed, list(case.diff) if case.diff is not None else None)
+        if ours != (line["roundtrip_equal"], line["roundtrip_equal_trimmed"], line["roundtrip_diff"]):
+            mismatches.append(f"{line['id']}: ours {ours}")
+    print(f"\ndefault tools: {len(lines) - len(mismatches)}/{len(lines)} verdicts as llama.cpp's", *mismatches[:10], sep="\n  ")
+    assert not mismatches
