@@ -121,7 +121,12 @@ def _call_notes(case: RoundTripCase, report_parallel: bool, entry: str, result: 
             return ["the template drops tool calls from history turns (a call's name is not in the rendering)"]
         if got and not report_parallel:
             return ["parallel tool calls are off for this template, so the parser takes only the first call"]
-        return [f"{len(calls) - len(got)} rendered tool call(s) were not parsed as calls"]
+        lost = f"{len(calls) - len(got)} rendered tool call(s) were not parsed as calls"
+        if any(name in (result.get("reasoning_content") or "") for name in missing):
+            return [lost + ": they sit inside what the parser read as reasoning"]
+        if any(name in (result.get("content") or "") for name in missing):
+            return [lost + ": they are left in content as text"]
+        return [lost]
     index = int(entry[len("tool_calls["):].split("]")[0])
     want_name, want_args = calls[index]
     call = got[index]
@@ -139,8 +144,10 @@ def _call_notes(case: RoundTripCase, report_parallel: bool, entry: str, result: 
 def explain_case(case: RoundTripCase, params: Any, parallel_tool_calls: bool = True) -> RoundTripCase:
     notes = _render_notes(case)
     if case.render_exception is not None:
-        lines = case.render_exception.get("message", "").strip().splitlines()
-        notes.append("the template refuses to render this message" + (f": {lines[-1]}" if lines else ""))
+        message = case.render_exception.get("message", "")
+        # the template's own words, without llama.cpp's wrapping
+        said = message.split("template raised an exception: ", 1)[-1].strip().splitlines()
+        notes.append("the template refuses to render this message" + (f": {said[0]}" if said else ""))
         return replace(case, explanation=tuple(notes))
     if case.equal:
         kept = [n for n in notes if n.startswith("the template rejected the tool-call ids")]
