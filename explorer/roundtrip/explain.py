@@ -29,6 +29,12 @@ def _text(message: dict[str, Any], key: str) -> str:
     return "".join(p.get("text", "") for p in value if isinstance(p, dict))
 
 
+def _turn(case: RoundTripCase) -> str:
+    """The rendered assistant turn: the reply cut out of the rendering (the rest of the
+    rendering holds the tool list, which names every tool)."""
+    return case.raw_output if case.raw_output is not None else (case.rendering or "")
+
+
 def _opens_thinking(params: Any) -> bool:
     """The generation prompt ends inside an open thinking block."""
     start, gp = params.thinking_start_tag, params.generation_prompt
@@ -71,9 +77,9 @@ def _stop_left(case: RoundTripCase) -> str | None:
 
 def _reasoning_notes(case: RoundTripCase, params: Any, result: dict[str, Any]) -> list[str]:
     want, got = _text(case.message, "reasoning_content"), result.get("reasoning_content", "")
-    rendering = case.rendering or ""
+    rendering = _turn(case)
     if want and want not in rendering:
-        return ["the template drops reasoning_content from history turns (it is not in the rendering)"]
+        return ["the template drops reasoning_content from history turns (it is not in the rendered turn)"]
     if got and _opens_thinking(params) and (not want or want not in got or got != want):
         return [f"the generation prompt opens a thinking block ({_short(params.generation_prompt[-30:])}) the "
                 "rendered turn lacks, so the parser reads the reply as reasoning"]
@@ -90,7 +96,7 @@ def _reasoning_notes(case: RoundTripCase, params: Any, result: dict[str, Any]) -
 def _content_notes(case: RoundTripCase, result: dict[str, Any]) -> list[str]:
     want, got = _text(case.message, "content"), result.get("content", "")
     calls = expected_calls(case.message)
-    rendering, text = case.rendering or "", case.raw_output_stripped or ""
+    rendering, text = _turn(case), case.raw_output_stripped or ""
     if want.strip(WHITESPACE) == got.strip(WHITESPACE):
         return [f"content differs only in surrounding whitespace ({_short(got)} instead of {_short(want)})"]
     if want and want not in rendering:
@@ -112,13 +118,13 @@ def _content_notes(case: RoundTripCase, result: dict[str, Any]) -> list[str]:
 def _call_notes(case: RoundTripCase, report_parallel: bool, entry: str, result: dict[str, Any]) -> list[str]:
     calls = expected_calls(case.message)
     got = result.get("tool_calls") or []
-    rendering = case.rendering or ""
+    rendering = _turn(case)
     if entry.startswith("tool_calls.count"):
         if len(got) > len(calls):
             return [f"the parser found {len(got)} calls where {len(calls)} were rendered"]
         missing = [name for name, _ in calls[len(got):]]
         if any(name not in rendering for name in missing):
-            return ["the template drops tool calls from history turns (a call's name is not in the rendering)"]
+            return ["the template drops tool calls from history turns (a call's name is not in the rendered turn)"]
         if got and not report_parallel:
             return ["parallel tool calls are off for this template, so the parser takes only the first call"]
         lost = f"{len(calls) - len(got)} rendered tool call(s) were not parsed as calls"
