@@ -154,6 +154,9 @@ class _Rewriter:
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _ORDERING:
             op = node.ops[0]
             return _env_call("jx_order", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
+        elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in ("eq", "ne"):
+            op = node.ops[0]
+            return _env_call("jx_eq", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) == 1 and node.ops[0].op in _MEMBERSHIP:
             op = node.ops[0]
             return _env_call("jx_in", [node.expr, nodes.Const(op.op), op.expr], node.lineno)
@@ -453,6 +456,11 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
         if op == "lteq":
             return left <= right
         return left > right if op == "gt" else left >= right
+
+    def jx_eq(self, left: Any, op: str, right: Any) -> bool:
+        """``==`` / ``!=``: llama.cpp's value equivalence, which never raises."""
+        same = lb.equal(left, right)
+        return same if op == "eq" else not same
 
     def jx_in(self, left: Any, op: str, right: Any) -> bool:
         """``in`` / ``not in`` with llama.cpp's operand checks (binary_expression) before the test."""

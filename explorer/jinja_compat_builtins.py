@@ -67,16 +67,42 @@ def _hashable(v: Any) -> bool:
 
 
 def equal(a: Any, b: Any) -> bool:
-    """value_t equivalence (operator==)."""
+    """value_t equivalence (``operator==``: ``==``, ``!=``, ``in`` over an array).
+
+    llama.cpp quirk: arrays and objects are only equal when both are "hashable", i.e. hold
+    no array, object, undefined or function (tuples are fine), so ``[[1]] == [[1]]`` is
+    false; an array never equals a tuple, and objects compare their pairs in order.
+    """
     if isinstance(a, Undefined) or isinstance(b, Undefined):
         return isinstance(a, Undefined) and isinstance(b, Undefined)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
-    if type_name(a) != type_name(b):
-        return False
+    if isinstance(a, str) or isinstance(b, str):  # (tracked strings of caps probes are str subclasses)
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if a is None or b is None:
+        return a is b
     if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
-    return bool(a == b)
+        if type_name(a) != type_name(b) or not (_equatable(a) and _equatable(b)) or len(a) != len(b):
+            return False
+        return all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (dict, Namespace)):
+        if not isinstance(b, (dict, Namespace)):
+            return False
+        pa, pb = items_of(a), items_of(b)
+        if not (_equatable([v for _, v in pa]) and _equatable([v for _, v in pb])) or len(pa) != len(pb):
+            return False
+        return all(equal(ka, kb) and equal(va, vb) for (ka, va), (kb, vb) in zip(pa, pb))
+    return a is b
+
+
+def _equatable(items: Any) -> bool:
+    """value_array/value_object ``is_hashable``: every item immutable and hashable."""
+    for v in items:
+        if isinstance(v, (list, dict, Namespace, Undefined)) or callable(v):
+            return False
+        if isinstance(v, tuple) and not _equatable(v):
+            return False
+    return True
 
 
 def compare(a: Any, b: Any, op: str) -> bool:

@@ -166,3 +166,30 @@ def test_string_slices_count_utf8_bytes() -> None:
     # 'é' is two bytes: [1:3] is exactly it, [0:2] cuts it in half
     assert r("{{ 'héllo'[1:3] }}|{{ 'héllo'[3:] }}|{{ 'hello'[1:3] }}|{{ 'abc'[::-1] }}") == "é|llo|el|cba"
     assert r("{{ 'héllo'[1:3] }}", "transformers") == "él"
+
+
+# --- equality is value_t equivalence (value.h equivalent / is_hashable) -----------------
+
+
+def test_arrays_and_objects_holding_containers_are_never_equal() -> None:
+    assert r("{{ [[1]] == [[1]] }}|{{ [[1]] != [[1]] }}|{{ {'a': [1]} == {'a': [1]} }}") == "False|True|False"
+    assert r("{{ [[1]] == [[1]] }}", "transformers") == "True"
+    # flat ones, and tuples inside, compare by value
+    assert r("{{ [1, 'a', none] == [1, 'a', none] }}|{{ [(1,)] == [(1,)] }}|{{ {'a': 1} == {'a': 1} }}") == (
+        "True|True|True")
+
+
+def test_object_equality_follows_key_order_and_arrays_never_equal_tuples() -> None:
+    assert r("{{ {'a': 1, 'b': 2} == {'b': 2, 'a': 1} }}|{{ [1] == (1,) }}") == "False|False"
+    assert r("{{ {'a': 1, 'b': 2} == {'b': 2, 'a': 1} }}", "transformers") == "True"
+
+
+def test_scalar_equality() -> None:
+    assert r("{{ 1 == 1.0 }}|{{ true == 1 }}|{{ '1' == 1 }}|{{ none == none }}|{{ x == y }}|{{ x == none }}") == (
+        "True|True|False|True|True|False")
+
+
+def test_message_with_tool_calls_is_not_equal_to_itself() -> None:
+    # a template comparing messages (`message == messages[-1]`) sees False once one holds a list
+    msgs = [{"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]}, {"role": "user", "content": "u"}]
+    assert r("{% for m in messages %}{{ m == messages[loop.index0] }} {% endfor %}", messages=msgs) == "False True "
