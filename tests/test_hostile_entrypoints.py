@@ -95,6 +95,7 @@ class Case:
     probes: bool = True
     escape: bool = False
     extra_seconds: float = 0.0  # compile time of a huge template, on top of the render budgets
+    may_render: bool = False  # the llama.cpp dialect may legitimately render it (see the case)
 
 
 LATE = "budget"  # phrase of the wall-time limit
@@ -110,7 +111,8 @@ CASES: dict[str, Case] = {
     "huge_range.jinja": Case(LIMIT, "item cap", 2),
     "include_tag.jinja": Case(SYNTAX, "include", 2),
     "indent_blowup.jinja": Case(LIMIT, "indent()", 1),
-    "int_squaring.jinja": Case(LIMIT, "too large to compute", 3),
+    # llama.cpp multiplies int64 values (they wrap), so its dialect may render this one
+    "int_squaring.jinja": Case(LIMIT, "too large to compute", 3, may_render=True),
     "list_repeat.jinja": Case(LIMIT, "repetition result", 2),
     "memory_bomb.jinja": Case(LIMIT, "in total", 3),
     "nested_ranges.jinja": Case(LIMIT, LATE, 2),
@@ -315,6 +317,8 @@ def _expected_failure(kind: str, case: Case) -> bool:
     """Whether the template's own failure must stop (or be recorded by) this entry point."""
     if kind == "sources":
         return case.error is SourceError
+    if case.may_render:
+        return False
     if case.error in (SYNTAX, SourceError):
         return True
     if kind == "render":
@@ -352,7 +356,7 @@ def _judge(kind: str, name: str, case: Case, got: Outcome) -> None:
     if kind == "sources":
         assert not _expected_failure(kind, case), f"sources accepted {name}"
         return
-    if kind == "render":
+    if kind == "render" and _expected_failure(kind, case):
         pytest.fail(f"render {name}: rendered instead of failing: {shown[:300]!r}")
     failures = result.get("failures", [])
     if kind in ("caps", "analyze") and _expected_failure(kind, case):
