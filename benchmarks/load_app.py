@@ -12,7 +12,7 @@ build its parser and parse the output. A session passes when its page shows the 
 call with its own city and no other session's city (no state leaking between sessions).
 
 Reports: sessions passed, wall time, throughput, p50/p95/max latency (page open to parsed
-call shown), and the server's resident memory (before, peak, after). Bounded: at most
+call shown), the server's resident memory (before, peak, after) and its CPU time. Bounded: at most
 ``MAX_SESSIONS`` sessions and ``--timeout`` seconds; only 127.0.0.1 is contacted.
 """
 
@@ -61,6 +61,16 @@ def rss_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
 
 
 class Server:
@@ -186,7 +196,9 @@ def main() -> int:
         warm, _ = asyncio.run(drive(server.url, 1, args.timeout))
         before = rss_mb(server.proc.pid)
         server.peak = before
+        cpu0 = cpu_seconds(server.proc.pid)
         results, wall = asyncio.run(drive(server.url, sessions, args.timeout))
+        cpu = cpu_seconds(server.proc.pid) - cpu0
         after = rss_mb(server.proc.pid)
         peak = server.peak
     finally:
@@ -200,6 +212,8 @@ def main() -> int:
         print(f"latency: p50 {statistics.median(latencies):.1f} s, p95 {percentile(latencies, 0.95):.1f} s, "
               f"max {max(latencies):.1f} s")
     print(f"server RSS: before {before:.0f} MB, peak {peak:.0f} MB, after {after:.0f} MB")
+    print(f"server CPU: {cpu:.1f} s for the run ({cpu / sessions:.2f} s per session; the rest of the wall time "
+          f"is the browsers, on {os.cpu_count()} cores)")
     for r in results:
         if not r["ok"]:
             print(f"  session {r['session']}: FAILED after {r['seconds'] or 0:.1f} s: {r['why']}")
