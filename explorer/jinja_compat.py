@@ -145,6 +145,10 @@ class _Rewriter:
             node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
         elif isinstance(node, nodes.Concat):
             return _env_call("jx_concat", list(node.nodes), node.lineno)
+        elif self.llama and isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
+            # jinja2 slices with Python's [] directly; llama.cpp's bounds and byte strings differ
+            bounds = [v if v is not None else nodes.Const(None) for v in (node.arg.start, node.arg.stop, node.arg.step)]
+            return _env_call("jx_slice", [node.node, *bounds], node.lineno)
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) > 1:
             # llama.cpp's parser folds comparisons left to right: `1 < x < 3` is `(1 < x) < 3`
             expr = node.expr
@@ -457,6 +461,9 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             return left <= right
         return left > right if op == "gt" else left >= right
 
+    def jx_slice(self, obj: Any, start: Any, stop: Any, step: Any) -> Any:
+        return self.getitem(obj, slice(start, stop, step))
+
     def jx_eq(self, left: Any, op: str, right: Any) -> bool:
         """``==`` / ``!=``: llama.cpp's value equivalence, which never raises."""
         same = lb.equal(left, right)
@@ -559,9 +566,10 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             raise SecurityError(f"access to item {argument!r} of {type(obj).__name__!r} is unsafe")
         if isinstance(argument, slice):
             if isinstance(obj, str):  # llama.cpp slices the UTF-8 bytes
-                return obj.encode("utf-8", "surrogatepass")[argument].decode("utf-8", "replace")
+                raw = obj.encode("utf-8", "surrogatepass")
+                return raw[_llama_slice(len(raw), argument)].decode("utf-8", "replace")
             if isinstance(obj, (list, tuple)):
-                return obj[argument]
+                return obj[_llama_slice(len(obj), argument)]
             raise ll.LlamaError(f"Unknown (built-in) filter 'slice' for type {ll.type_name(obj)}")
         if not _is_llama_value(obj):
             return super().getitem(obj, argument)
@@ -663,6 +671,30 @@ def _bind_like_llama(
     if not macro.catch_kwargs:
         kwargs = {k: v for k, v in kwargs.items() if k in names or k == "caller"}
     return args, kwargs
+
+
+def _llama_slice(length: int, given: slice) -> slice:
+    """``x[start:stop:step]`` as value.cpp's slice() bounds it, as a Python slice.
+
+    It differs from Python's for a negative step: an explicit stop of -1 means "through
+    index 0" and a start before the beginning is clamped to 0 (``'abc'[-5::-1]`` is ``a``).
+    """
+    step = 1 if given.step is None else given.step
+    if not all(isinstance(v, int) for v in (given.start, given.stop, step) if v is not None):
+        return given  # not integers: Python reports it
+    if step == 0:
+        raise ll.LlamaError("slice step cannot be zero")
+    start = given.start if given.start is not None else (length - 1 if step < 0 else 0)
+    stop = given.stop if given.stop is not None else (-1 if step < 0 else length)
+    if step > 0:
+        start = max(length + start, 0) if start < 0 else min(start, length)
+        stop = max(length + stop, 0) if stop < 0 else min(stop, length)
+        return slice(start, stop, step)
+    start = max(length + start, 0) if start < 0 else min(start, length - 1)
+    stop = max(length + stop, -1) if stop < -1 else min(stop, length - 1)
+    if length == 0 or start <= stop:
+        return slice(0, 0)
+    return slice(start, None if stop < 0 else stop, step)
 
 
 def _as_double(v: int | float) -> float:

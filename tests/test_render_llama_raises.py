@@ -193,3 +193,16 @@ def test_message_with_tool_calls_is_not_equal_to_itself() -> None:
     # a template comparing messages (`message == messages[-1]`) sees False once one holds a list
     msgs = [{"role": "assistant", "content": "", "tool_calls": [{"id": "1"}]}, {"role": "user", "content": "u"}]
     assert r("{% for m in messages %}{{ m == messages[loop.index0] }} {% endfor %}", messages=msgs) == "False True "
+
+
+def test_slices_of_variables_go_through_llama_cpp_bounds() -> None:
+    # jinja2 slices a variable with Python's [] directly; the dialect routes it like a literal
+    ctx = {"s": "héllo", "xs": [0, 1, 2]}
+    assert r("{{ s[1:3] }}|{{ s[3:] }}", extra_context=ctx) == "é|llo"
+    assert r("{{ s[1:3] }}", "transformers", extra_context=ctx) == "él"
+    # value.cpp slice(): with a negative step an explicit stop of -1 means "through index 0"
+    # and a start before the beginning is clamped to 0; Python gives empty results for both
+    assert r("{{ xs[2:-1:-1] | join(',') }}|{{ xs[-9::-1] | join(',') }}|{{ xs[::-1] | join(',') }}",
+             extra_context=ctx) == "2,1,0|0|2,1,0"
+    assert r("{{ xs[2:-1:-1] | join(',') }}|{{ xs[-9::-1] | join(',') }}", "transformers", extra_context=ctx) == "|"
+    assert "slice step cannot be zero" in raises("{{ xs[::0] }}", extra_context=ctx)
