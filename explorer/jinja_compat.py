@@ -478,10 +478,11 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             raise ll.LlamaError(f"Cannot perform operation {name} on undefined values")
         if right is None:
             raise ll.LlamaError("Cannot perform operation on null values")
-        both_arrays = isinstance(left, (list, tuple)) and isinstance(right, (list, tuple))
+        arrays = (list, tuple, range)  # a long range() stays a Python range here
+        both_arrays = isinstance(left, arrays) and isinstance(right, arrays)
         # llama.cpp quirk: an array on both sides is only handled for "+", so `[..] in [..]` raises
         if left is not None and both_arrays or left is not None and not (
-            isinstance(right, (list, tuple, dict, Namespace)) or (isinstance(left, str) and isinstance(right, str))
+            isinstance(right, (*arrays, dict, Namespace)) or (isinstance(left, str) and isinstance(right, str))
         ):
             raise ll.LlamaError(f'Unknown operator "{name}" between {ll.type_name(left)} and {ll.type_name(right)}')
         member = lb.test_in(left, right)

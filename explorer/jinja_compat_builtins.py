@@ -81,7 +81,7 @@ def equal(a: Any, b: Any) -> bool:
         return isinstance(a, str) and isinstance(b, str) and a == b
     if a is None or b is None:
         return a is b
-    if isinstance(a, (list, tuple)):
+    if isinstance(a, (list, tuple, range)):
         if type_name(a) != type_name(b) or not (_equatable(a) and _equatable(b)) or len(a) != len(b):
             return False
         return all(equal(x, y) for x, y in zip(a, b))
@@ -586,7 +586,7 @@ def _is_type(*names: str) -> Callable[..., bool]:
 def _test_in(needle: Any, haystack: Any) -> bool:
     if isinstance(haystack, Undefined):
         return False
-    if isinstance(haystack, (list, tuple)):
+    if isinstance(haystack, (list, tuple, range)):
         return any(equal(needle, x) for x in haystack)
     if isinstance(haystack, str):
         if not isinstance(needle, str):

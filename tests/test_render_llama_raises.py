@@ -63,6 +63,12 @@ def test_in_needs_a_container_or_two_strings() -> None:
     assert r("{{ 'b' in 'abc' }}|{{ 'k' in {'k': 1} }}|{{ 2 in [1, 2] }}|{{ 'z' not in ['a'] }}") == "True|True|True|True"
 
 
+def test_in_over_a_range_of_any_length() -> None:
+    # range() gives an array in llama.cpp, however long (a long one stays lazy here)
+    assert r("{{ 3 in range(5) }}|{{ 3 in range(20000) }}|{{ 30000 not in range(20000) }}") == "True|True|True"
+    assert r("{{ range(3) == [0, 1, 2] }}") == "True"
+
+
 def test_transformers_dialect_keeps_jinja2_membership() -> None:
     assert r("{{ x in ['a'] }}|{{ ['a'] in [['a']] }}", "transformers") == "False|True"
 
