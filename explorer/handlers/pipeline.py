@@ -169,6 +169,27 @@ def apply_template(
     )
 
 
+def apply_autoparser(
+    template: str | CompiledTemplate | ChatTemplates,
+    request: Request,
+    *,
+    caps: Any = None,
+    analysis: Any = None,
+    now: datetime = FIXED_CLOCK,
+) -> ChatParams:
+    """The autoparser route for this request even when routing picks a specialised handler:
+    what llama.cpp would build had no handler's substrings matched (for comparisons)."""
+    templates = as_templates(template)
+    tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
+    compiled = templates.select(tools)
+    caps = _caps(compiled, caps)
+    handler, checks = route_source(compiled.source)
+    params = _autoparser(templates, compiled, request, caps, analysis, now, checks)
+    if handler == AUTOPARSER:
+        return params
+    return replace(params, why=f"forced: routing picks {handler}, this is what the autoparser would build")
+
+
 def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict[str, Any]:
     if analysis is None:
         from explorer.analysis import analyze_template
