@@ -148,6 +148,7 @@ CASES: dict[str, Case] = {
     "extra/raise_on_system.jinja": Case(RAISED, "System role not supported", 2, probes=False),
     "extra/raise_on_tools.jinja": Case(RAISED, "tools are not supported", 2),
     "extra/self_escape.jinja": Case(SANDBOX, "__init__", 2, escape=True),
+    "extra/reverse_flood.jinja": Case(LIMIT, LATE, 3),
     "extra/self_reference.jinja": Case(LIMIT, "recursion", 3),
     "extra/slice_flood.jinja": Case(LIMIT, LATE, 3),
     "extra/sort_chain.jinja": Case(LIMIT, LATE, 2),
@@ -167,11 +168,15 @@ BUDGET_ESCAPES = {
     "extra/sort_chain.jinja": "explorer/jinja_compat_builtins.py (and jinja2's do_sort in the transformers "
     "dialect): the sort filter never checks the deadline; sorting range(1000000)|list takes ~3.6 s, so a "
     "chain of eight sorts runs ~30 s against a 0.3 s budget",
+    "extra/reverse_flood.jinja": "explorer/jinja_compat.py / jinja_compat_builtins.py: loops of <= "
+    "_GUARDED_LOOP_LEN (10,000) items never re-check the deadline and the reverse filter has no hook, so "
+    "10,000 iterations reversing a million-item list run for minutes against a 0.3 s budget",
 }
 # Entry points that stop these anyway (the capability build of the template has hooks on
 # slicing, so its probes stay inside the budget).
 BUDGET_ESCAPE_SPARES = {
     "extra/sort_chain.jinja": ("sources",),
+    "extra/reverse_flood.jinja": ("sources", "caps", "cli_caps"),
 }
 # Cases whose error names the cause but not the template line.
 NO_LINE = {
