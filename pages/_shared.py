@@ -391,6 +391,7 @@ def _request(settings: RequestSettings, tools: list[dict[str, Any]] | None, para
 
 @st.cache_resource(show_spinner="Building the parser…", max_entries=64)
 def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> ChatSetup:
+    from explorer.handlers import apply_template
     from explorer.peg.arena import load_arena
 
     caps_value = caps(_tmpl)
@@ -398,32 +399,25 @@ def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl
     tools = ui.parse_tools_json(settings.tools_json)
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
     request = _request(settings, tools, parallel)
-    pipeline = stage("explorer.handlers")
-    if pipeline is not None and hasattr(pipeline, "apply_template"):
-        out = pipeline.apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
-        return ChatSetup(out.handler, out.format, out.prompt, out.generation_prompt, out.parser,
-                         load_arena(out.parser), out.grammar, out.grammar_lazy, tuple(out.grammar_triggers),
-                         tuple(out.preserved_tokens), tuple(out.additional_stops), out.why)
-    # without the handlers pipeline: the autoparser route from apply + generator
-    from explorer.apply import apply_request
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
-
-    applied = apply_request(_tmpl, request, caps=caps_value, reasoning_mode=analysis_value.reasoning.mode.value)
-    if applied.handler != "autoparser":
-        raise_specialized(applied.handler)
-    gen = generate_params(ParserSpec.from_oracle_json(analysis_value), GenerationRequest(
-        tools=tools, tool_choice=settings.tool_choice, parallel_tool_calls=parallel, reasoning_format="deepseek",
-        generation_prompt=applied.generation_prompt, enable_thinking=settings.thinking))
-    return ChatSetup(applied.handler, "peg-native", applied.prompt, applied.generation_prompt, gen.parser,
-                     load_arena(gen.parser), gen.grammar, gen.grammar_lazy, tuple(gen.grammar_triggers),
-                     tuple(gen.preserved_tokens), tuple(gen.additional_stops))
+    out = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
+    return ChatSetup(out.handler, out.format, out.prompt, out.generation_prompt, out.parser,
+                     load_arena(out.parser), out.grammar, out.grammar_lazy, tuple(out.grammar_triggers),
+                     tuple(out.preserved_tokens), tuple(out.additional_stops), out.why)
 
 
-def raise_specialized(handler: str) -> None:
-    from explorer.errors import AnalysisError
+@st.cache_resource(show_spinner="Building the autoparser's parser for comparison…", max_entries=32)
+def _route_comparison(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> Any:
+    from explorer.handlers.compare import compare_routes
 
-    raise AnalysisError(f"llama.cpp sends this template to its specialized handler '{handler}', "
-                        "and explorer.handlers (which ports those handlers) has not landed")
+    caps_value = caps(_tmpl)
+    tools = ui.parse_tools_json(settings.tools_json)
+    request = _request(settings, tools, bool(getattr(caps_value, "supports_parallel_tool_calls", True)))
+    return compare_routes(_tmpl, request, caps=caps_value, analysis=analysis(_tmpl))
+
+
+def route_comparison(tmpl: Any, settings: RequestSettings) -> Any:
+    """The routed handler's params next to the autoparser's for the same request (a ``RouteComparison``)."""
+    return _route_comparison(tmpl.sha256, tmpl.dialect, settings, tmpl)
 
 
 def chat_setup(tmpl: Any, settings: RequestSettings) -> ChatSetup:

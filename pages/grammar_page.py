@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 
 import streamlit as st
@@ -88,6 +89,28 @@ def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> No
                "bytes taken": v.consumed_bytes, "note": v.message} for v in verdicts])
 
 
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 160 else text[:157] + "…"
+
+
+def _versus(tmpl: Any, settings: sh.RequestSettings) -> None:
+    """A routed template: the params fields on which the handler and the autoparser differ."""
+    comparison = sh.guarded(lambda: sh.route_comparison(tmpl, settings), context="building the autoparser's parser")
+    if comparison is None:
+        return
+    with st.expander("Handler vs what the autoparser would give"):
+        if comparison.autoparser is None:
+            st.caption(f"The autoparser builds no parser for this template: {comparison.autoparser_error}")
+        elif not comparison.differences:
+            st.caption("The autoparser would give the same format, generation prompt, laziness, triggers, "
+                       "preserved tokens and stops.")
+        else:
+            sh.table([{"field": d.field, f"handler {comparison.handler.handler}": _short(d.handler),
+                       "autoparser": _short(d.autoparser)} for d in comparison.differences])
+        st.caption("The Try it page parses the output with both.")
+
+
 def main() -> None:
     st.title("Grammar")
     loaded = sh.active_template()
@@ -112,6 +135,7 @@ def main() -> None:
     if setup.handler != "autoparser":
         st.info(f"llama.cpp builds this parser and grammar with its specialized handler `{setup.handler}` "
                 f"(format `{setup.format}`), not from the autoparser analysis.")
+        _versus(tmpl, settings)
     params = setup
     c1, c2 = st.columns(2)
     with c1:

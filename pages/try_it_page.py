@@ -96,6 +96,53 @@ def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup) -> Non
         st.warning(f"The message diff failed here: {step.diff_error}")
 
 
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _parse_both(setup_key: tuple[Any, ...], text: str, partial: bool, _comparison: Any) -> Any:
+    from explorer.handlers.compare import parse_both
+
+    return parse_both(_comparison, text, is_partial=partial)
+
+
+DIFFERS = "#e8590c"
+
+
+def _side(value: Any, differing: set[str]) -> None:
+    if isinstance(value, Exception):
+        st.html(ui.mono_block(f"throws: {ui.visible_whitespace_html(str(value))}", border=DIFFERS))
+        return
+    shown = {"content": value.content, "reasoning_content": value.reasoning_content,
+             "tool_calls": json.dumps([c.to_json() for c in value.tool_calls], ensure_ascii=False, indent=1)}
+    for name, text in shown.items():
+        mark = " ≠ differs" if name in differing else ""
+        st.markdown(f"**{name}**{mark}")
+        st.html(ui.mono_block(ui.visible_whitespace_html(text) or '<span style="color:#999">∅</span>',
+                              border=DIFFERS if mark else "#ddd"))
+
+
+def _versus(tmpl: Any, settings: sh.RequestSettings, setup_key: tuple[Any, ...], text: str, partial: bool) -> None:
+    """A routed template: llama.cpp's handler next to what the autoparser would have given."""
+    st.subheader("Handler vs autoparser")
+    comparison = sh.guarded(lambda: sh.route_comparison(tmpl, settings), context="building the autoparser's parser")
+    if comparison is None:
+        return
+    c1, c2 = st.columns(2)
+    c1.markdown(f"**llama.cpp (handler `{comparison.handler.handler}`)**")
+    c2.markdown("**autoparser would give**")
+    if comparison.autoparser is None:
+        c2.caption("The autoparser builds no parser for this template:")
+    both = sh.guarded(lambda: _parse_both(setup_key, text, partial, comparison), context="parsing with both")
+    if both is None:
+        return
+    left, right, diffs = both
+    differing = {d.field for d in diffs}
+    st.caption("The two agree on this output." if not diffs else
+               "They disagree on: " + ", ".join(sorted(differing)) + " (outlined).")
+    with c1:
+        _side(left, differing)
+    with c2:
+        _side(right, differing)
+
+
 def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any) -> None:
     with st.expander("Bug report (Markdown for a llama.cpp issue)"):
         result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
@@ -177,6 +224,8 @@ def main() -> None:
         st.error(f"{parsed.error} — llama-server answers this request with an error.")
     else:
         _message(parsed.message)
+    if setup.handler != "autoparser":
+        _versus(tmpl, settings, setup_key, text, partial)
     _coloured(parsed, setup.generation_prompt, by)
     _scrubber(setup_key, text, setup)
     _bug_report(source, setup, text, parsed)

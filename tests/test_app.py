@@ -350,6 +350,27 @@ def test_a_specialized_route_is_announced_and_its_parser_used():
     assert json.loads(calls["arguments"].iloc[0]) == {"city": "Paris"}
 
 
+def test_try_it_shows_the_handler_next_to_the_autoparser_for_a_routed_template():
+    needs("explorer.handlers", "explorer.analysis", "explorer.chat_output")
+    request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
+    at = app("pages/try_it_page.py", request=request)
+    at.text_area(key="try_output").input(
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>").run()
+    assert_clean(at)
+    shown = texts(at)
+    assert "Handler vs autoparser" in shown
+    assert "llama.cpp (handler `qwen3-coder`)" in shown and "autoparser would give" in shown
+    # either both sides agree or the caption names the fields outlined as differing
+    assert "The two agree on this output." in shown or "They disagree on:" in shown
+
+
+def test_grammar_page_lists_where_the_handler_and_the_autoparser_differ():
+    needs("explorer.handlers", "explorer.analysis", "explorer.generator")
+    at = app("pages/grammar_page.py", request=ui.SourceRequest("text", text=QWEN3_CODER_STYLE))
+    assert_clean(at)
+    assert any(e.label == "Handler vs what the autoparser would give" for e in at.expander)
+
+
 def test_a_try_it_link_carries_the_model_output():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
