@@ -30,6 +30,9 @@ def parse_template_json(text: str, where: str) -> dict[str, str] | str:
         raise SourceError(
             f"{where}: not valid JSON ({exc.msg})", Location(line=exc.lineno, offset=exc.pos)
         ) from None
+    except RecursionError:
+        # The C decoder recurses per nesting level; a hostile file can exhaust the stack.
+        raise SourceError(f"{where}: JSON nested too deeply to read") from None
     if not isinstance(doc, dict):
         raise SourceError(f"{where}: expected a JSON object, found {_json_type(doc)}")
     if "chat_template" not in doc:
@@ -79,7 +82,7 @@ def special_tokens(text: str) -> tuple[str | None, str | None]:
     """bos/eos token strings of a tokenizer_config.json (plain or AddedToken form)."""
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None, None
     if not isinstance(doc, dict):
         return None, None
@@ -114,5 +117,5 @@ def from_json_text(
 def json_or_none(text: str) -> object:
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
