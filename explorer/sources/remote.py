@@ -39,10 +39,12 @@ def from_hub(
     endpoint: str | None = None,
 ) -> TemplateSource:
     """A template from a Hub repo (``filename`` picks one file; else the usual files)."""
+    if filename is not None:
+        # Before any request: a hostile path must never reach the endpoint.
+        hub.validate_ref(repo_id, revision, filename)
     repo = hub.repo_snapshot(repo_id, revision, endpoint=endpoint)
     display = repo.ref()
     if filename is not None:
-        hub.validate_ref(repo_id, revision, filename)
         if filename not in repo.paths():
             raise FetchError(f"hf:{repo.ref()}: no file {filename!r} in the repo")
         return _hub_file(repo, filename, display, variant)
