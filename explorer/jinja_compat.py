@@ -219,7 +219,7 @@ class _Budgeted:
             size = len(iterable)
         except TypeError:
             return _guarded(iterable)
-        return iterable if size <= _GUARDED_LOOP_LEN else _guarded(iterable)
+        return _TimedSequence(iterable) if size <= _GUARDED_LOOP_LEN else _guarded(iterable)
 
     def check_binop(self, operator: str, left: Any, right: Any) -> None:
         state = current()
@@ -245,6 +245,26 @@ def _check_bits(bits: int, left: int, op: str, right: int) -> None:
     if bits > _MAX_INT_BITS:
         shown = [x if abs(x) < 10**12 else f"<{abs(x).bit_length()}-bit integer>" for x in (left, right)]
         raise RenderLimitError(f"{shown[0]} {op} {shown[1]} is too large to compute (about {bits:,} bits)")
+
+
+class _TimedSequence:
+    """A short loop's items, re-checking the deadline before each one: the body of a short
+    loop can itself be slow (a filter over a huge list), so counting items is not enough.
+    Keeps ``len`` so that ``loop.length`` does not have to drain the iterator."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Any) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Any]:
+        state = current()
+        for item in self._items:
+            state.check_time()
+            yield item
 
 
 def _guarded(iterable: Iterable[Any]) -> Iterator[Any]:

@@ -367,8 +367,10 @@ def _sort(v: Any, reverse: Any = False, case_sensitive: Any = False, attribute: 
         return x if isinstance(attribute, Undefined) else _get_attribute(x, attribute)
 
     op = "gt" if _truthy(reverse) else "lt"
+    tick = _deadline_ticker()
 
     def cmp(a: Any, b: Any) -> int:
+        tick()
         ka, kb = key_of(a), key_of(b)
         if compare(ka, kb, op):
             return -1
@@ -376,6 +378,27 @@ def _sort(v: Any, reverse: Any = False, case_sensitive: Any = False, attribute: 
 
     out = sorted(v, key=functools.cmp_to_key(cmp))
     return tuple(out) if isinstance(v, tuple) else out
+
+
+def _deadline_ticker(every: int = 1024) -> Callable[[], None]:
+    """A callback for comparison functions: sorting a long list is a single call, so the
+    render deadline is re-checked every ``every`` comparisons inside it."""
+    state = current()
+    state.check_time()
+    count = 0
+
+    def tick() -> None:
+        nonlocal count
+        count += 1
+        if not count % every:
+            state.check_time()
+
+    return tick
+
+
+def _reverse(v: Any) -> Any:
+    current().check_time()
+    return v[::-1]
 
 
 def _minmax(op: str) -> Callable[..., Any]:
@@ -400,8 +423,10 @@ def _dictsort(v: Any, case_sensitive: Any = False, by: Any = "key", reverse: Any
     idx = 1 if by == "value" else 0
     op = "gt" if _truthy(reverse) else "lt"
     pairs = items_of(v)
+    tick = _deadline_ticker()
 
     def cmp(a: Any, b: Any) -> int:
+        tick()
         if compare(a[idx], b[idx], op):
             return -1
         return 1 if compare(b[idx], a[idx], op) else 0
@@ -494,7 +519,7 @@ BUILTINS: dict[str, dict[str, Callable[..., Any]]] = {
         "append": _append,
         "pop": _pop,
         "sort": _sort,
-        "reverse": lambda v: v[::-1],
+        "reverse": _reverse,
         "min": _minmax("lt"),
         "max": _minmax("gt"),
         "unique": _not_impl("Array unique builtin not implemented"),

@@ -163,21 +163,13 @@ CASES: dict[str, Case] = {
 
 # Budget escapes found by this suite: a render keeps the GIL far past its budget.
 # (extra/slice_flood.jinja was one until slices of variables went through the dialect's
-# hooks in explorer/jinja_compat.py; it stays as a regression case.)
-BUDGET_ESCAPES = {
-    "extra/sort_chain.jinja": "explorer/jinja_compat_builtins.py (and jinja2's do_sort in the transformers "
-    "dialect): the sort filter never checks the deadline; sorting range(1000000)|list takes ~3.6 s, so a "
-    "chain of eight sorts runs ~30 s against a 0.3 s budget",
-    "extra/reverse_flood.jinja": "explorer/jinja_compat.py / jinja_compat_builtins.py: loops of <= "
-    "_GUARDED_LOOP_LEN (10,000) items never re-check the deadline and the reverse filter has no hook, so "
-    "10,000 iterations reversing a million-item list run for minutes against a 0.3 s budget",
-}
+# hooks in explorer/jinja_compat.py; extra/sort_chain.jinja and extra/reverse_flood.jinja
+# until sort re-checked the deadline and short loops checked it per item. They stay as
+# regression cases.)
+BUDGET_ESCAPES: dict[str, str] = {}
 # Entry points that stop these anyway (the capability build of the template has hooks on
 # slicing, so its probes stay inside the budget).
-BUDGET_ESCAPE_SPARES = {
-    "extra/sort_chain.jinja": ("sources",),
-    "extra/reverse_flood.jinja": ("sources", "caps", "cli_caps"),
-}
+BUDGET_ESCAPE_SPARES: dict[str, tuple[str, ...]] = {}
 # Cases whose error names the cause but not the template line.
 NO_LINE = {
     "output_flood.jinja": "explorer/render.py: the output cap is checked in render_context outside the "
