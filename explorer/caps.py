@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, RenderLimitError
 from explorer.jinja_compat_state import TrackedStr, has_op, is_used, track
 from explorer.render import CompiledTemplate, RenderLimits, apply_reasoning_switches, fixed_clock, render_context
 
@@ -28,6 +28,9 @@ PROBE_LIMITS = RenderLimits(wall_seconds=2.0)
 # All probes of one template share this much wall time (a hostile template would otherwise
 # cost every probe its full budget).
 CAPS_BUDGET_SECONDS = 4.0
+# After this many probe renders ran out of time, the rest fail without rendering (as the
+# analysis does): a runaway template would otherwise spend the whole budget.
+TIMEOUTS_BEFORE_GIVING_UP = 2
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ class _Prober:
         self.source = tmpl.source
         self.limits = limits
         self.deadline = time.monotonic() + budget_seconds
+        self.timeouts = 0
         self.trace: list[CapsProbe] = []
 
     def run(
@@ -139,13 +143,19 @@ class _Prober:
         ctx["strftime_now"] = lambda fmt: fixed_clock().strftime(str(fmt))
         run = _Run(False, "", ctx["messages"], ctx["tools"], ctx)
         error = None
-        try:
-            left = max(0.01, min(self.limits.wall_seconds, self.deadline - time.monotonic()))
-            limits = replace(self.limits, wall_seconds=left)
-            run.output = render_context(self.template, self.source, dict(ctx), limits=limits)
-            run.success = True
-        except ExplorerError as exc:  # a failing probe is evidence, as in llama.cpp
-            error = str(exc)
+        started = time.monotonic()
+        left = max(0.01, min(self.limits.wall_seconds, self.deadline - started))
+        if self.timeouts >= TIMEOUTS_BEFORE_GIVING_UP:
+            error = "not rendered: earlier probes ran out of time (the capability budget is spent)"
+        else:
+            try:
+                limits = replace(self.limits, wall_seconds=left)
+                run.output = render_context(self.template, self.source, dict(ctx), limits=limits)
+                run.success = True
+            except ExplorerError as exc:  # a failing probe is evidence, as in llama.cpp
+                error = str(exc)
+                if isinstance(exc, RenderLimitError) and time.monotonic() - started >= 0.9 * left:
+                    self.timeouts += 1
         self.trace.append(CapsProbe(name, run.success, run.output, error))
         return run
 
@@ -260,14 +270,15 @@ def _probe_reasoning(p: _Prober, flags: dict[str, bool]) -> None:
 
 
 def detect_caps_trace(
-    tmpl: CompiledTemplate, *, limits: RenderLimits = PROBE_LIMITS, budget_seconds: float = CAPS_BUDGET_SECONDS
+    tmpl: CompiledTemplate, *, limits: RenderLimits | None = None, budget_seconds: float | None = None
 ) -> tuple[Caps, tuple[CapsProbe, ...]]:
     """The capabilities and every probe render that decided them (in llama.cpp's order).
 
     ``limits`` apply to each probe render; all probes together stop after
     ``budget_seconds`` (later probes then fail, which llama.cpp would read as evidence).
     """
-    p = _Prober(tmpl, limits, budget_seconds)
+    # Defaults read at call time, so that the module's budgets can be tuned in one place.
+    p = _Prober(tmpl, limits or PROBE_LIMITS, CAPS_BUDGET_SECONDS if budget_seconds is None else budget_seconds)
     flags = asdict(Caps())
     for probe in (_probe_content, _probe_system, _probe_tool_calls, _probe_parallel, _probe_reasoning):
         probe(p, flags)
@@ -275,7 +286,7 @@ def detect_caps_trace(
 
 
 def detect_caps(
-    tmpl: CompiledTemplate, *, limits: RenderLimits = PROBE_LIMITS, budget_seconds: float = CAPS_BUDGET_SECONDS
+    tmpl: CompiledTemplate, *, limits: RenderLimits | None = None, budget_seconds: float | None = None
 ) -> Caps:
     """llama.cpp's capability flags for a template."""
     return detect_caps_trace(tmpl, limits=limits, budget_seconds=budget_seconds)[0]
