@@ -22,9 +22,11 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, NoReturn
 
 import jinja2
+import jinja2.nodes
+import jinja2.parser
 from jinja2.sandbox import SecurityError
 
 from explorer.errors import (
@@ -110,8 +112,26 @@ def _compile(text: str, dialect: str, *, stats: bool = False) -> jinja2.Template
     except jinja2.TemplateSyntaxError as exc:
         where = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
         raise TemplateSyntaxError(f"template syntax error: {exc.message}", where) from None
-    except RecursionError:
-        raise TemplateSyntaxError("template nests too deeply to compile") from None
+    except RecursionError as exc:
+        lineno = _compile_lineno(exc)
+        where = Location(line=lineno, source_line=_line(text, lineno)) if lineno else None
+        raise TemplateSyntaxError("template nests too deeply to compile", where) from None
+
+
+def _compile_lineno(exc: BaseException) -> int | None:
+    """The template line jinja2 was parsing or compiling when ``exc`` was raised: the
+    deepest parser (its current token) or syntax-tree node found in the traceback."""
+    lineno = None
+    tb = exc.__traceback__
+    while tb is not None:
+        local = tb.tb_frame.f_locals
+        owner, node = local.get("self"), local.get("node")
+        if isinstance(owner, jinja2.parser.Parser):
+            lineno = owner.stream.current.lineno
+        elif isinstance(node, jinja2.nodes.Node) and getattr(node, "lineno", None):
+            lineno = node.lineno
+        tb = tb.tb_next
+    return lineno
 
 
 def compile_template(text: str, dialect: Dialect = "llama.cpp") -> CompiledTemplate:
@@ -239,12 +259,13 @@ def render_context(
     try:
         parts: list[str] = []
         total = 0
-        for chunk in template.generate(ctx):
+        chunks = template.generate(ctx)
+        for chunk in chunks:
             total += len(chunk)
             if total > limits.max_output_chars:
-                raise RenderLimitError(
+                _raise_in_template(chunks, RenderLimitError(
                     f"output passed the {limits.max_output_chars:,} character cap"
-                )
+                ))
             parts.append(chunk)
             if not len(parts) & 255:
                 state.check_time()
@@ -253,6 +274,13 @@ def render_context(
         raise _translate(exc, source) from None
     finally:
         deactivate(token)
+
+
+def _raise_in_template(chunks: Any, exc: ExplorerError) -> NoReturn:
+    """Raise ``exc`` where the template is suspended, so that its traceback names the
+    line that produced the last chunk (as for errors raised by the template itself)."""
+    chunks.throw(exc)
+    raise exc
 
 
 def _translate(exc: BaseException, source: str) -> ExplorerError:

@@ -170,7 +170,7 @@ BUDGET_ESCAPES: dict[str, str] = {}
 # Entry points that stop these anyway (the capability build of the template has hooks on
 # slicing, so its probes stay inside the budget).
 BUDGET_ESCAPE_SPARES: dict[str, tuple[str, ...]] = {}
-# Cases whose error names the cause but not the template line.
+# Cases whose error once named the cause but not the template line (now regression cases).
 NO_LINE = {
     "output_flood.jinja": "explorer/render.py: the output cap is checked in render_context outside the "
     "template frames, so the RenderLimitError has no location (the line that printed the last chunk)",
@@ -401,7 +401,6 @@ def test_hostile_template_through_entry_point(name: str, kind: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(NO_LINE))
-@pytest.mark.xfail(strict=True, reason="see NO_LINE: the error names the cause but no template line")
 def test_every_render_error_names_a_template_line(name: str) -> None:
     case = CASES[name]
     got = run_bounded(entry, "render", name, case, deadline=RENDERS["render"] * BUDGET + SLACK)
