@@ -378,6 +378,9 @@ def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     sized = name in _SIZED_FILTERS
 
     def budgeted(*args: Any, **kwargs: Any) -> Any:
+        # Filters are called directly (not through ``call``), and one can be a long C call
+        # (sorting a million items), so a chain of them re-checks the deadline at each link.
+        current().check_time()
         if sized:
             _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
         return _checked_result(fn(*args, **kwargs), f"'{fn.__name__}' result")
