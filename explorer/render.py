@@ -18,6 +18,7 @@ call-depth cap and a range-size cap, checked cooperatively by the sandbox hooks.
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -256,6 +257,7 @@ def render_context(
         max_allocated=limits.max_total_chars,
     )
     token = activate(state)
+    error: ExplorerError | None = None
     try:
         parts: list[str] = []
         total = 0
@@ -271,9 +273,19 @@ def render_context(
                 state.check_time()
         return "".join(parts)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
-        raise _translate(exc, source) from None
+        error = _translate(exc, source)
+        exc.__traceback__ = None
     finally:
         deactivate(token)
+    # Raised outside the handler and stripped of tracebacks and context: the template's
+    # frames hold whatever it built (a runaway's 100 MB list), and callers keep errors
+    # (probe traces), so a kept error must not keep those frames alive.
+    error.__traceback__ = error.__context__ = error.__cause__ = None
+    if isinstance(error, RenderLimitError):
+        # A runaway's strings sit in frame/traceback cycles that only the cyclic
+        # collector frees, and big strings do not advance its allocation counter.
+        gc.collect()
+    raise error
 
 
 def _raise_in_template(chunks: Any, exc: ExplorerError) -> NoReturn:
