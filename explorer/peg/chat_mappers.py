@@ -333,8 +333,10 @@ def gemma4_to_json(node: AstNode) -> str:
     return ""
 
 
-class Gemma4Mapper:
-    """``common_chat_peg_gemma4_mapper``: whole ``tool`` subtrees become calls."""
+class _WholeToolMapper:
+    """The walk the Gemma 4 and MiniMax-M3 mappers share: reasoning and content text
+    is appended, each ``tool`` subtree is handed whole to ``visit_tool``, and any other
+    node is descended into."""
 
     def __init__(self) -> None:
         self.msg = MessageDraft()
@@ -350,14 +352,24 @@ class Gemma4Mapper:
         elif node.tag == "content":
             self.msg.content += node.text
         elif node.tag == "tool":
-            name = node.find_by_tag("tool-name")
-            args = node.find_by_tag("tool-args")
-            if name is not None and args is not None and not name.is_partial:
-                arguments = gemma4_to_json(args.children[0]) if args.children else ""
-                self.msg.tool_calls.append(DraftCall(name.text, arguments))
+            self.visit_tool(node)
         else:
             for child in node.children:
                 self.visit(child)
+
+    def visit_tool(self, node: AstNode) -> None:
+        raise NotImplementedError
+
+
+class Gemma4Mapper(_WholeToolMapper):
+    """``common_chat_peg_gemma4_mapper``: whole ``tool`` subtrees become calls."""
+
+    def visit_tool(self, node: AstNode) -> None:
+        name = node.find_by_tag("tool-name")
+        args = node.find_by_tag("tool-args")
+        if name is not None and args is not None and not name.is_partial:
+            arguments = gemma4_to_json(args.children[0]) if args.children else ""
+            self.msg.tool_calls.append(DraftCall(name.text, arguments))
 
 
 # --- MiniMax-M3 ------------------------------------------------------------------------
@@ -408,30 +420,14 @@ def _m3_value(node: AstNode | None, closed: bool) -> str:
     return node.text  # numbers and booleans are written verbatim
 
 
-class MiniMaxM3Mapper:
+class MiniMaxM3Mapper(_WholeToolMapper):
     """``common_chat_peg_minimax_m3_mapper``: nested argument objects and arrays."""
 
-    def __init__(self) -> None:
-        self.msg = MessageDraft()
-
-    def run(self, nodes: tuple[AstNode, ...]) -> MessageDraft:
-        for node in nodes:
-            self.visit(node)
-        return self.msg
-
-    def visit(self, node: AstNode) -> None:
-        if node.tag == "reasoning":
-            self.msg.reasoning_content += node.text
-        elif node.tag == "content":
-            self.msg.content += node.text
-        elif node.tag == "tool":
-            name = node.find_by_tag("tool-name")
-            if name is not None:
-                self.msg.tool_calls.append(
-                    DraftCall(name.text, _m3_container(node, True, not node.is_partial)))
-        else:
-            for child in node.children:
-                self.visit(child)
+    def visit_tool(self, node: AstNode) -> None:
+        name = node.find_by_tag("tool-name")
+        if name is not None:
+            self.msg.tool_calls.append(
+                DraftCall(name.text, _m3_container(node, True, not node.is_partial)))
 
 
 MAPPER_BY_FORMAT = {"peg-gemma4": Gemma4Mapper, "peg-minimax-m3": MiniMaxM3Mapper}
