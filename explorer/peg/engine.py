@@ -36,6 +36,11 @@ from explorer.peg.scanners import (
 )
 
 _RECURSION_LIMIT = 60_000
+# Rule and tag nodes open at once. llama.cpp has no such limit: it recurses on the C++
+# stack until the thread runs out of it. Real outputs nest a few dozen levels; stopping
+# here keeps a run of 100,000 '[' as cheap as a benign output instead of descending
+# until Python's recursion limit.
+MAX_NODE_DEPTH = 2_000
 STATUS_NAMES = ("fail", "success", "need_more_input")
 
 
@@ -192,10 +197,16 @@ class Engine:
             if lenient != ctx.lenient or not text.startswith(self._text_seen):
                 self.reset()
             self._text_seen = text
-        ctx.text, ctx.n, ctx.lenient, ctx.touched = text, len(text), lenient, False
+        ctx.text, ctx.n, ctx.lenient, ctx.touched, ctx.depth = text, len(text), lenient, False, 0
         try:
             with deep_recursion():
                 status, s, e, nodes = self._fns[pid](start)
+        except NodeDepthExceeded as exc:
+            self.reset()
+            raise OutputParseError(
+                f"the output nests too deeply for the parser: more than {MAX_NODE_DEPTH} rules open at once "
+                f"(JSON about {MAX_NODE_DEPTH // 2} levels deep) at character {exc.pos}; llama.cpp has no "
+                "such limit and recurses until its thread's stack runs out") from None
         except RecursionError:
             self.reset()
             raise OutputParseError("the output nests too deeply for the parser "
@@ -413,9 +424,22 @@ def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
     return repetition
 
 
+class NodeDepthExceeded(Exception):
+    """Internal: more than MAX_NODE_DEPTH rule or tag nodes open (turned into OutputParseError)."""
+
+    def __init__(self, pos: int) -> None:
+        super().__init__(pos)
+        self.pos = pos
+
+
 def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool) -> Callable[[int], Raw]:
     def node(pos: int) -> Raw:
+        depth = ctx.depth + 1
+        if depth > MAX_NODE_DEPTH:
+            raise NodeDepthExceeded(pos)
+        ctx.depth = depth
         status, s, e, kids = fns[child](pos)
+        ctx.depth = depth - 1  # an exception abandons the parse, and parse() starts again at 0
         if status == FAIL:
             return (status, s, e, kids)
         made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT, may_tag)

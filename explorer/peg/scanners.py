@@ -24,13 +24,14 @@ _ESCAPABLE = frozenset("\\/bfnrt")
 
 
 class ParseContext:
-    __slots__ = ("text", "n", "lenient", "touched")
+    __slots__ = ("text", "n", "lenient", "touched", "depth")
 
     def __init__(self) -> None:
         self.text = ""
         self.n = 0
         self.lenient = True
         self.touched = False
+        self.depth = 0  # rule and tag nodes open at once
 
 
 def literal_scanner(ctx: ParseContext, lit: str) -> Callable[[int], Raw]:
