@@ -11,7 +11,7 @@ with its tool-call tag renamed ``<tool_call_N>`` -- and a model output calling
 build its parser and parse the output. A session passes when its page shows the parsed
 call with its own city and no other session's city (no state leaking between sessions).
 
-Reports: sessions passed, wall time, throughput, p50/p95/max latency (page open to parsed
+Reports: one session's latency alone on the warm server, then for the concurrent run: sessions passed, wall time, throughput, p50/p95/max latency (page open to parsed
 call shown), the server's resident memory (before, peak, after) and its CPU time. Bounded: at most
 ``MAX_SESSIONS`` sessions and ``--timeout`` seconds; only 127.0.0.1 is contacted.
 """
@@ -194,6 +194,8 @@ def main() -> int:
         server.wait_healthy()
         # one warm-up session: the first script run imports the library
         warm, _ = asyncio.run(drive(server.url, 1, args.timeout))
+        # one session alone on a warm server: the latency the concurrent ones are held against
+        alone, _ = asyncio.run(drive(server.url, 1, args.timeout))
         before = rss_mb(server.proc.pid)
         server.peak = before
         cpu0 = cpu_seconds(server.proc.pid)
@@ -206,6 +208,8 @@ def main() -> int:
     passed = [r for r in results if r["ok"]]
     latencies = [r["seconds"] for r in passed]
     print(f"warm-up session: {'ok' if warm[0]['ok'] else warm[0]['why']} in {warm[0]['seconds']:.1f} s")
+    print(f"one session alone (warm server): {'ok' if alone[0]['ok'] else alone[0]['why']} in "
+          f"{alone[0]['seconds']:.1f} s")
     print(f"sessions: {len(passed)}/{sessions} passed (each its own template, analysis and parse)")
     print(f"wall time: {wall:.1f} s; throughput: {len(passed) / wall:.2f} sessions/s")
     if latencies:
