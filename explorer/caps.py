@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
 from explorer.errors import ExplorerError, RenderLimitError
@@ -47,11 +47,24 @@ class Caps:
     supports_typed_content: bool = False
     supports_object_arguments: bool = False
 
+    @classmethod
+    def coerce(cls, caps: Any) -> Caps:
+        """From a Caps, a dict of the nine flags, or anything with those attributes."""
+        if isinstance(caps, Caps):
+            return caps
+        if isinstance(caps, dict):
+            return cls(**{k: bool(caps[k]) for k in CAPS_FIELDS if k in caps})
+        return cls(**{k: bool(getattr(caps, k)) for k in CAPS_FIELDS if hasattr(caps, k)})
+
     def to_json(self) -> dict[str, bool]:
         return asdict(self)
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), indent=2)
+
+
+# The nine flag names, in llama.cpp's (and the oracle's) order.
+CAPS_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Caps))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
+from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.probes import Probe
 
 
@@ -41,44 +42,8 @@ class CallIdPosition(str, Enum):
     POST_ARGS = "POST_ARGS"
 
 
-CAPS_FIELDS = (
-    "supports_tools",
-    "supports_tool_calls",
-    "supports_system_role",
-    "supports_parallel_tool_calls",
-    "supports_preserve_reasoning",
-    "supports_reasoning_effort",
-    "supports_string_content",
-    "supports_typed_content",
-    "supports_object_arguments",
-)
-
-
-@dataclass(frozen=True)
-class JinjaCaps:
-    """The nine capability flags the analysis reads (llama.cpp's ``jinja::caps``)."""
-
-    supports_tools: bool = True
-    supports_tool_calls: bool = True
-    supports_system_role: bool = True
-    supports_parallel_tool_calls: bool = True
-    supports_preserve_reasoning: bool = False
-    supports_reasoning_effort: bool = False
-    supports_string_content: bool = True
-    supports_typed_content: bool = False
-    supports_object_arguments: bool = False
-
-    @classmethod
-    def coerce(cls, caps: Any) -> JinjaCaps:
-        """From a JinjaCaps, explorer.caps.Caps, or a dict of the nine flags."""
-        if isinstance(caps, JinjaCaps):
-            return caps
-        if isinstance(caps, dict):
-            return cls(**{k: bool(caps[k]) for k in CAPS_FIELDS if k in caps})
-        return cls(**{k: bool(getattr(caps, k)) for k in CAPS_FIELDS if hasattr(caps, k)})
-
-    def to_json(self) -> dict[str, bool]:
-        return {k: getattr(self, k) for k in CAPS_FIELDS}
+# The analysis reads the template's capabilities as explorer.caps detects them: one type.
+JinjaCaps = Caps
 
 
 @dataclass(frozen=True)
