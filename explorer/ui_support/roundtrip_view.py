@@ -1,0 +1,227 @@
+"""The Try-it page's round-trip section: a report shaped for display, and the reply to prefill.
+
+Input: a ``RoundTripReport`` (``explorer.roundtrip.roundtrip_report``) and the tool names
+the page's request offers. Output: one frozen ``CaseRow`` per assistant message (what kind
+of message, did it survive, what was lost in the report's own words, the grammar's
+verdicts), the loud warnings for a grammar that refuses its own parser's output, and the
+reply the raw-output box starts with. Nothing here renders or parses: the report did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+OUTCOMES: Mapping[str, str] = {
+    "exact": "✓ round-trips",
+    "trimmed": "≈ equal once trimmed",
+    "lossy": "✗ lossy",
+    "refused": "! template refuses",
+    "rejected": "! parser rejects",
+}
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One assistant message of the round trip, as the verdict table shows it."""
+
+    message_id: str
+    kind: str  # "reasoning + tool call (get_weather)"
+    outcome: str  # a key of OUTCOMES
+    equal: str  # yes / no / - (not rendered)
+    equal_trimmed: str
+    lost: str  # the report's explanation, in plain words
+    grammar: str  # the grammar's verdicts on the reply and its manglings
+    reply: str | None  # the stripped reply the report cut out (None: nothing was cut)
+    calls: tuple[str, ...] = ()  # the names of the tools the message calls
+    alarm: str | None = None  # the grammar refuses this reply although it round-trips
+    checker_note: str | None = None  # llguidance and a character-level reading disagree
+
+    @property
+    def outcome_label(self) -> str:
+        return OUTCOMES[self.outcome]
+
+
+def call_names(message: Mapping[str, Any]) -> list[str]:
+    """The names of a message's tool calls, in order."""
+    names = []
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function", call) if isinstance(call, Mapping) else {}
+        names.append(str(fn.get("name", "")) if isinstance(fn, Mapping) else "")
+    return names
+
+
+def message_kind(message: Mapping[str, Any]) -> str:
+    """What an assistant message holds: 'reasoning + reply + 2 tool calls (get_weather, search)'."""
+    parts = []
+    if message.get("reasoning_content"):
+        parts.append("reasoning")
+    if message.get("content"):
+        parts.append("reply")
+    names = call_names(message)
+    if names:
+        count = "tool call" if len(names) == 1 else f"{len(names)} tool calls"
+        parts.append(f"{count} ({', '.join(names)})")
+    return " + ".join(parts) or "empty message"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else "yes" if value else "no"
+
+
+def _outcome(case: Any) -> str:
+    if case.render_exception is not None:
+        return "refused"
+    if case.result is None:
+        return "rejected"
+    if case.equal:
+        return "exact"
+    return "trimmed" if case.equal_trimmed else "lossy"
+
+
+def verdict_text(verdict: Any) -> str:
+    """One grammar verdict in words: 'rejects misspelled function name ✓'."""
+    if verdict.label == "grammar error":
+        return f"the grammar does not load: {verdict.message}"
+    what = "the reply" if verdict.label == "rendered" else verdict.label
+    text = f"{'accepts' if verdict.accepted else 'rejects'} {what}"
+    if verdict.as_expected is True:
+        text += " ✓"
+    elif verdict.as_expected is False:
+        text += f" ✗ (should {'accept' if verdict.should_accept else 'reject'})"
+    else:
+        text += " (no expectation)"
+    if verdict.char_level_accepts is not None and verdict.char_level_accepts != verdict.accepted:
+        text += " (llguidance only: a character-level reading of the GBNF " \
+                + ("accepts" if verdict.char_level_accepts else "rejects") + " it)"
+    return text
+
+
+def grammar_cell(case: Any, has_grammar: bool) -> str:
+    if not has_grammar:
+        return "no grammar (output is free text)"
+    if not case.grammar:
+        return "-"
+    return "; ".join(verdict_text(v) for v in case.grammar)
+
+
+def _alarm(case: Any, kind: str) -> str | None:
+    if not case.grammar_rejects_own_output:
+        return None
+    said = "; ".join(v.message for v in case.grammar if v.label == "rendered" and v.message)
+    return (f"The grammar rejects its own parser's output for message {case.message_id} ({kind}): the reply "
+            "parses back to the very message rendered, yet a model constrained by this grammar could not "
+            "produce it." + (f" The grammar engine says: {said}" if said else ""))
+
+
+def _checker_note(case: Any) -> str | None:
+    if not case.grammar_checker_disagrees:
+        return None
+    return (f"Message {case.message_id}: llguidance and a character-level reading of the same GBNF disagree "
+            "(llama.cpp's own grammar engine has no lexer, so the character-level verdict is the closer one).")
+
+
+def case_row(case: Any, has_grammar: bool) -> CaseRow:
+    kind = message_kind(case.message)
+    outcome = _outcome(case)
+    rendered = case.render_exception is None
+    return CaseRow(
+        message_id=str(case.message_id), kind=kind, outcome=outcome,
+        equal=_yes_no(case.equal if rendered else None), equal_trimmed=_yes_no(case.equal_trimmed if rendered else None),
+        lost="; ".join(case.explanation) or ("nothing" if outcome == "exact" else "-"),
+        grammar=grammar_cell(case, has_grammar), reply=case.raw_output_stripped, calls=tuple(call_names(case.message)),
+        alarm=_alarm(case, kind), checker_note=_checker_note(case),
+    )
+
+
+def case_rows(report: Any) -> tuple[CaseRow, ...]:
+    return tuple(case_row(c, bool(report.has_grammar)) for c in report.cases)
+
+
+def table_rows(rows: Sequence[CaseRow]) -> list[dict[str, str]]:
+    """The verdict table, one dict per message (column name -> cell)."""
+    return [{"message": r.message_id, "kind": r.kind, "result": r.outcome_label, "equal": r.equal,
+             "equal_trimmed": r.equal_trimmed, "what was lost": r.lost, "grammar": r.grammar} for r in rows]
+
+
+def summary(report: Any) -> str:
+    """One line: how many messages survive, with which handler, format and grammar."""
+    total = len(report.cases)
+    trimmed = sum(1 for c in report.cases if c.equal_trimmed)
+    grammar = "no grammar" if not report.has_grammar else "a lazy grammar" if report.grammar_lazy else "an eager grammar"
+    return (f"{report.equal_count} of {total} messages round-trip exactly, {trimmed} once surrounding whitespace "
+            f"is trimmed (handler `{report.handler}`, format `{report.format}`, {grammar}, "
+            f"enable_thinking {str(report.enable_thinking).lower()}).")
+
+
+def all_refused(report: Any) -> str | None:
+    """When the template renders no assistant message at all: what it said (else None)."""
+    if not report.cases or any(c.render_exception is None for c in report.cases):
+        return None
+    first = report.cases[0].render_exception or {}
+    return str(first.get("message", "")) or "the template raised"
+
+
+# --- the reply the raw-output box starts with -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Prefill:
+    message_id: str
+    text: str
+    why: str  # which message it is, in words
+
+
+def _calls_offered(case: Any, tool_names: Collection[str] | None) -> bool:
+    return tool_names is None or all(n in tool_names for n in call_names(case.message))
+
+
+def choose_prefill(report: Any, tool_names: Collection[str] | None = None) -> Prefill | None:
+    """The template's own reply for a tool-call message, else for a plain reply.
+
+    Only replies the report cut out (non-empty) count. A tool-call message qualifies when
+    the page's request offers every tool it calls (``tool_names``; None: any tool). In
+    order: the first tool-call message that round-trips (whitespace aside); the first whose
+    reply the parser accepts and that names its first call; the first plain reply (no
+    reasoning, no calls) the parser accepts; the first plain reply at all.
+    """
+    cut = [c for c in report.cases if c.raw_output_stripped]
+    calls = [c for c in cut if call_names(c.message) and _calls_offered(c, tool_names)]
+    plain = [c for c in cut if not call_names(c.message) and not c.message.get("reasoning_content")]
+    choices = (
+        ([c for c in calls if c.equal_trimmed], "which round-trips"),
+        ([c for c in calls if c.result is not None and call_names(c.message)[0] in c.raw_output_stripped],
+         "which parses, though not back to the same message"),
+        ([c for c in plain if c.result is not None], "no tool-call reply this request offers parses"),
+        (plain, "no tool-call reply this request offers parses"),
+    )
+    for cases, why in choices:
+        if cases:
+            case = cases[0]
+            return Prefill(str(case.message_id), case.raw_output_stripped,
+                           f"message {case.message_id} ({message_kind(case.message)}): {why}")
+    return None
+
+
+def should_prefill(current: str | None, last_prefill: str | None) -> bool:
+    """Whether the box may be (re)filled: it was never set, or it still holds our last prefill.
+
+    Anything else came from the user (typed, a sample, a case button, a link) and stays.
+    """
+    return current is None or (last_prefill is not None and current == last_prefill)
+
+
+def missing_tools(calls: Sequence[str], offered: Collection[str]) -> list[str]:
+    """The tools a message calls (``calls``, names) that the page's request does not offer."""
+    return [n for n in dict.fromkeys(calls) if n not in offered]
+
+
+def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """The function names of an OpenAI tools list."""
+    out = []
+    for tool in tools or ():
+        fn = tool.get("function", tool)
+        if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+            out.append(fn["name"])
+    return out

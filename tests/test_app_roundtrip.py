@@ -1,0 +1,385 @@
+"""The Try-it page's round trip: the prefilled raw-output box, the verdict table, the case buttons.
+
+Unit tests of ``explorer.ui_support.roundtrip_view`` use hand-built reports; the page tests
+run the app under AppTest. Expected replies are derived by hand from the example
+templates' text (how each renders an assistant turn), not from our output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import ui_support as ui
+from explorer.roundtrip import ORACLE_MESSAGES, Comparison, GrammarVerdict, RoundTripCase, RoundTripReport, Strip
+from explorer.ui_support import roundtrip_view as rv
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+TRY = "pages/try_it_page.py"
+CHATML, BRACKET = "chatml-think-tools", "bracket-tool-calls"
+
+pytestmark = pytest.mark.timeout(600)
+
+# --- unit tests: roundtrip_view --------------------------------------------------------
+
+MESSAGES = dict(ORACLE_MESSAGES)
+
+
+@pytest.mark.parametrize(("mid", "kind"), [
+    ("a", "reply"),
+    ("b", "reasoning + reply"),
+    ("c", "tool call (get_weather)"),
+    ("d", "2 tool calls (get_weather, search)"),
+    ("e", "reasoning + tool call (get_weather)"),
+    ("f", "reply + tool call (get_weather)"),
+])
+def test_message_kind_names_what_an_assistant_message_holds(mid, kind):
+    assert rv.message_kind(MESSAGES[mid]) == kind
+
+
+def test_message_kind_of_bare_calls_and_of_an_empty_message():
+    assert rv.message_kind({"role": "assistant", "tool_calls": [{"name": "x"}, {"name": "y"}]}) == "2 tool calls (x, y)"
+    assert rv.message_kind({"role": "assistant", "content": ""}) == "empty message"
+
+
+def verdict(label="rendered", accepted=True, should=True, message="", char=None) -> GrammarVerdict:
+    return GrammarVerdict(label, "text", accepted, should, message, char)
+
+
+def case(mid="c", *, reply="REPLY", equal=True, trimmed=True, result=True, refused=False, grammar=(),
+         explanation=("round-trips exactly",), message=None) -> RoundTripCase:
+    msg = message if message is not None else MESSAGES.get(mid, MESSAGES["c"])
+    if refused:
+        return RoundTripCase(mid, msg, None, "P", "G", render_exception={"type": "TemplateRaisedError",
+                                                                         "message": "no assistant turns"},
+                             explanation=("the template refuses to render this message: no assistant turns",))
+    parsed = {"content": "", "tool_calls": []} if result else None
+    comparison = Comparison(equal, trimmed, () if equal else ("content",)) if result else Comparison(False, False, ("no_result",))
+    return RoundTripCase(mid, msg, "R", "P", "G", strip=Strip(reply, "end_marker", "<|end|>"), result=parsed,
+                         exception=None if result else {"type": "std::runtime_error", "message": "no match"},
+                         comparison=comparison, explanation=explanation, grammar=tuple(grammar))
+
+
+def report(*cases, has_grammar=True, lazy=True) -> RoundTripReport:
+    return RoundTripReport(True, "autoparser", "peg-native", "G", (), True, lazy, has_grammar, tuple(cases))
+
+
+def test_verdict_words():
+    assert rv.verdict_text(verdict()) == "accepts the reply ✓"
+    assert rv.verdict_text(verdict("broken JSON", False, False)) == "rejects broken JSON ✓"
+    assert rv.verdict_text(verdict(accepted=False)) == "rejects the reply ✗ (should accept)"
+    assert rv.verdict_text(verdict("misspelled function name", True, False)) == \
+        "accepts misspelled function name ✗ (should reject)"
+    assert rv.verdict_text(verdict(should=None)) == "accepts the reply (no expectation)"
+    assert rv.verdict_text(verdict(accepted=False, char=True)).endswith(
+        "(llguidance only: a character-level reading of the GBNF accepts it)")
+    assert rv.verdict_text(verdict("grammar error", False, None, "bad rule")) == "the grammar does not load: bad rule"
+
+
+def test_case_rows_outcomes_and_cells():
+    rows = rv.case_rows(report(
+        case("a", grammar=[verdict()]),
+        case("b", equal=False, explanation=("reasoning differs", "equal once surrounding whitespace is trimmed")),
+        case("c", equal=False, trimmed=False, explanation=("lost the call",)),
+        case("d", result=False, explanation=("the parser rejected the reply (no match)",)),
+        case("e", refused=True),
+    ))
+    assert [r.outcome for r in rows] == ["exact", "trimmed", "lossy", "rejected", "refused"]
+    assert [r.outcome_label for r in rows][:2] == ["✓ round-trips", "≈ equal once trimmed"]
+    assert [(r.equal, r.equal_trimmed) for r in rows] == [("yes", "yes"), ("no", "yes"), ("no", "no"), ("no", "no"),
+                                                         ("-", "-")]
+    assert rows[1].lost == "reasoning differs; equal once surrounding whitespace is trimmed"
+    assert rows[0].grammar == "accepts the reply ✓"
+    assert rows[1].grammar == "-"  # rendered, but no verdicts
+    assert rows[4].reply is None and rows[4].lost.startswith("the template refuses")
+    assert rows[3].calls == ("get_weather", "search")
+    table = rv.table_rows(rows)
+    assert list(table[0]) == ["message", "kind", "result", "equal", "equal_trimmed", "what was lost", "grammar"]
+    assert table[4]["kind"] == "reasoning + tool call (get_weather)"
+    assert rv.case_rows(report(case("a"), has_grammar=False))[0].grammar == "no grammar (output is free text)"
+
+
+def test_a_grammar_rejecting_a_round_tripping_reply_raises_the_alarm():
+    rejecting = case("c", grammar=[verdict(accepted=False, message="token not allowed")])
+    row = rv.case_rows(report(rejecting))[0]
+    assert row.alarm is not None and "message c" in row.alarm and "token not allowed" in row.alarm
+    assert row.checker_note is None
+    # when the character-level reading accepts the reply, llguidance alone refuses it: a note, no alarm
+    lexer_only = case("c", grammar=[verdict(accepted=False, char=True)])
+    row = rv.case_rows(report(lexer_only))[0]
+    assert row.alarm is None and row.checker_note is not None
+    # a reply that does not round-trip sets no expectation, so a refusal is no alarm
+    assert rv.case_rows(report(case("c", equal=False, trimmed=False, grammar=[verdict(accepted=False, should=None)])))[0].alarm is None
+
+
+def test_summary_and_all_refused():
+    rep = report(case("a"), case("b", equal=False), case("c", equal=False, trimmed=False))
+    assert rv.summary(rep).startswith("1 of 3 messages round-trip exactly, 2 once surrounding whitespace is trimmed")
+    assert "a lazy grammar" in rv.summary(rep)
+    assert rv.all_refused(rep) is None
+    assert rv.all_refused(report(case("a", refused=True), case("c", refused=True))) == "no assistant turns"
+    assert rv.all_refused(report()) is None
+
+
+def test_prefill_prefers_a_round_tripping_tool_call():
+    rep = report(case("a", reply="plain"), case("c", reply="call c", equal=False, trimmed=False),
+                 case("e", reply="call e"), case("d", reply="calls d"))
+    pick = rv.choose_prefill(rep, ["get_weather", "search"])
+    assert (pick.message_id, pick.text) == ("e", "call e")
+    assert "round-trips" in pick.why
+
+
+def test_prefill_takes_a_parsed_call_that_names_its_tool_when_none_round_trips():
+    rep = report(case("a", reply="plain"),
+                 case("c", reply="<x>get_weather</x>", equal=False, trimmed=False, result=False),
+                 case("e", reply="no name here", equal=False, trimmed=False),
+                 case("f", reply="<call get_weather>", equal=False, trimmed=False))
+    assert rv.choose_prefill(rep, ["get_weather"]).message_id == "f"
+
+
+def test_prefill_skips_calls_of_tools_the_request_does_not_offer():
+    rep = report(case("a", reply="plain"), case("d", reply="calls d"), case("c", reply="call c"))
+    assert rv.choose_prefill(rep, ["get_weather"]).message_id == "c"
+    assert rv.choose_prefill(rep, ["search"]).message_id == "a"
+    assert rv.choose_prefill(rep, []).message_id == "a"
+    assert rv.choose_prefill(rep, None).message_id == "d"  # None: any tool
+
+
+def test_prefill_falls_back_to_a_plain_reply_then_to_nothing():
+    # a template that drops tool calls: empty replies for the call messages
+    rep = report(case("b", reply="thinking and reply"), case("c", reply=""), case("a", reply="plain"))
+    assert rv.choose_prefill(rep, ["get_weather"]).message_id == "a"
+    # a plain reply the parser rejects is still the template's own reply
+    assert rv.choose_prefill(report(case("a", reply="plain", result=False)), []).text == "plain"
+    assert rv.choose_prefill(report(case("a", refused=True), case("c", refused=True)), ["get_weather"]) is None
+
+
+def test_should_prefill_only_an_untouched_box():
+    assert rv.should_prefill(None, None)
+    assert rv.should_prefill("old prefill", "old prefill")
+    assert not rv.should_prefill("typed by the user", "old prefill")
+    assert not rv.should_prefill("from a link", None)
+    assert not rv.should_prefill("", "old prefill")  # the user cleared it
+
+
+def test_tool_names_and_missing_tools():
+    tools = [{"type": "function", "function": {"name": "get_weather"}}, {"name": "bare"}, {"function": {}}]
+    assert rv.tool_names(tools) == ["get_weather", "bare"]
+    assert rv.tool_names(None) == []
+    assert rv.missing_tools(("get_weather", "search", "search"), ["get_weather"]) == ["search"]
+
+
+# A template of our own: ChatML turns, calls as JSON in <tool_call> tags after the content.
+OWN = (
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.content %}{{ m.content }}{% endif %}"
+    "{% for c in m.tool_calls or [] %}<tool_call>{\"name\": \"{{ c.function.name }}\", \"arguments\": "
+    "{{ c.function.arguments | tojson }}}</tool_call>{% endfor %}<|im_end|>\n{% endfor %}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_prefill_of_a_real_report_is_the_rendered_call():
+    from explorer.roundtrip import roundtrip_report
+
+    rep = roundtrip_report("{%- if tools %}<|tools|>{{ tools | tojson }}{% endif %}" + OWN, enable_thinking=False)
+    pick = rv.choose_prefill(rep, ["get_weather"])
+    # message c (one get_weather call, Paris in degrees c) rendered by the template, end marker cut off;
+    # tojson writes ", " and ": " between items as llama.cpp's does
+    assert pick is not None
+    assert pick.text == '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}</tool_call>'
+
+
+# --- the page -----------------------------------------------------------------------------
+
+
+def page(request: ui.SourceRequest, **state) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["source_request"] = request
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page(TRY).run()
+    return at
+
+
+def texts(at: AppTest) -> str:
+    parts = [str(e.value) for kind in ("markdown", "caption", "error", "warning", "info", "subheader")
+             for e in getattr(at, kind)]
+    return "\n".join(parts)
+
+
+def box(at: AppTest) -> str:
+    return at.text_area(key="try_output").value
+
+
+def verdict_table(at: AppTest):
+    return next(t.value for t in at.table if "what was lost" in t.value.columns)
+
+
+def call_names_shown(at: AppTest) -> list[str]:
+    tables = [t.value for t in at.table if "arguments" in t.value.columns]
+    return list(tables[0]["name"]) if tables else []
+
+
+def examples_with_tools() -> list[str]:
+    from explorer.caps import detect_caps
+    from explorer.render import compile_template
+    from explorer.sources import from_example, list_examples
+
+    return [n for n in list_examples() if detect_caps(compile_template(from_example(n).text)).supports_tool_calls]
+
+
+# By hand from each example's text: the reply of a get_weather(city=Paris, unit=c) call as the
+# template renders it (thinking on, the page's default), after the generation prompt and before
+# the end-of-turn text.
+HAND_PREFILLS = {
+    # Hermes JSON in <tool_call> tags, the turn closed by <|im_end|>
+    CHATML: '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}\n</tool_call>',
+    # the generation prompt opens [THINK], which a call-only turn lacks: the reasoning + call message
+    # (e) is the one whose reply starts inside that block; the template writes the call's id
+    BRACKET: 'The user wants weather. I should call get_weather.[/THINK][TOOL_CALLS][{"name": "get_weather", '
+             '"arguments": {"city": "Paris", "unit": "c"}, "id": "call_1"}]',
+    # one <parameter=KEY> block per argument, in the arguments' order
+    "tagged-parameters": "<tool_calls>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+                         "<parameter=unit>\nc\n</parameter>\n</function>\n</tool_calls>",
+    # the end-of-turn text probed on a plain reply is '</answer><|end|>\n', so a call turn keeps its
+    # '<|end|>\n' and the parser refuses it: the box falls back to the plain reply, '</answer>' cut off
+    "wrapped-answer-tag-json": "<answer>The weather in Paris is sunny.",
+}
+
+
+@pytest.mark.parametrize("example", examples_with_tools())
+def test_the_box_starts_with_the_templates_own_round_trip_reply(example):
+    from explorer.roundtrip import roundtrip_report
+    from explorer.sources import from_example
+
+    at = page(ui.SourceRequest("example", name=example))
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    rep = roundtrip_report(from_example(example).text, enable_thinking=True)
+    pick = rv.choose_prefill(rep, ["get_weather"])
+    assert pick is not None
+    assert box(at) == pick.text
+    if example in HAND_PREFILLS:
+        assert box(at) == HAND_PREFILLS[example]
+    chosen = next(c for c in rep.cases if c.message_id == pick.message_id)
+    if chosen.equal_trimmed:  # a reply that round-trips parses to its calls on the page too
+        assert call_names_shown(at) == rv.call_names(chosen.message)
+    assert "The box starts with the template's own reply" in texts(at)
+
+
+def test_the_verdict_table_has_a_row_per_message():
+    at = page(ui.SourceRequest("example", name=CHATML))
+    table = verdict_table(at)
+    assert list(table["message"]) == ["a", "b", "c", "d", "e", "f", "g-escapes", "h-unicode", "i-nested"]
+    assert list(table["kind"])[:6] == ["reply", "reasoning + reply", "tool call (get_weather)",
+                                      "2 tool calls (get_weather, search)", "reasoning + tool call (get_weather)",
+                                      "reply + tool call (get_weather)"]
+    # the plain reply and the single call render exactly as the format reads them back
+    rows = {r["message"]: r for r in table.to_dict("records")}
+    assert rows["a"]["result"] == "✓ round-trips" and rows["a"]["equal"] == "yes"
+    assert rows["c"]["result"] == "✓ round-trips"
+    # the lazy tool grammar must take the rendered call and refuse its manglings
+    assert rows["c"]["grammar"] == "accepts the reply ✓; rejects misspelled function name ✓; rejects broken JSON ✓"
+    assert any(s.value == "Round trip" for s in at.subheader)
+    assert any(e.label.startswith("Verdicts per message (") for e in at.expander)
+
+
+def test_a_case_button_loads_that_reply_and_the_tools_it_needs():
+    at = page(ui.SourceRequest("example", name=CHATML))
+    at.button(key="try_rt_a").click().run()
+    assert not at.exception
+    assert box(at) == "The weather in Paris is sunny."
+    assert "Loaded the reply of message a (reply)." in texts(at)
+    # d calls get_weather and search; the page offers only get_weather, so the tools switch
+    at.button(key="try_rt_d").click().run()
+    assert not at.exception
+    assert box(at) == ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Zürich"}}\n</tool_call>\n'
+                       '<tool_call>\n{"name": "search", "arguments": {"query": "he said \\"hi\\"\\nnew line", '
+                       '"limit": 3}}\n</tool_call>')
+    assert "It calls search" in texts(at)
+    tools = json.loads(at.text_area(key="try_req_tools").value)
+    assert [t["function"]["name"] for t in tools] == ["get_weather", "search", "create_event"]
+    assert not at.error, [e.value for e in at.error]
+    assert call_names_shown(at) == ["get_weather", "search"]
+
+
+def test_the_prefill_follows_thinking_until_the_user_types():
+    at = page(ui.SourceRequest("example", name=BRACKET))
+    assert box(at) == HAND_PREFILLS[BRACKET]
+    at.toggle(key="try_req_thinking").set_value(False).run()
+    # thinking off: no [THINK] in the generation prompt, so the call-only message c is the reply
+    assert box(at) == ('[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}, '
+                       '"id": "call_1"}]')
+    at.text_area(key="try_output").input("my own output").run()
+    at.toggle(key="try_req_thinking").set_value(True).run()
+    assert box(at) == "my own output"
+
+
+def test_a_link_output_is_not_replaced_by_the_prefill():
+    link = ui.Permalink(page="try", example=CHATML, output="from the link")
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(ui.encode_permalink(link))
+    at.run()
+    assert not at.exception
+    assert box(at) == "from the link"
+
+
+ASSISTANT_REFUSED = (
+    "{%- for m in messages %}{% if m.role == 'assistant' %}{{ raise_exception('assistant turns are not "
+    "supported') }}{% endif %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_a_template_that_throws_on_every_probe_still_renders_the_page():
+    at = page(ui.SourceRequest("text", text=ASSISTANT_REFUSED))
+    assert not at.exception, [e.value for e in at.exception]
+    assert box(at) == ""
+    warned = " ".join(w.value for w in at.warning)
+    assert "refuses to render any assistant message" in warned and "assistant turns are not supported" in warned
+    assert set(verdict_table(at)["result"]) == {"! template refuses"}
+    assert not [b for b in at.button if b.key and b.key.startswith("try_rt_")]
+
+
+def test_a_template_that_always_raises_shows_the_error_in_place():
+    at = page(ui.SourceRequest("text", text="{{ raise_exception('boom') }}"))
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("boom" in e.value for e in at.error)
+
+
+def test_a_failing_round_trip_is_an_error_in_its_section(monkeypatch):
+    import explorer.roundtrip
+    from explorer.errors import RequestError
+
+    def broken(*_args, **_kwargs):
+        raise RequestError("the next-turn request failed: expected a message list, found nothing")
+
+    monkeypatch.setattr(explorer.roundtrip, "roundtrip_report", broken)
+    # a text of its own, so no cached report from another test answers
+    at = page(ui.SourceRequest("text", text=OWN + "{# failing round trip #}"))
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("round-tripping the template's own replies: the next-turn request failed" in e.value for e in at.error)
+    assert box(at) == ""
+    # the rest of the page still works
+    at.text_area(key="try_output").input("Hello there").run()
+    assert not at.exception
+    assert any(s.value == "Parsed message" for s in at.subheader)
+
+
+def test_a_grammar_that_rejects_its_own_parsers_output_is_a_loud_warning(monkeypatch):
+    import explorer.roundtrip
+
+    rejecting = report(case("c", reply="<tool_call>x</tool_call>",
+                            grammar=[verdict(accepted=False, message="stopped at byte 3")]), case("a", reply="hi"))
+    monkeypatch.setattr(explorer.roundtrip, "roundtrip_report", lambda *_a, **_k: rejecting)
+    at = page(ui.SourceRequest("text", text=OWN + "{# rejecting grammar #}"))
+    assert not at.exception, [e.value for e in at.exception]
+    loud = [w.value for w in at.warning if "Grammar rejects its own parser's output" in w.value]
+    assert len(loud) == 1 and "message c" in loud[0] and "stopped at byte 3" in loud[0]
+    assert box(at) == "<tool_call>x</tool_call>"
