@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
+from explorer.errors import AnalysisError
 from explorer.probes import Probe
 
 
@@ -86,6 +87,10 @@ class Content:
     start: str = ""
     end: str = ""
     requires_nonnull_content: bool = False
+
+    @property
+    def is_always_wrapped(self) -> bool:
+        return self.mode == ContentMode.ALWAYS_WRAPPED and bool(self.start) and bool(self.end)
 
 
 @dataclass(frozen=True)
@@ -168,6 +173,42 @@ class TemplateAnalysis:
     workarounds_applied: tuple[str, ...] = ()
     failures: tuple[ProbeFailureSummary, ...] = ()
 
+    @classmethod
+    def from_oracle_json(cls, data: Mapping[str, Any] | Any) -> TemplateAnalysis:
+        """The oracle's ``autoparser`` object read back (no trace or provenance); an
+        analysis (anything with ``to_oracle_json``) is taken as it is.
+
+        Keys missing inside a section take their defaults; a missing ``jinja_caps`` or
+        ``analysis_complete`` counts as llama.cpp's default caps and a complete analysis
+        (hand-written analyses for the generator leave them out).
+        """
+        if isinstance(data, TemplateAnalysis):
+            return data
+        if hasattr(data, "to_oracle_json"):
+            data = data.to_oracle_json()
+        try:
+            tools = data["tools"]
+            return cls(
+                jinja_caps=Caps.coerce(data.get("jinja_caps") or {}),
+                reasoning=_read(Reasoning, data["reasoning"]),
+                content=_read(Content, data["content"]),
+                tools=Tools(
+                    format=_read(ToolFormatAnalysis, tools["format"]),
+                    function=_read(ToolFunction, tools["function"]),
+                    arguments=_read(ToolArguments, tools["arguments"]),
+                    call_id=_read(ToolCallId, tools["call_id"]),
+                ),
+                user_start=data.get("user_start", ""),
+                assistant_start=data.get("assistant_start", ""),
+                preserved_tokens=tuple(data.get("preserved_tokens") or ()),
+                additional_stops=tuple(data.get("additional_stops") or ()),
+                analysis_complete=bool(data.get("analysis_complete", True)),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise AnalysisError(f"analysis JSON lacks a field the generator needs: {exc}") from exc
+        except ValueError as exc:
+            raise AnalysisError(f"analysis JSON has a value the analysis does not know: {exc}") from exc
+
     def to_oracle_json(self) -> dict[str, Any]:
         """The oracle's ``autoparser`` object: same keys, order and enum spellings."""
         return {
@@ -209,6 +250,22 @@ def _plain(obj: Any) -> dict[str, Any]:
             value = list(value)
         out[f.name] = value
     return out
+
+
+def _read(cls: type, values: Mapping[str, Any]) -> Any:
+    """One section of the oracle JSON as ``cls``: enum spellings to enums, lists to tuples."""
+    defaults = cls()
+    known: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in values:
+            continue
+        value, default = values[f.name], getattr(defaults, f.name)
+        if isinstance(default, Enum):
+            value = type(default)(value)
+        elif isinstance(default, tuple):
+            value = tuple(value or ())
+        known[f.name] = value
+    return cls(**known)
 
 
 # Dotted field names of every analysis field, in the oracle's order.

@@ -1,6 +1,6 @@
 """Analysis + request -> PEG arena, as llama.cpp's autoparser ``build_parser`` builds it.
 
-Input: a ``ParserSpec`` (the analysis) and a ``GenerationRequest``. Output: the built
+Input: a ``ParserSpec`` (the analysis, a ``TemplateAnalysis``) and a ``GenerationRequest``. Output: the built
 ``Arena``: reasoning, content and tool-call parsers composed in llama.cpp's order, with
 the generation prompt's text before the reasoning start marker as a leading literal.
 """
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.diff import trim_whitespace
 from explorer.errors import AnalysisError
 from explorer.generator.builder import Arena
 from explorer.generator.json_tools import (
@@ -18,7 +19,7 @@ from explorer.generator.json_tools import (
     TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, JsonToolLayout,
     standard_json_tools,
 )
-from explorer.generator.spec import GenerationRequest, ParserSpec, trim_whitespace
+from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, may_be_string, schema_from_json
 
@@ -68,7 +69,7 @@ def build_optional_wrapped(ctx: _Context) -> int:
 
 
 def build_tools_json_native(ctx: _Context) -> int:
-    p, fmt, req = ctx.p, ctx.spec.format, ctx.req
+    p, fmt, req = ctx.p, ctx.spec.tools.format, ctx.req
     name_field, args_field = fmt.name_field, fmt.args_field
     if fmt.function_field and fmt.function_field != "function" and "." not in name_field:
         name_field = f"{fmt.function_field}.{name_field}"
@@ -96,7 +97,7 @@ def build_tools_json_native(ctx: _Context) -> int:
 
 def build_func_parser(ctx: _Context, name: str, call_id_section: int, have_call_id: bool, args: int,
                       atomic_peek: int | None) -> int:
-    p, fn, fmt = ctx.p, ctx.spec.function, ctx.spec.format
+    p, fn, fmt = ctx.p, ctx.spec.tools.function, ctx.spec.tools.format
     open_ = p.atomic_tag(TOOL_OPEN, p.cat(fn.name_prefix, lambda: p.atomic_tag(TOOL_NAME, p.literal(name)),
                                           fn.name_suffix))
     matched_atomic = False
@@ -117,7 +118,7 @@ def build_func_parser(ctx: _Context, name: str, call_id_section: int, have_call_
     if fn.close:
         func = p.cat(func, p.space, lambda: p.atomic_tag(TOOL_CLOSE, p.literal(fn.close)))
     elif fmt.per_call_end:
-        if ctx.spec.arguments.tolerate_intertag_whitespace:
+        if ctx.spec.tools.arguments.tolerate_intertag_whitespace:
             close_peek = p.peek(p.cat(p.space, lambda: p.literal(fmt.per_call_end)))
         else:
             close_peek = p.peek(p.literal(fmt.per_call_end))
@@ -128,13 +129,13 @@ def build_func_parser(ctx: _Context, name: str, call_id_section: int, have_call_
 
 
 def _call_id_applies(ctx: _Context) -> bool:
-    cid, args = ctx.spec.call_id, ctx.spec.arguments
+    cid, args = ctx.spec.tools.call_id, ctx.spec.tools.arguments
     return cid.pos == "BETWEEN_FUNC_AND_ARGS" and bool(cid.prefix) and bool(cid.suffix or args.start)
 
 
 def _tools_tail(ctx: _Context, tool_calls: int) -> int:
     """Optional unless required; content before the trigger marker; then the end."""
-    p, fmt = ctx.p, ctx.spec.format
+    p, fmt = ctx.p, ctx.spec.tools.format
     if ctx.req.tool_choice != "required":
         tool_calls = p.optional(tool_calls)
     marker = fmt.section_start or fmt.per_call_start
@@ -143,7 +144,7 @@ def _tools_tail(ctx: _Context, tool_calls: int) -> int:
 
 
 def build_tools_tag_json(ctx: _Context) -> int:
-    p, fmt, args, cid = ctx.p, ctx.spec.format, ctx.spec.arguments, ctx.spec.call_id
+    p, fmt, args, cid = ctx.p, ctx.spec.tools.format, ctx.spec.tools.arguments, ctx.spec.tools.call_id
     tool_choice = p.choice()
     for tool in _function_tools(ctx.req.tools):
         func = tool["function"]
@@ -186,7 +187,7 @@ def build_tools_tag_json(ctx: _Context) -> int:
 
 
 def _tagged_arg(ctx: _Context, name: str, until_suffix: int, param: Any) -> int:
-    p, a = ctx.p, ctx.spec.arguments
+    p, a = ctx.p, ctx.spec.tools.arguments
     if may_be_string(param.schema):
         def value() -> int:
             return p.ac(p.cat(lambda: p.tag(TOOL_ARG_STRING_VALUE, until_suffix),
@@ -202,7 +203,7 @@ def _tagged_arg(ctx: _Context, name: str, until_suffix: int, param: Any) -> int:
 
 
 def build_tools_tag_tagged(ctx: _Context) -> int:
-    p, fmt, a, cid = ctx.p, ctx.spec.format, ctx.spec.arguments, ctx.spec.call_id
+    p, fmt, a, cid = ctx.p, ctx.spec.tools.format, ctx.spec.tools.arguments, ctx.spec.tools.call_id
     until_suffix = p.rule("until-suffix", p.until(a.value_suffix))
     tool_choice = p.choice()
     for tool in _function_tools(ctx.req.tools):
@@ -261,7 +262,7 @@ _TOOL_BUILDERS = {
 
 
 def build_tools(ctx: _Context) -> int:
-    builder = _TOOL_BUILDERS.get(ctx.spec.format.mode)
+    builder = _TOOL_BUILDERS.get(ctx.spec.tools.format.mode)
     # llama.cpp only logs an error for an undetected format and parses nothing
     return builder(ctx) if builder else ctx.p.eps()
 
@@ -284,7 +285,7 @@ def build_parser(spec: ParserSpec, req: GenerationRequest) -> Arena:
             p.cat(p.space, response, p.space),
         ]), p.end)
         pure_content = False
-    elif req.has_tools and req.tool_choice != "none" and spec.supports_tool_calls:
+    elif req.has_tools and req.tool_choice != "none" and spec.jinja_caps.supports_tool_calls:
         parser = build_tools(ctx)
         pure_content = False
     else:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.diff import trim_whitespace
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
 from explorer.generator.builder import Arena
-from explorer.generator.spec import GenerationRequest, ParserSpec, trim_whitespace
+from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 
@@ -70,7 +71,7 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
         arena = build_parser(spec, req)
     except RecursionError:
         raise GrammarError("the parser for these tools is nested too deeply to build") from None
-    fmt = spec.format
+    fmt = spec.tools.format
     has_tools = fmt.mode != "NONE" and req.has_tools
     trigger_marker = fmt.section_start or fmt.per_call_start
     include_grammar = req.has_response_format or (

@@ -1,8 +1,8 @@
-"""Generator inputs: the autoparser analysis (oracle JSON schema) and the request.
+"""Generator inputs: the autoparser analysis and the request.
 
-Input: the analysis as the oracle's ``autoparser`` object (what
-``TemplateAnalysis.to_oracle_json()`` also returns) and request settings. Output: frozen
-dataclasses the PEG generator reads. Only the fields the generator needs are kept.
+Input: the analysis (``explorer.analysis.model.TemplateAnalysis``, read from the oracle's
+``autoparser`` object with ``ParserSpec.from_oracle_json`` when it comes as JSON) and
+request settings. Output: the frozen ``GenerationRequest`` the PEG generator reads.
 """
 
 from __future__ import annotations
@@ -12,125 +12,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.errors import AnalysisError, RequestError
+from explorer.analysis.model import TemplateAnalysis
+from explorer.errors import RequestError
 
 TOOL_CHOICES = ("auto", "required", "none")
 REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
 
-_WS = " \t\n\v\f\r"
-
-
-def trim_whitespace(text: str) -> str:
-    """llama.cpp's trim_whitespace: ASCII whitespace only (C locale ``isspace``)."""
-    return text.strip(_WS)
-
-
-@dataclass(frozen=True)
-class Reasoning:
-    mode: str = "NONE"
-    start: str = ""
-    end: str = ""
-
-
-@dataclass(frozen=True)
-class Content:
-    mode: str = "PLAIN"
-    start: str = ""
-    end: str = ""
-
-    @property
-    def is_always_wrapped(self) -> bool:
-        return self.mode == "ALWAYS_WRAPPED" and bool(self.start) and bool(self.end)
-
-
-@dataclass(frozen=True)
-class ToolFormat:
-    mode: str = "NONE"
-    section_start: str = ""
-    section_end: str = ""
-    per_call_start: str = ""
-    per_call_end: str = ""
-    fun_name_is_key: bool = False
-    tools_array_wrapped: bool = False
-    openai_wrapper_trigger: bool = False
-    function_field: str = "function"
-    name_field: str = "name"
-    args_field: str = "arguments"
-    id_field: str = ""
-    gen_id_field: str = ""
-    parameter_order: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolFunction:
-    name_prefix: str = ""
-    name_suffix: str = ""
-    args_separator: str = ""
-    close: str = ""
-
-
-@dataclass(frozen=True)
-class ToolArguments:
-    start: str = ""
-    end: str = ""
-    name_prefix: str = ""
-    name_suffix: str = ""
-    value_prefix: str = ""
-    value_suffix: str = ""
-    separator: str = ""
-    tolerate_intertag_whitespace: bool = False
-
-
-@dataclass(frozen=True)
-class CallId:
-    pos: str = "NONE"
-    prefix: str = ""
-    suffix: str = ""
-
-
-@dataclass(frozen=True)
-class ParserSpec:
-    """The part of the autoparser analysis that decides the generated parser."""
-
-    reasoning: Reasoning = Reasoning()
-    content: Content = Content()
-    format: ToolFormat = ToolFormat()
-    function: ToolFunction = ToolFunction()
-    arguments: ToolArguments = ToolArguments()
-    call_id: CallId = CallId()
-    supports_tool_calls: bool = True
-    preserved_tokens: tuple[str, ...] = ()
-    additional_stops: tuple[str, ...] = ()
-    analysis_complete: bool = True
-
-    @classmethod
-    def from_oracle_json(cls, data: Mapping[str, Any] | Any) -> ParserSpec:
-        """Build from the oracle's ``autoparser`` object (or anything with ``to_oracle_json``)."""
-        if hasattr(data, "to_oracle_json"):
-            data = data.to_oracle_json()
-        try:
-            tools = data["tools"]
-            fmt = dict(tools["format"])
-            fmt["parameter_order"] = tuple(fmt.get("parameter_order") or ())
-            return cls(
-                reasoning=_pick(Reasoning, data["reasoning"]),
-                content=_pick(Content, data["content"]),
-                format=_pick(ToolFormat, fmt),
-                function=_pick(ToolFunction, tools["function"]),
-                arguments=_pick(ToolArguments, tools["arguments"]),
-                call_id=_pick(CallId, tools["call_id"]),
-                supports_tool_calls=bool(data.get("jinja_caps", {}).get("supports_tool_calls", True)),
-                preserved_tokens=tuple(data.get("preserved_tokens") or ()),
-                additional_stops=tuple(data.get("additional_stops") or ()),
-                analysis_complete=bool(data.get("analysis_complete", True)),
-            )
-        except (KeyError, TypeError) as exc:
-            raise AnalysisError(f"analysis JSON lacks a field the generator needs: {exc}") from exc
-
-
-def _pick(cls: type, values: Mapping[str, Any]) -> Any:
-    names = cls.__dataclass_fields__.keys()
-    return cls(**{k: v for k, v in values.items() if k in names})
+# The generator reads the analysis itself: ``ParserSpec.from_oracle_json`` accepts the
+# oracle's ``autoparser`` object or a ``TemplateAnalysis``.
+ParserSpec = TemplateAnalysis
 
 
 def _brief(value: Any) -> str:
