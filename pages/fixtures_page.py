@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from types import MappingProxyType
 from typing import Any
@@ -10,9 +11,11 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
+from explorer.ui_support import fixture_diff, fixture_upload
 from pages import _shared as sh
 
 ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
+CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"
 
 
 @st.cache_data(show_spinner=False)
@@ -43,25 +46,50 @@ def _settings(fixture: Any, default_thinking: bool) -> sh.RequestSettings:
     return sh.RequestSettings(json.dumps(list(fixture.tools), ensure_ascii=False), thinking, "auto")
 
 
-@st.cache_resource(show_spinner="Parsing every fixture of the family…", max_entries=32)
-def _run(sha256: str, dialect_name: str, family: str, _tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+def _judge(tmpl: Any, fixtures: list[Any], family_of: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+    """Every fixture through the template's live parser, judged by canitoolcall's checks."""
     from explorer.chat_output import analyse_output
 
-    fam, fixtures = _fixtures(family)
-    default_thinking = _default_thinking(_tmpl)
+    default_thinking = _default_thinking(tmpl)
     rows = []
     for fixture in fixtures:
         settings = _settings(fixture, default_thinking)
         try:
-            setup = sh.chat_setup(_tmpl, settings)
+            setup = sh.chat_setup(tmpl, settings)
             parsed = analyse_output(setup.arena, fixture.raw_output, generation_prompt=setup.generation_prompt,
                                     format=setup.format)
             exc = None if parsed.error is None else f"std::runtime_error: {parsed.error.message}"
-            verdict = ui.fixture_verdict(fixture, fam, parsed.message, exc)
+            verdict = ui.fixture_verdict(fixture, family_of(fixture), parsed.message, exc)
         except ExplorerError as err:
             verdict = ui.FixtureVerdict("error", str(err), {})
         rows.append((fixture, settings, verdict))
     return rows
+
+
+@st.cache_resource(show_spinner="Parsing every fixture of the family…", max_entries=32)
+def _run(sha256: str, dialect_name: str, family: str, _tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+    fam, fixtures = _fixtures(family)
+    return _judge(_tmpl, fixtures, lambda _f: fam)
+
+
+@st.cache_data(show_spinner="Reading the uploaded fixtures…", max_entries=8)
+def _read_upload(upload_sha256: str, _data: bytes) -> fixture_upload.UploadedFixtures:
+    return fixture_upload.parse_upload(_data)
+
+
+@st.cache_resource(show_spinner=False)
+def _known_families() -> dict[str, Any]:
+    from canitoolcall.fixtures import load_families
+
+    return load_families()
+
+
+@st.cache_resource(show_spinner="Parsing every uploaded fixture…", max_entries=16)
+def _run_upload(sha256: str, dialect_name: str, upload_sha256: str, _tmpl: Any,
+                _fixtures: tuple[Any, ...]) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+    # the checks judging a parse read no family metadata; the package's own family goes along when it exists
+    known = _known_families()
+    return _judge(_tmpl, list(_fixtures), lambda f: known.get(f.family))
 
 
 def _open_in_try(fixture: Any, settings: sh.RequestSettings) -> None:
@@ -72,6 +100,18 @@ def _open_in_try(fixture: Any, settings: sh.RequestSettings) -> None:
     for key in ("try_req_tools", "try_req_thinking", "try_req_tool_choice"):
         st.session_state.pop(key, None)
     st.session_state["try_output"] = fixture.raw_output
+
+
+def _diff(fixture: Any, verdict: ui.FixtureVerdict) -> None:
+    """The expected message against the parse, field by field (canitoolcall's strict comparison)."""
+    from canitoolcall.checks import expected_as_result
+    from canitoolcall.results import ParseResult
+
+    rows = fixture_diff.diff_rows(expected_as_result(fixture.expected), ParseResult.from_dict(verdict.got))
+    if not rows:
+        return
+    st.markdown("**Diff against the expected message** (the fields canitoolcall's strict comparison finds different)")
+    st.html(fixture_diff.diff_html(rows))
 
 
 def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdict) -> None:
@@ -96,6 +136,8 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
         with c2:
             st.markdown("**Parsed here (llama.cpp's parser for this template)**")
             st.json(verdict.got)
+        if fixture.expected is not None and verdict.status in ("fail", "soft_pass") and verdict.got:
+            _diff(fixture, verdict)
         if fixture.notes:
             st.caption(fixture.notes)
         if st.button("Open in Try it", key=f"fx_try_{fixture.id}", on_click=_open_in_try, args=(fixture, settings)):
@@ -104,8 +146,9 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
 
 def main() -> None:
     st.title("Fixtures")
-    st.caption("Recorded model outputs from the canitoolcall conformance suite, parsed with the parser "
-               "llama.cpp builds for the current template, and judged by canitoolcall's own checks.")
+    st.caption("Recorded model outputs from the canitoolcall conformance suite (or your own, uploaded in its "
+               "format), parsed with the parser llama.cpp builds for the current template, and judged by "
+               "canitoolcall's own checks.")
     loaded = sh.active_template()
     if loaded is None:
         sh.write_permalink("fixtures", None)
@@ -127,16 +170,55 @@ def main() -> None:
     if not sh.budget_guard(tmpl, "Parsing fixtures"):
         sh.write_permalink("fixtures", source)
         return
-    families = _families()
     incoming = sh.take_incoming_focus()
-    if incoming in families:
+    if incoming in _families():
+        st.session_state["fx_origin"] = CORPUS
         st.session_state["fx_family"] = incoming
+    origin = st.radio("Fixtures from", [CORPUS, UPLOAD], horizontal=True, key="fx_origin")
+    if origin == CORPUS:
+        rows, scope = _corpus_rows(source, tmpl), "of this family"
+    else:
+        sh.write_permalink("fixtures", source)
+        rows, scope = _upload_rows(source, tmpl), "of the upload"
+    if rows:
+        _verdicts(rows, scope)
+
+
+def _corpus_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]] | None:
+    families = _families()
     family = st.selectbox("Fixture family", list(families), format_func=lambda s: f"{s} · {families[s]}",
                           key="fx_family")
     sh.write_permalink("fixtures", source, family)
-    rows = sh.guarded(lambda: _run(tmpl.sha256, tmpl.dialect, family, tmpl), source.text, context="parsing fixtures")
-    if not rows:
-        return
+    return sh.guarded(lambda: _run(tmpl.sha256, tmpl.dialect, family, tmpl), source.text, context="parsing fixtures")
+
+
+def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]] | None:
+    st.caption("Your own fixtures, one JSON object per line in canitoolcall's fixture format (its "
+               "`fixture.schema.json`: `id`, `family`, `models`, `spec_version`, `provenance`, `tools`, `raw_output`, "
+               f"`tags`, and `expected` or `expected_error`); {fixture_upload.CAP_TEXT}.")
+    upload = st.file_uploader("Fixtures file (.jsonl)", type=["jsonl"], key="fx_upload",
+                              max_upload_size=fixture_upload.MAX_BYTES // (1024 * 1024))
+    if upload is None:
+        st.info("Upload a .jsonl file to parse its fixtures with this template's parser.")
+        return None
+    data = upload.getvalue()
+    parsed = _read_upload(hashlib.sha256(data).hexdigest(), data)
+    if parsed.refused:
+        st.error(f"The upload {upload.name} is refused: {parsed.problems[0]}.")
+        return None
+    if parsed.problems:
+        bad = len({p.line for p in parsed.problems})
+        st.error(f"{bad} line(s) of {upload.name} are not fixtures in canitoolcall's format"
+                 + (f"; the {len(parsed.fixtures)} valid ones are judged below" if parsed.fixtures else "")
+                 + ":\n\n" + parsed.problem_text())
+    if not parsed.fixtures:
+        return None
+    st.caption(f"{len(parsed.fixtures)} fixture(s) read from {upload.name}.")
+    return sh.guarded(lambda: _run_upload(tmpl.sha256, tmpl.dialect, parsed.sha256, tmpl, parsed.fixtures),
+                      source.text, context="parsing the uploaded fixtures")
+
+
+def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str) -> None:
     counts: dict[str, int] = {}
     for _, _, v in rows:
         counts[v.status] = counts.get(v.status, 0) + 1
@@ -148,7 +230,7 @@ def main() -> None:
     sh.table([{"fixture": f.id, "status": ICONS.get(v.status, v.status), "tags": ", ".join(f.tags),
                "difference": v.detail[:160]} for f, _, v in listed])
     if not listed:
-        st.success("Every fixture of this family parses as expected.")
+        st.success(f"Every fixture {scope} parses as expected.")
         return
     ids = [f.id for f, _, _ in listed]
     pick = st.selectbox("Fixture", ids, key="fx_pick")
