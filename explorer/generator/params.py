@@ -3,7 +3,8 @@
 Input: a ``ParserSpec`` and a ``GenerationRequest`` (the generation prompt comes from the
 apply stage). Output: ``GeneratedParams`` with the oracle's apply keys: the serialized
 parser, the GBNF grammar and whether it is lazy, grammar triggers, preserved tokens and
-additional stops -- what ``peg_generator::generate_parser`` returns.
+additional stops -- what ``peg_generator::generate_parser`` returns -- plus what chat.cpp
+adds from the analysis right after (thinking support and tags, message delimiters).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 
 OPENAI_WRAPPER_TRIGGER = '{"type": "function",'
+PEG_NATIVE = "peg-native"
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,25 @@ class GrammarTrigger:
 
 
 @dataclass(frozen=True)
+class Delimiter:
+    """Where a role's turn starts in the prompt (llama.cpp's message delimiters)."""
+
+    role: str
+    delimiter: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role, "delimiter": self.delimiter}
+
+
+@dataclass(frozen=True)
 class GeneratedParams:
+    """The chat params a parser generator returns beside the prompt: the autoparser's
+    (``generate_params``) or a specialised handler's (``Handler.params``).
+
+    ``supports_thinking``: the autoparser's comes from the analysis; a handler's is the
+    apply stage's to decide (``explorer.apply``), so it stays None here.
+    """
+
     generation_prompt: str
     arena: Arena
     grammar: str
@@ -41,9 +61,11 @@ class GeneratedParams:
     grammar_triggers: tuple[GrammarTrigger, ...]
     preserved_tokens: tuple[str, ...]
     additional_stops: tuple[str, ...]
-    supports_thinking: bool = False
+    supports_thinking: bool | None = None
     thinking_start_tag: str = ""
     thinking_end_tags: tuple[str, ...] = ()
+    format: str = PEG_NATIVE
+    message_delimiters: tuple[Delimiter, ...] = ()
 
     @property
     def parser(self) -> str:
@@ -65,6 +87,11 @@ class GeneratedParams:
         }
 
 
+def arena_grammar(arena: Arena, lazy: bool) -> str:
+    """The GBNF grammar of a built parser (lazy: only the trigger rules are roots)."""
+    return build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+
+
 def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams:
     """llama.cpp's ``peg_generator::generate_parser`` without the prompt rendering."""
     try:
@@ -80,7 +107,7 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
     grammar, lazy, triggers = "", False, ()
     if include_grammar:
         lazy = not req.has_response_format and req.tool_choice == "auto"
-        grammar = build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+        grammar = arena_grammar(arena, lazy)
         if lazy:
             triggers = (GrammarTrigger("WORD", trigger_marker),)
             if fmt.openai_wrapper_trigger:
@@ -92,6 +119,8 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
         start_tag = trim_whitespace(spec.reasoning.start)
         end = trim_whitespace(spec.reasoning.end)
         end_tags = (end,) if end else ()
+    delimiters = tuple(Delimiter(role, start) for role, start in
+                       (("assistant", spec.assistant_start), ("user", spec.user_start)) if start)
     return GeneratedParams(
         generation_prompt=req.generation_prompt,
         arena=arena,
@@ -103,4 +132,5 @@ def generate_params(spec: ParserSpec, req: GenerationRequest) -> GeneratedParams
         supports_thinking=supports_thinking,
         thinking_start_tag=start_tag,
         thinking_end_tags=end_tags,
+        message_delimiters=delimiters,
     )

@@ -1,9 +1,10 @@
 """What a specialised handler is: declared data plus one parser-building function.
 
 Input: a ``HandlerInputs`` (llama.cpp's ``generation_params`` as the handlers read them,
-with the generation prompt the apply stage found). Output: ``HandlerParams``: the
-serialized PEG arena, GBNF grammar, laziness, triggers, preserved tokens, additional
-stops, format name, thinking tags and message delimiters -- what the handler's
+with the generation prompt the apply stage found). Output: ``GeneratedParams`` (the
+autoparser generator's type, also named ``HandlerParams`` here): the serialized PEG
+arena, GBNF grammar, laziness, triggers, preserved tokens, additional stops, format
+name, thinking tags and message delimiters -- what the handler's
 ``common_chat_params_init_*`` returns beside the prompt.
 
 Each handler module declares a ``Handler``: the constant parts of its result as fields,
@@ -14,17 +15,13 @@ written against ``HandlerPeg`` in llama.cpp's creation order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Union
 
 from explorer.errors import GrammarError
-from explorer.generator.builder import Arena
-from explorer.generator.params import GrammarTrigger
-from explorer.grammar.gbnf import emit_arena_grammar
-from explorer.grammar.json_schema import build_grammar
+from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.handlers.peg import HandlerPeg
 
-PEG_NATIVE = "peg-native"
 PEG_GEMMA4 = "peg-gemma4"
 PEG_MINIMAX_M3 = "peg-minimax-m3"
 
@@ -120,15 +117,6 @@ def pattern(value: str) -> GrammarTrigger:
     return GrammarTrigger("PATTERN", value)
 
 
-@dataclass(frozen=True)
-class Delimiter:
-    role: str
-    delimiter: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"role": self.role, "delimiter": self.delimiter}
-
-
 def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
@@ -198,7 +186,7 @@ class Handler:
     def has_response_format(self, inputs: HandlerInputs) -> bool:
         return inputs.has_nonempty_schema if self.response_format == "nonempty" else inputs.has_schema_object
 
-    def params(self, inputs: HandlerInputs) -> "HandlerParams":
+    def params(self, inputs: HandlerInputs) -> GeneratedParams:
         """The handler's parser, grammar and declared constants for these inputs."""
         p = HandlerPeg()
         try:
@@ -209,11 +197,12 @@ class Handler:
         grammar, lazy, triggers = "", False, ()
         if self.include(inputs, rf):
             lazy = self.lazy(inputs, rf)
-            grammar = build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+            grammar = arena_grammar(arena, lazy)
             if lazy or not self.triggers_when_lazy_only:
                 triggers = tuple(resolve(self.triggers, inputs))
-        return HandlerParams(
+        return GeneratedParams(
             format=self.format,
+            generation_prompt=inputs.generation_prompt,
             arena=arena,
             grammar=grammar,
             grammar_lazy=lazy,
@@ -226,20 +215,5 @@ class Handler:
         )
 
 
-@dataclass(frozen=True)
-class HandlerParams:
-    format: str
-    arena: Arena
-    grammar: str
-    grammar_lazy: bool
-    grammar_triggers: tuple[GrammarTrigger, ...]
-    preserved_tokens: tuple[str, ...]
-    additional_stops: tuple[str, ...]
-    thinking_start_tag: str
-    thinking_end_tags: tuple[str, ...]
-    message_delimiters: tuple[Delimiter, ...] = field(default=())
-
-    @property
-    def parser(self) -> str:
-        return self.arena.dumps()
-
+# A handler returns the same chat params as the autoparser's generator.
+HandlerParams = GeneratedParams

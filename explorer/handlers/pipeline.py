@@ -22,13 +22,11 @@ from typing import Any
 from explorer.apply import Request, apply_request
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
-from explorer.generator.params import GrammarTrigger
-from explorer.handlers.base import Delimiter, HandlerInputs
+from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger
+from explorer.handlers.base import HandlerInputs
 from explorer.handlers.registry import HANDLERS
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck, route_source
-
-_WS = " \t\n\v\f\r"
 
 
 @dataclass(frozen=True)
@@ -148,20 +146,24 @@ def apply_template(
         generation_prompt=applied.generation_prompt,
         continuation=applied.continuation,
     )
-    out = spec.params(inputs)
+    out = replace(spec.params(inputs), supports_thinking=bool(applied.supports_thinking))
+    return _chat_params(handler, checks, applied.prompt, out)
+
+
+def _chat_params(handler: str, checks: tuple[RuleCheck, ...], prompt: str, out: GeneratedParams) -> ChatParams:
     return ChatParams(
         handler=handler,
         why=_why(checks, handler),
         format=out.format,
-        prompt=applied.prompt,
-        generation_prompt=applied.generation_prompt,
+        prompt=prompt,
+        generation_prompt=out.generation_prompt,
         grammar=out.grammar,
         grammar_lazy=out.grammar_lazy,
         grammar_triggers=out.grammar_triggers,
         preserved_tokens=out.preserved_tokens,
         parser=out.parser,
         additional_stops=out.additional_stops,
-        supports_thinking=bool(applied.supports_thinking),
+        supports_thinking=bool(out.supports_thinking),
         thinking_start_tag=out.thinking_start_tag,
         thinking_end_tags=out.thinking_end_tags,
         message_delimiters=out.message_delimiters,
@@ -231,32 +233,4 @@ def _autoparser(
     ))
     # the parser was built on the plain generation prompt; the params carry the continued one
     gen = replace(gen, generation_prompt=applied.generation_prompt)
-    supports = reasoning["mode"] != "NONE"
-    start_tag, end_tags = "", ()
-    if supports:
-        start_tag = reasoning.get("start", "").strip(_WS)
-        end = reasoning.get("end", "").strip(_WS)
-        end_tags = (end,) if end else ()
-    delims = []
-    if data.get("assistant_start"):
-        delims.append(Delimiter("assistant", data["assistant_start"]))
-    if data.get("user_start"):
-        delims.append(Delimiter("user", data["user_start"]))
-    return ChatParams(
-        handler=AUTOPARSER,
-        why=_why(checks, AUTOPARSER),
-        format="peg-native",
-        prompt=applied.prompt,
-        generation_prompt=applied.generation_prompt,
-        grammar=gen.grammar,
-        grammar_lazy=gen.grammar_lazy,
-        grammar_triggers=gen.grammar_triggers,
-        preserved_tokens=gen.preserved_tokens,
-        parser=gen.parser,
-        additional_stops=gen.additional_stops,
-        supports_thinking=supports,
-        thinking_start_tag=start_tag,
-        thinking_end_tags=end_tags,
-        message_delimiters=tuple(delims),
-        checks=checks,
-    )
+    return _chat_params(AUTOPARSER, checks, applied.prompt, gen)
