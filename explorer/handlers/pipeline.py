@@ -112,6 +112,17 @@ def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
     return _remember(("caps", compiled.sha256, compiled.dialect), lambda: detect_caps(compiled))
 
 
+def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Any) -> tuple[
+        ChatTemplates, CompiledTemplate, Any, str, tuple[RuleCheck, ...]]:
+    """The template llama.cpp picks for the request's tools, its caps, and its route."""
+    templates = as_templates(template)
+    tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
+    compiled = templates.select(tools)
+    caps = _caps(compiled, caps)
+    handler, checks = route_source(compiled.source)
+    return templates, compiled, caps, handler, checks
+
+
 def apply_template(
     template: str | CompiledTemplate | ChatTemplates,
     request: Request,
@@ -126,11 +137,7 @@ def apply_template(
     ``analysis``: the autoparser analysis (a ``TemplateAnalysis`` or the oracle's
     ``autoparser`` dict), computed when the route needs it and it is omitted.
     """
-    templates = as_templates(template)
-    tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
-    compiled = templates.select(tools)
-    caps = _caps(compiled, caps)
-    handler, checks = route_source(compiled.source)
+    templates, compiled, caps, handler, checks = _route(template, request, caps)
     if handler == AUTOPARSER:
         return _autoparser(templates, compiled, request, caps, analysis, now, checks)
     applied = apply_request(templates, request, caps=caps, now=now)
@@ -181,11 +188,7 @@ def apply_autoparser(
 ) -> ChatParams:
     """The autoparser route for this request even when routing picks a specialised handler:
     what llama.cpp would build had no handler's substrings matched (for comparisons)."""
-    templates = as_templates(template)
-    tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
-    compiled = templates.select(tools)
-    caps = _caps(compiled, caps)
-    handler, checks = route_source(compiled.source)
+    templates, compiled, caps, handler, checks = _route(template, request, caps)
     params = _autoparser(templates, compiled, request, caps, analysis, now, checks)
     if handler == AUTOPARSER:
         return params
