@@ -23,8 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "analyze", help="the autoparser's differential analysis, with every probe",
         description="Run llama.cpp's differential template analysis and print it as JSON.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    inputs.add_template_argument(p)
     p.add_argument("--no-trace", action="store_true", help="omit the probe trace")
     p.add_argument("--compact", action="store_true", help="print the JSON on one line")
     p.set_defaults(run=run)

@@ -16,8 +16,9 @@ import json
 import sys
 from typing import Any
 
-from explorer.cli.inputs import load_template_text, messages_and_tools, read_json
-from explorer.errors import SourceError
+from explorer.cli.inputs import (
+    add_template_argument, kwargs_object, load_template_text, messages_and_tools, read_json, read_tools,
+)
 
 FIELDS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy", "grammar_triggers",
           "preserved_tokens", "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags",
@@ -29,8 +30,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "apply", help="route, render and build the parser and grammar for a request",
         description="Apply a chat request to a template exactly as llama.cpp's common_chat_templates_apply "
                     "does: routing, prompt, generation prompt, PEG parser, GBNF grammar and triggers.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    add_template_argument(p)
     add_request_arguments(p)
     p.add_argument("--field", choices=FIELDS, help="print only this field (strings raw, others as JSON)")
     p.set_defaults(run=run)
@@ -60,9 +60,7 @@ def _messages_and_tools(args: argparse.Namespace) -> tuple[list[Any], list[Any] 
     if getattr(args, "messages", None):
         messages, tools = messages_and_tools(read_json(args.messages, "messages"), args.messages)
     if getattr(args, "tools", None):
-        tools = read_json(args.tools, "tools")
-        if not isinstance(tools, list):
-            raise SourceError(f"{args.tools}: expected a JSON list of tools")
+        tools = read_tools(args.tools)
     return messages, tools
 
 
@@ -71,14 +69,7 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
     from explorer.apply import Request, supports_enable_thinking
 
     messages, tools = _messages_and_tools(args)
-    kwargs: dict[str, Any] = {}
-    if getattr(args, "kwargs", None):
-        try:
-            kwargs = json.loads(args.kwargs)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"--kwargs is not JSON: {exc.msg}") from None
-        if not isinstance(kwargs, dict):
-            raise SourceError("--kwargs must be a JSON object")
+    kwargs = kwargs_object(args.kwargs) if getattr(args, "kwargs", None) else {}
     thinking = getattr(args, "thinking", None)
     enable = bool(supports_enable_thinking(text)) if thinking is None else thinking == "true"
     parallel = getattr(args, "parallel_tool_calls", None)

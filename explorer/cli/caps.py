@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from explorer.caps import detect_caps_trace
-from explorer.cli.inputs import load_template_text
+from explorer.cli.inputs import add_template_argument, load_template_text
 from explorer.render import compile_template
 
 
@@ -19,8 +19,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "caps", help="the nine capability flags llama.cpp detects, as JSON",
         description="Detect a template's capabilities with llama.cpp's probes.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    add_template_argument(p)
     p.add_argument("--trace", action="store_true", help="also print every probe render")
     p.set_defaults(run=run)
 

@@ -21,16 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.cli.inputs import load_template_text, read_json
+from explorer.cli.inputs import add_template_argument, load_template_text, parse_bool, read_json
 from explorer.errors import SourceError
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -38,14 +30,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "grammar", help="the generated PEG parser and GBNF grammar",
         description="Generate the parser and GBNF grammar llama.cpp builds for a request (autoparser or "
                     "specialized handler, as llama.cpp routes the template), or check outputs against it.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    add_template_argument(p)
     p.add_argument("--tools", metavar="FILE",
                    help="JSON tools (array, or object with 'tools'); default: the oracle's get_weather tool")
     p.add_argument("--no-tools", action="store_true", help="a request without tools")
-    p.add_argument("--thinking", type=_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
     p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
-    p.add_argument("--parallel-tool-calls", type=_bool, default=True, metavar="true|false")
+    p.add_argument("--parallel-tool-calls", type=parse_bool, default=True, metavar="true|false")
     p.add_argument("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response_format JSON schema file")
     p.add_argument("--json", action="store_true", help="print the oracle's apply keys as one JSON object")

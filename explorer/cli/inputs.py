@@ -1,19 +1,37 @@
-"""What the CLI commands read: a TEMPLATE spec, JSON files, a messages file.
+"""What the CLI commands read: a TEMPLATE spec, JSON files, a messages file, switches.
 
-Input: a TEMPLATE spec (path, ``hf:owner/repo[@rev][#name]``, ``example:NAME`` or ``-``)
-or a JSON file path (``-`` for stdin). Output: the template text and its
-``TemplateSource``, the decoded JSON, or (messages, tools). Errors are ``SourceError``s
-naming the file. Not a command: ``explorer.cli`` lists its command modules by name.
+Input: a TEMPLATE spec (path, ``hf:owner/repo[@rev][#name]``, ``example:NAME`` or ``-``),
+a JSON file path (``-`` for stdin) or a switch's text. Output: the template text and its
+``TemplateSource``, the decoded JSON, (messages, tools), a tools list, a JSON object, a
+bool. Errors are ``SourceError``s naming the file or switch (``ArgumentTypeError`` for a
+switch argparse checks). Not a command: ``explorer.cli`` lists its command modules by name.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from explorer.errors import SourceError
+
+TEMPLATE_HELP = "path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin"
+
+
+def add_template_argument(p: argparse.ArgumentParser) -> None:
+    """The positional TEMPLATE spec every template command takes."""
+    p.add_argument("template", metavar="TEMPLATE", help=TEMPLATE_HELP)
+
+
+def parse_bool(text: str) -> bool:
+    """An argparse ``type`` for true/false switches (also 1/0, yes/no)."""
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
 
 
 def load_template_text(spec: str) -> tuple[str, Any]:
@@ -46,3 +64,22 @@ def messages_and_tools(data: Any, path: str) -> tuple[list[Any], list[Any] | Non
     if isinstance(data, list):
         return data, None
     raise SourceError(f"{path}: expected a JSON list of messages or an object with 'messages'")
+
+
+def read_tools(path: str) -> list[Any]:
+    """A tools file: a JSON list of tools (OpenAI format)."""
+    tools = read_json(path, "tools")
+    if not isinstance(tools, list):
+        raise SourceError(f"{path}: expected a JSON list of tools")
+    return tools
+
+
+def kwargs_object(text: str) -> dict[str, Any]:
+    """``--kwargs``: chat_template_kwargs as a JSON object."""
+    try:
+        kwargs = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"--kwargs is not JSON: {exc.msg}") from None
+    if not isinstance(kwargs, dict):
+        raise SourceError("--kwargs must be a JSON object")
+    return kwargs

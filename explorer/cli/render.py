@@ -12,12 +12,12 @@ of the full apply path are not applied here.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from explorer.cli.inputs import load_template_text, messages_and_tools, read_json
-from explorer.errors import SourceError
+from explorer.cli.inputs import (
+    add_template_argument, kwargs_object, load_template_text, messages_and_tools, read_json, read_tools,
+)
 from explorer.render import RenderInputs, RenderLimits, chat_extra_context, compile_template, render
 
 
@@ -25,8 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "render", help="render a conversation with a template",
         description="Render messages (and tools) with a chat template, as llama.cpp does.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
+    add_template_argument(p)
     p.add_argument("--messages", metavar="FILE", required=True,
                    help="JSON list of messages, or an object with 'messages' (and 'tools')")
     p.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI format)")
@@ -47,18 +46,10 @@ def run(args: argparse.Namespace) -> int:
     text, source = load_template_text(args.template)
     messages, tools = messages_and_tools(read_json(args.messages, "messages"), args.messages)
     if args.tools:
-        tools = read_json(args.tools, "tools")
-        if not isinstance(tools, list):
-            raise SourceError(f"{args.tools}: expected a JSON list of tools")
+        tools = read_tools(args.tools)
     extra: dict[str, Any] = chat_extra_context() if args.dialect == "llama.cpp" else {}
     if args.kwargs:
-        try:
-            kwargs = json.loads(args.kwargs)
-        except json.JSONDecodeError as exc:
-            raise SourceError(f"--kwargs is not JSON: {exc.msg}") from None
-        if not isinstance(kwargs, dict):
-            raise SourceError("--kwargs must be a JSON object")
-        extra.update(kwargs)
+        extra.update(kwargs_object(args.kwargs))
     bos = args.bos_token if args.bos_token is not None else (getattr(source, "bos_token", None) or "")
     eos = args.eos_token if args.eos_token is not None else (getattr(source, "eos_token", None) or "")
     inputs = RenderInputs(

@@ -13,15 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from explorer.cli.inputs import load_template_text
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
+from explorer.cli.inputs import add_template_argument, load_template_text, parse_bool
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -30,9 +22,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Round-trip self-test: render assistant messages with the template, cut the reply out "
                     "as llama.cpp's oracle harness does, parse it with the parser llama.cpp builds for the "
                     "next turn, compare, and check the reply against the request's grammar.")
-    p.add_argument("template", metavar="TEMPLATE",
-                   help="path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin")
-    p.add_argument("--thinking", type=_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    add_template_argument(p)
+    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
     p.add_argument("--no-grammar", action="store_true", help="skip the grammar verdicts")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.set_defaults(run=run)
