@@ -73,13 +73,7 @@ def build(p: HandlerPeg, i: HandlerInputs) -> int:
             tool_choice = p.choice([tool_choice, p.rule(f"tool-{tool['function']['name']}",
                                                         _invoke(p, tool["function"]))])
     p.eps()  # tool_calls' initial value
-    if i.parallel_tool_calls:
-        tool_calls = p.trigger_rule("tool-call", p.cat(
-            lambda: p.literal(fc_start), p.space, tool_choice, lambda: p.zero_or_more(p.cat(p.space, tool_choice)),
-            p.space, lambda: p.literal(fc_end)))
-    else:
-        tool_calls = p.trigger_rule("tool-call", p.cat(lambda: p.literal(fc_start), p.space, tool_choice, p.space,
-                                                       lambda: p.literal(fc_end)))
+    tool_calls = p.delimited_tool_calls(fc_start, fc_end, tool_choice, i.parallel_tool_calls)
     reasoning = p.eps()
     reasoning_with_tc = p.eps()
     obligatory = tool_calls
@@ -99,11 +93,7 @@ def build(p: HandlerPeg, i: HandlerInputs) -> int:
             reasoning = p.optional(p.cat(lambda: p.literal(THINK_START), lambda: p.until(THINK_END),
                                          lambda: p.literal(THINK_END)))
     if i.has_schema_object:
-        response = p.rule("response-format", p.cat(
-            lambda: p.literal("```json"), p.space,
-            lambda: p.content(p.schema(p.json(), "response-format-schema", i.schema)), p.space,
-            lambda: p.literal("```")))
-        return p.cat(generation_prompt, reasoning, response, end)
+        return p.cat(generation_prompt, reasoning, p.fenced_json_response(i.schema), end)
     if not i.wants_tools:
         return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), end)
     content_before = p.cat(lambda: p.negate(p.literal(THINK_START)),

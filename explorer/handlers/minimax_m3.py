@@ -87,24 +87,14 @@ def build(p: HandlerPeg, i: HandlerInputs) -> int:
         # a turn without reasoning starts with a bare </mm:think>
         reasoning = p.optional(p.choice([block, p.literal(THINK_END)]))
     if i.has_schema_object:
-        response = p.rule("response-format", p.cat(
-            lambda: p.literal("```json"), p.space,
-            lambda: p.content(p.schema(p.json(), "response-format-schema", i.schema)), p.space,
-            lambda: p.literal("```")))
-        return p.cat(generation_prompt, reasoning, response, end)
+        return p.cat(generation_prompt, reasoning, p.fenced_json_response(i.schema), end)
     if not i.wants_tools:
         return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), end)
     tool_choice = p.choice()
     for tool in function_tools(i.tools):
         tool_choice = p.choice([tool_choice, p.rule(f"tool-{tool['function']['name']}", _invoke(p, tool["function"]))])
     p.eps()  # tool_calls' initial value
-    if i.parallel_tool_calls:
-        tool_calls = p.trigger_rule("tool-call", p.cat(
-            lambda: p.literal(FC_START), p.space, tool_choice,
-            lambda: p.zero_or_more(p.cat(p.space, tool_choice)), p.space, lambda: p.literal(FC_END)))
-    else:
-        tool_calls = p.trigger_rule("tool-call", p.cat(
-            lambda: p.literal(FC_START), p.space, tool_choice, p.space, lambda: p.literal(FC_END)))
+    tool_calls = p.delimited_tool_calls(FC_START, FC_END, tool_choice, i.parallel_tool_calls)
     if not i.required:
         tool_calls = p.optional(tool_calls)
     content_before = p.content(p.until(FC_START))

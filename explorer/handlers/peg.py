@@ -222,6 +222,23 @@ class HandlerPeg(ChatPeg):
                                 self.python_null(), self.json_bool(), self.json_null()])
         return self.rule_fn("python-or-json-value", build)
 
+    def fenced_json_response(self, schema: Mapping[str, Any]) -> int:
+        """The ``response-format`` rule: the schema's JSON as content inside a ```json fence."""
+        return self.rule("response-format", self.cat(
+            lambda: self.literal("```json"), self.space,
+            lambda: self.content(self.schema(self.json(), "response-format-schema", schema)), self.space,
+            lambda: self.literal("```")))
+
+    def delimited_tool_calls(self, start: str, end: str, tool_choice: int, parallel: bool) -> int:
+        """The ``tool-call`` trigger rule: ``start``, one call (or several, space between)
+        and ``end``, optional space around the calls."""
+        if parallel:
+            return self.trigger_rule("tool-call", self.cat(
+                lambda: self.literal(start), self.space, tool_choice,
+                lambda: self.zero_or_more(self.cat(self.space, tool_choice)), self.space, lambda: self.literal(end)))
+        return self.trigger_rule("tool-call", self.cat(
+            lambda: self.literal(start), self.space, tool_choice, self.space, lambda: self.literal(end)))
+
     def _quoted(self, quote: str) -> int:
         return self.cat(lambda: self.literal(quote), lambda: self.string_content(quote), lambda: self.literal(quote))
 
