@@ -10,7 +10,7 @@ from __future__ import annotations
 from explorer.handlers.base import (
     Handler, HandlerInputs, delimiters, include_tools, lazy_unless_required, word,
 )
-from explorer.handlers.peg import T_STRING, HandlerPeg, function_tools, tool_properties, value_types
+from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
 
 ROLE = "<role>ASSISTANT</role>"
 THINK_START, THINK_END = "<think>", "</think>"
@@ -30,16 +30,13 @@ def think_open(i: HandlerInputs) -> bool:
 
 def _arg(p: HandlerPeg, name: str, param, arg_close: int, arg_string: int) -> int:
     rule_name = f"ling3-arg-{name}-{param.name}"
-    types = value_types(param.schema)
-    p.eps()  # arg_value's initial value
-    if T_STRING not in types:
-        value = p.cat(lambda: p.tool_arg_value(p.schema(p.json(), f"{rule_name}-schema", param.schema)), arg_close)
-    elif types == {T_STRING}:
-        value = arg_string
-    else:
+
+    def mixed(_types: frozenset[str]) -> int:
         # the parser tries JSON first to type the value; the grammar keeps the raw string
-        value = p.gbnf(p.alt(lambda: p.atomic(p.cat(lambda: p.tool_arg_value(
+        return p.gbnf(p.alt(lambda: p.atomic(p.cat(lambda: p.tool_arg_value(
             p.schema(p.json(), f"{rule_name}-schema", param.schema)), arg_close)), arg_string), "ling3-arg-string")
+
+    value = p.typed_arg_value(rule_name, param.schema, arg_close, arg_string, mixed)
     return p.rule(rule_name, p.cat(lambda: p.optional(p.space()), lambda: p.tool_arg(p.cat(
         lambda: p.tool_arg_open(p.cat(lambda: p.literal(ARG_KEY), lambda: p.tool_arg_name(p.literal(param.name)),
                                       lambda: p.literal(ARG_KEY_END))),

@@ -21,7 +21,7 @@ from explorer.generator.json_tools import (
 )
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
-from explorer.grammar.schema import value_types  # noqa: F401 - the handlers read it from here
+from explorer.grammar.schema import value_types  # the handlers read it from here too
 
 Operand = Union[int, str, Callable[[], int]]
 
@@ -238,6 +238,19 @@ class HandlerPeg(ChatPeg):
                 lambda: self.zero_or_more(self.cat(self.space, tool_choice)), self.space, lambda: self.literal(end)))
         return self.trigger_rule("tool-call", self.cat(
             lambda: self.literal(start), self.space, tool_choice, self.space, lambda: self.literal(end)))
+
+    def typed_arg_value(self, rule_name: str, schema: Any, arg_close: int, arg_string: int,
+                        mixed: Callable[[frozenset[str]], int]) -> int:
+        """An XML-style argument's value by its schema's types: JSON (then ``arg_close``)
+        when it cannot be a string, ``arg_string`` when it can only be one, else ``mixed(types)``."""
+        types = value_types(schema)
+        self.eps()  # arg_value's initial value, created as in llama.cpp
+        if T_STRING not in types:
+            return self.cat(lambda: self.tool_arg_value(self.schema(self.json(), f"{rule_name}-schema", schema)),
+                            arg_close)
+        if types == {T_STRING}:
+            return arg_string
+        return mixed(types)
 
     def _quoted(self, quote: str) -> int:
         return self.cat(lambda: self.literal(quote), lambda: self.string_content(quote), lambda: self.literal(quote))

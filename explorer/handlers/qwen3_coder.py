@@ -12,8 +12,7 @@ from explorer.handlers.base import (
     Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_tools_auto, word,
 )
 from explorer.handlers.peg import (
-    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, T_STRING, HandlerPeg, function_tools,
-    tool_properties, value_types,
+    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, HandlerPeg, function_tools, tool_properties,
 )
 
 GEN_PREFIX = "<|im_start|>assistant\n"
@@ -51,14 +50,8 @@ def _function(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     for param in props:
         rule_name = f"tool-{name}-arg-{param.name}"
         arg_open = p.tool_arg_open(p.cat("<parameter=", lambda: p.tool_arg_name(p.literal(param.name)), ">\n"))
-        types = value_types(param.schema)
-        p.eps()  # arg_value's initial value
-        if T_STRING not in types:
-            value = p.cat(lambda: p.tool_arg_value(p.schema(p.json(), f"{rule_name}-schema", param.schema)), arg_close)
-        elif types == {T_STRING}:
-            value = arg_string
-        else:
-            value = _mixed_value(p, types, arg_close, arg_string)
+        value = p.typed_arg_value(rule_name, param.schema, arg_close, arg_string,
+                                  lambda types: _mixed_value(p, types, arg_close, arg_string))
         rule = p.rule(rule_name, p.tool_arg(p.cat(arg_open, value)))
         (required if param.required else optional).append(rule)
     # required arguments in any order: Qwen does not always keep the schema's order
