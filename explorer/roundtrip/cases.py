@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-GET_WEATHER: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Get the current weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["c", "f"]}},
-            "required": ["city"],
-        },
-    },
-}
+from explorer.apply.request import GET_WEATHER_TOOL
+
+# the oracle's get_weather tool, as the apply stage's standard request sends it
+GET_WEATHER: dict[str, Any] = GET_WEATHER_TOOL
 SEARCH: dict[str, Any] = {
     "type": "function",
     "function": {
