@@ -205,11 +205,13 @@ def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: Any)
     for start in range(0, len(loadable), per_row):
         cols = st.columns(per_row)
         for col, row in zip(cols, loadable[start:start + per_row]):
-            col.button(f"{row.message_id} · {row.kind}"[:48], key=f"try_rt_{row.message_id}", on_click=_load_case,
-                       args=(row, rv.missing_tools(row.calls, offered), tools_json), width="stretch")
+            col.button(f"Load {row.message_id}", key=f"try_rt_{row.message_id}", help=f"{row.kind}: {row.outcome_label}",
+                       on_click=_load_case, args=(row, rv.missing_tools(row.calls, offered), tools_json),
+                       width="stretch")
 
 
-def _roundtrip_section(outcome: tuple[Any, BaseException | None], source: Any, offered: list[str]) -> None:
+def _roundtrip_section(outcome: tuple[Any, BaseException | None], source: Any, offered: list[str],
+                       dialect: str) -> None:
     st.subheader("Round trip")
     report, error = outcome
     if error is not None:
@@ -223,8 +225,10 @@ def _roundtrip_section(outcome: tuple[Any, BaseException | None], source: Any, o
                "llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the next turn, and "
                "checked against that request's grammar (tools: " + ", ".join(rv.tool_names(report.tools)) + "). "
                + rv.summary(report))
+    if dialect != "llama.cpp":
+        st.caption(f"The round trip always renders with llama.cpp's own Jinja engine, not the {dialect} dialect.")
     label = f"Verdicts per message ({report.equal_count}/{len(report.cases)} exact)"
-    with st.expander(label, expanded=any(r.alarm for r in rows)):
+    with st.expander(label, expanded=True):
         sh.table(rv.table_rows(rows))
         for row in rows:
             if row.checker_note:
@@ -320,7 +324,7 @@ def main() -> None:
     parsed = sh.guarded(lambda: _parse(setup_key, text, partial, setup), context="parsing")
     if parsed is not None:
         _results(tmpl, source, settings, setup, setup_key, text, partial, by, parsed)
-    _roundtrip_section(roundtrip, source, offered)
+    _roundtrip_section(roundtrip, source, offered, tmpl.dialect)
 
 
 def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.ChatSetup, setup_key: tuple[Any, ...],

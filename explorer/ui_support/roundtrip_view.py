@@ -190,17 +190,17 @@ def choose_prefill(report: Any, tool_names: Collection[str] | None = None) -> Pr
     calls = [c for c in cut if call_names(c.message) and _calls_offered(c, tool_names)]
     plain = [c for c in cut if not call_names(c.message) and not c.message.get("reasoning_content")]
     choices = (
-        ([c for c in calls if c.equal_trimmed], "which round-trips"),
+        ([c for c in calls if c.equal_trimmed], ", which round-trips"),
         ([c for c in calls if c.result is not None and call_names(c.message)[0] in c.raw_output_stripped],
-         "which parses, though not back to the same message"),
-        ([c for c in plain if c.result is not None], "no tool-call reply this request offers parses"),
-        (plain, "no tool-call reply this request offers parses"),
+         ", which parses, though not back to the same message"),
+        ([c for c in plain if c.result is not None], " (no tool-call reply with this request's tools parses)"),
+        (plain, " (no tool-call reply with this request's tools parses)"),
     )
     for cases, why in choices:
         if cases:
             case = cases[0]
             return Prefill(str(case.message_id), case.raw_output_stripped,
-                           f"message {case.message_id} ({message_kind(case.message)}): {why}")
+                           f"message {case.message_id}, a {message_kind(case.message)}{why}")
     return None
 
 
