@@ -15,14 +15,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from explorer.diff import trim_whitespace
 from explorer.errors import RequestError
-
-# C's isspace() in the "C" locale, which trim_whitespace uses byte by byte.
-C_WHITESPACE = " \t\n\v\f\r"
-
-
-def trim_whitespace(text: str) -> str:
-    return text.strip(C_WHITESPACE)
 
 
 def dump_compact(value: Any) -> str:

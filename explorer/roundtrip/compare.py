@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.roundtrip.cut import WHITESPACE
+from explorer.diff import WHITESPACE
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.diff import WHITESPACE, common_prefix_len
+
 # A cut moved back stops after one of these, so it never falls inside a marker like <think>.
 BOUNDARY = frozenset(">]}): \t\r\n")
-WHITESPACE = " \t\n\v\f\r"  # C isspace
 
 
 @dataclass(frozen=True)
@@ -38,14 +39,6 @@ class Strip:
     text: str
     rule: str  # end_marker, end_marker_trimmed, additional_stop, none
     suffix: str  # what was removed
-
-
-def common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
 
 
 def _snap_back(text: str, pos: int, floor: int) -> int:
@@ -82,7 +75,7 @@ def cut_reply(rendering: str, prompt: str, generation_prompt: str) -> Cut:
     if rendering.startswith(prompt):
         raw = rendering[len(prompt):]
         return Cut(raw, "prompt", True, "", raw)
-    k = common_prefix(rendering, prompt)
+    k = common_prefix_len(rendering, prompt)
     simple = rendering[k:]
     unmatched = prompt[_snap_back(prompt, k, 0):]
     found = _generation_prompt_found(rendering, k, generation_prompt)
@@ -102,7 +95,7 @@ def cut_reply(rendering: str, prompt: str, generation_prompt: str) -> Cut:
 
 def probe_end_marker(with_x: str, with_xy: str) -> EndMarker:
     """R1 = A + "X" + S and R2 = A + "XY" + S give S, the text after a plain assistant turn."""
-    k = common_prefix(with_x, with_xy)
+    k = common_prefix_len(with_x, with_xy)
     if with_x[:k].endswith("X") and with_xy == with_x[:k] + "Y" + with_x[k:]:
         return EndMarker(with_x[k:], "ok")
     return EndMarker(None, "ambiguous")
