@@ -2,7 +2,8 @@
 
 Unit tests of ``explorer.ui_support.roundtrip_view`` use hand-built reports; the page tests
 run the app under AppTest. Expected replies are derived by hand from the example
-templates' text (how each renders an assistant turn), not from our output.
+templates' text (how each renders an assistant turn), or read from llama.cpp's own round
+trips (the oracle's roundtrip.jsonl), never from our output.
 """
 
 from __future__ import annotations
@@ -383,3 +384,42 @@ def test_a_grammar_that_rejects_its_own_parsers_output_is_a_loud_warning(monkeyp
     loud = [w.value for w in at.warning if "Grammar rejects its own parser's output" in w.value]
     assert len(loud) == 1 and "message c" in loud[0] and "stopped at byte 3" in loud[0]
     assert box(at) == "<tool_call>x</tool_call>"
+
+
+# --- against llama.cpp's own round trips (the oracle) ---------------------------------------
+
+
+def oracle_prefills() -> list[tuple[str, str]]:
+    """(template, the reply the box must start with) from the oracle's round-trip lines, thinking on.
+
+    The page offers get_weather, so of the oracle's messages c, e and f (the ones calling only
+    get_weather) the first that llama.cpp round-trips (whitespace aside) is the prefill.
+    Templates where none does are left out (the box then takes a message the oracle lacks).
+    A sample keeps the run short: every template whose pick is e, and every eighth of the rest.
+    """
+    from oracle_data import ORACLE, oracle_available
+
+    if not oracle_available():
+        return []
+    lines: dict[str, dict[str, dict]] = {}
+    for raw in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines():
+        line = json.loads(raw)
+        if line["enable_thinking"]:
+            lines.setdefault(line["template"].removesuffix(".jinja"), {})[line["id"].split("/")[1]] = line
+    picks = []
+    for name, by_id in sorted(lines.items()):
+        mid = next((m for m in "cef" if (by_id.get(m) or {}).get("roundtrip_equal_trimmed")), None)
+        if mid is not None:
+            picks.append((name, mid, by_id[mid]["raw_output_stripped"]))
+    sample = [p for p in picks if p[1] == "e"] + [p for p in picks if p[1] != "e"][::8]
+    return [(name, text) for name, _, text in sample]
+
+
+@pytest.mark.parametrize(("template", "reply"), oracle_prefills() or [pytest.param("-", "-", marks=pytest.mark.skip(
+    reason="../shared/oracle is absent"))])
+def test_the_prefill_is_llama_cpps_own_cut_reply(template, reply):
+    from oracle_data import load_oracle_template
+
+    at = page(ui.SourceRequest("text", text=load_oracle_template(template)))
+    assert not at.exception, [e.value for e in at.exception]
+    assert box(at) == reply
