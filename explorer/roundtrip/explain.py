@@ -35,22 +35,23 @@ def _turn(case: RoundTripCase) -> str:
     return case.raw_output if case.raw_output is not None else (case.rendering or "")
 
 
-def _opens_thinking(params: Any) -> bool:
-    """The generation prompt ends inside an open thinking block."""
+def _thinking_closed(params: Any) -> bool | None:
+    """Whether the generation prompt's last thinking block is closed (None: it has none)."""
     start, gp = params.thinking_start_tag, params.generation_prompt
     if not start or start not in gp:
-        return False
+        return None
     tail = gp[gp.rfind(start) + len(start):]
-    return not any(end and end in tail for end in params.thinking_end_tags)
+    return any(end and end in tail for end in params.thinking_end_tags)
+
+
+def _opens_thinking(params: Any) -> bool:
+    """The generation prompt ends inside an open thinking block."""
+    return _thinking_closed(params) is False
 
 
 def _closes_thinking(params: Any) -> bool:
     """The generation prompt holds a whole (empty) thinking block: thinking is off."""
-    start, gp = params.thinking_start_tag, params.generation_prompt
-    if not start or start not in gp:
-        return False
-    tail = gp[gp.rfind(start) + len(start):]
-    return any(end and end in tail for end in params.thinking_end_tags)
+    return _thinking_closed(params) is True
 
 
 def _render_notes(case: RoundTripCase) -> list[str]:
