@@ -167,6 +167,24 @@ def test_problem_text_lists_at_most_twenty():
     assert text.count("\n- line") == 19 and text.endswith("- … and 5 more")
 
 
+def package_fixtures_jsonl(family: str | None = None) -> bytes:
+    from canitoolcall.fixtures import default_fixtures_dir, iter_fixture_files
+
+    root = default_fixtures_dir() / family if family else None
+    files = list(iter_fixture_files([root] if root else None))
+    return b"\n".join(f.read_bytes().rstrip(b"\n") for f in files)
+
+
+def test_the_packages_own_fixtures_read_back_unchanged():
+    """canitoolcall's shipped corpus passes its own validate(); every line must pass here too,
+    and come out as the very Fixture its loader builds."""
+    from canitoolcall.fixtures import load_fixtures
+
+    up = fixture_upload.parse_upload(package_fixtures_jsonl())
+    assert up.problems == ()
+    assert [f.to_dict() for f in up.fixtures] == [f.to_dict() for f in load_fixtures()]
+
+
 def test_json_type_names():
     assert [fixture_upload.json_type(v) for v in (None, True, 1, 1.5, "s", [], {})] == [
         "null", "boolean", "number", "number", "string", "array", "object"]
@@ -245,6 +263,15 @@ def test_an_uploaded_jsonl_is_judged_like_a_family():
     assert list(at.selectbox(key="fx_pick").options) == [f["id"] for f in MINE]
 
 
+def test_a_family_uploaded_as_jsonl_gets_the_families_verdicts():
+    at = upload_page(package_fixtures_jsonl("qwen3-hermes"), name="qwen3-hermes.jsonl")
+    uploaded = metrics(at)
+    at.radio(key="fx_origin").set_value("canitoolcall corpus").run()
+    at.selectbox(key="fx_family").select("qwen3-hermes").run()
+    assert not at.exception
+    assert metrics(at) == uploaded and sum(uploaded.values()) > 0
+
+
 def test_an_uploaded_fixture_opens_in_try_it():
     at = upload_page(jsonl(MINE))
     at.button(key="fx_try_mine/other-format").click().run()
@@ -286,3 +313,56 @@ def test_no_upload_yet_is_a_hint_not_an_error():
     at.radio(key="fx_origin").set_value("uploaded JSONL").run()
     assert not at.exception and not at.error
     assert any("Upload a .jsonl file" in i.value for i in at.info)
+
+
+# --- against llama.cpp's own parses (the oracle) ----------------------------------------------
+
+
+def _oracle_verdicts(template: str, family: str) -> dict[str, str]:
+    """canitoolcall's verdict on llama.cpp's own parse of each fixture (the oracle's parse file)."""
+    from types import SimpleNamespace
+
+    from canitoolcall.fixtures import load_families, load_fixtures
+    from oracle_data import ORACLE
+
+    fixtures = {f.id: f for f in load_fixtures(families=[family])}
+    fam = load_families()[family]
+    out = {}
+    for raw in (ORACLE / "parse" / f"{family}.jsonl").read_text(encoding="utf-8").splitlines():
+        line = json.loads(raw)
+        if line["template"] != template:
+            continue
+        result, exc = line["result"], line["exception"]
+        message = None if result is None else SimpleNamespace(
+            content=result["content"], reasoning_content=result["reasoning_content"],
+            tool_calls=[SimpleNamespace(**{k: c[k] for k in ("name", "arguments")}) for c in result["tool_calls"]])
+        exception = None if exc is None else f"{exc['type']}: {exc['message']}"
+        out[line["id"]] = ui.fixture_verdict(fixtures[line["id"]], fam, message, exception).status
+    return out
+
+
+def test_uploaded_fixtures_get_the_verdicts_of_llama_cpps_own_parses():
+    from oracle_data import load_oracle_template, oracle_available
+
+    if not oracle_available():
+        pytest.skip("../shared/oracle is absent")
+    from canitoolcall.fixtures import load_fixtures
+
+    want = _oracle_verdicts("Qwen-Qwen3-0.6B.jinja", "qwen3-hermes")
+    records = [f.to_dict() for f in load_fixtures(families=["qwen3-hermes"]) if f.id in want]
+    needs_pipeline()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["source_request"] = ui.SourceRequest("text", text=load_oracle_template("Qwen-Qwen3-0.6B"))
+    at.run()
+    at.switch_page("pages/fixtures_page.py").run()
+    at.radio(key="fx_origin").set_value("uploaded JSONL").run()
+    at.file_uploader(key="fx_upload").set_value(("oracle.jsonl", jsonl(records), "application/jsonl")).run()
+    at.radio(key="fx_show").set_value("all").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = at.table[0].value
+    labels = {"✓ pass": "pass", "≈ soft pass": "soft_pass", "✗ fail": "fail", "! error": "error"}
+    got = {fid: labels[status] for fid, status in zip(table["fixture"], table["status"])}
+    mismatches = {fid: (got.get(fid), status) for fid, status in want.items() if got.get(fid) != status}
+    print(f"{len(want) - len(mismatches)}/{len(want)} uploaded fixtures judged as llama.cpp's own parse is; "
+          f"first mismatches (ours, llama.cpp's): {list(mismatches.items())[:5]}")
+    assert not mismatches
