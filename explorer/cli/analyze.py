@@ -29,10 +29,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def load_template_text(spec: str) -> str:
-    return inputs.load_template_text(spec)[0]
-
-
 def llama_source(text: str) -> str:
     """The text llama.cpp compiles: its init-time source patches applied."""
     try:
@@ -130,7 +126,7 @@ def _generation_prompt_probe(key: str, applied: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = analysis_report(load_template_text(args.template), trace=not args.no_trace)
+    report = analysis_report(inputs.template_text(args.template), trace=not args.no_trace)
     indent = None if args.compact else 2
     print(json.dumps(report, indent=indent, ensure_ascii=False))
     return 0

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from explorer.cli.inputs import (
-    add_template_argument, kwargs_object, load_template_text, messages_and_tools, read_json, read_tools,
+    add_template_argument, kwargs_object, messages_and_tools, read_json, read_tools, template_text,
 )
 
 FIELDS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy", "grammar_triggers",
@@ -90,14 +90,10 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
     )
 
 
-def _load_template_text(spec: str) -> str:
-    return load_template_text(spec)[0]
-
-
 def run(args: argparse.Namespace) -> int:
     from explorer.handlers.pipeline import apply_template
 
-    text = _load_template_text(args.template)
+    text = template_text(args.template)
     params = apply_template(text, request_from_args(text, args))
     out = params.to_oracle_json() | {"handler": params.handler, "why": params.why}
     if args.field:
@@ -115,6 +111,6 @@ def template_parser_settings(args: argparse.Namespace) -> Any:
     from explorer.handlers.pipeline import apply_template
     from explorer.peg.arena import load_arena
 
-    text = _load_template_text(args.template)
+    text = template_text(args.template)
     params = apply_template(text, request_from_args(text, args))
     return ParserSettings(load_arena(params.parser), params.generation_prompt, params.format)

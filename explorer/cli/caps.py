@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from explorer.caps import detect_caps_trace
-from explorer.cli.inputs import add_template_argument, load_template_text
+from explorer.cli.inputs import add_template_argument, template_text
 from explorer.render import compile_template
 
 
@@ -25,8 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    text, _ = load_template_text(args.template)
-    caps, trace = detect_caps_trace(compile_template(text))
+    caps, trace = detect_caps_trace(compile_template(template_text(args.template)))
     out: dict[str, Any] = caps.to_json()
     if args.trace:
         out = {"caps": out, "probes": [p.__dict__ for p in trace]}

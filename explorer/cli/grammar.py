@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.cli.inputs import add_template_argument, load_template_text, parse_bool, read_json
+from explorer.cli.inputs import add_template_argument, parse_bool, read_json, template_text
 from explorer.errors import SourceError
 
 
@@ -103,7 +103,7 @@ def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    out, handler = generate_for_template(load_template_text(args.template)[0], args)
+    out, handler = generate_for_template(template_text(args.template), args)
     if handler != "autoparser":
         print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
     checks = _check(out, args.check) if args.check else None

@@ -42,6 +42,11 @@ def load_template_text(spec: str) -> tuple[str, Any]:
     return source.text, source
 
 
+def template_text(spec: str) -> str:
+    """Just the template text of a TEMPLATE spec."""
+    return load_template_text(spec)[0]
+
+
 def read_json(path: str, what: str) -> Any:
     """The JSON in ``path`` (``-``: stdin); ``what`` names the file in errors."""
     try:

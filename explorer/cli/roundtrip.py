@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from explorer.cli.inputs import add_template_argument, load_template_text, parse_bool
+from explorer.cli.inputs import add_template_argument, parse_bool, template_text
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -74,8 +74,7 @@ def format_table(report: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from explorer.roundtrip import roundtrip_report
 
-    text, _source = load_template_text(args.template)
-    report = roundtrip_report(text, enable_thinking=args.thinking, grammar=not args.no_grammar)
+    report = roundtrip_report(template_text(args.template), enable_thinking=args.thinking, grammar=not args.no_grammar)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
