@@ -34,7 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--tools", metavar="FILE",
                    help="JSON tools (array, or object with 'tools'); default: the oracle's get_weather tool")
     p.add_argument("--no-tools", action="store_true", help="a request without tools")
-    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
+                   help="enable_thinking (default true)")
     p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
     p.add_argument("--parallel-tool-calls", type=parse_bool, default=True, metavar="true|false")
     p.add_argument("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default="deepseek")

@@ -23,7 +23,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "as llama.cpp's oracle harness does, parse it with the parser llama.cpp builds for the "
                     "next turn, compare, and check the reply against the request's grammar.")
     add_template_argument(p)
-    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false", help="enable_thinking (default true)")
+    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
+                   help="enable_thinking (default true)")
     p.add_argument("--no-grammar", action="store_true", help="skip the grammar verdicts")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.set_defaults(run=run)
