@@ -389,37 +389,40 @@ def test_a_grammar_that_rejects_its_own_parsers_output_is_a_loud_warning(monkeyp
 # --- against llama.cpp's own round trips (the oracle) ---------------------------------------
 
 
-def oracle_prefills() -> list[tuple[str, str]]:
-    """(template, the reply the box must start with) from the oracle's round-trip lines, thinking on.
+def oracle_prefills() -> list[tuple[str, bool, str]]:
+    """(template, enable_thinking, the reply the box must start with) from the oracle's round trips.
 
     The page offers get_weather, so of the oracle's messages c, e and f (the ones calling only
     get_weather) the first that llama.cpp round-trips (whitespace aside) is the prefill.
     Templates where none does are left out (the box then takes a message the oracle lacks).
-    A sample keeps the run short: every template whose pick is e, and every eighth of the rest.
+    A sample keeps the run short: thinking on, every template whose pick is e and every eighth
+    of the rest; thinking off, every tenth.
     """
     from oracle_data import ORACLE, oracle_available
 
     if not oracle_available():
         return []
-    lines: dict[str, dict[str, dict]] = {}
+    lines: dict[tuple[str, bool], dict[str, dict]] = {}
     for raw in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines():
         line = json.loads(raw)
-        if line["enable_thinking"]:
-            lines.setdefault(line["template"].removesuffix(".jinja"), {})[line["id"].split("/")[1]] = line
-    picks = []
-    for name, by_id in sorted(lines.items()):
+        key = (line["template"].removesuffix(".jinja"), line["enable_thinking"])
+        lines.setdefault(key, {})[line["id"].split("/")[1]] = line
+    picks: dict[bool, list[tuple[str, str, str]]] = {True: [], False: []}
+    for (name, thinking), by_id in sorted(lines.items()):
         mid = next((m for m in "cef" if (by_id.get(m) or {}).get("roundtrip_equal_trimmed")), None)
         if mid is not None:
-            picks.append((name, mid, by_id[mid]["raw_output_stripped"]))
-    sample = [p for p in picks if p[1] == "e"] + [p for p in picks if p[1] != "e"][::8]
-    return [(name, text) for name, _, text in sample]
+            picks[thinking].append((name, mid, by_id[mid]["raw_output_stripped"]))
+    on = [p for p in picks[True] if p[1] == "e"] + [p for p in picks[True] if p[1] != "e"][::8]
+    return [(name, True, text) for name, _, text in on] + [(name, False, text) for name, _, text in picks[False][::10]]
 
 
-@pytest.mark.parametrize(("template", "reply"), oracle_prefills() or [pytest.param("-", "-", marks=pytest.mark.skip(
-    reason="../shared/oracle is absent"))])
-def test_the_prefill_is_llama_cpps_own_cut_reply(template, reply):
+@pytest.mark.parametrize(("template", "thinking", "reply"), oracle_prefills() or [pytest.param(
+    "-", True, "-", marks=pytest.mark.skip(reason="../shared/oracle is absent"))])
+def test_the_prefill_is_llama_cpps_own_cut_reply(template, thinking, reply):
     from oracle_data import load_oracle_template
 
     at = page(ui.SourceRequest("text", text=load_oracle_template(template)))
+    if not thinking:
+        at.toggle(key="try_req_thinking").set_value(False).run()
     assert not at.exception, [e.value for e in at.exception]
     assert box(at) == reply
