@@ -426,3 +426,28 @@ def test_the_prefill_is_llama_cpps_own_cut_reply(template, thinking, reply):
         at.toggle(key="try_req_thinking").set_value(False).run()
     assert not at.exception, [e.value for e in at.exception]
     assert box(at) == reply
+
+
+ORACLE_TABLE_TEMPLATES = ("Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-2407", "openai-gpt-oss-120b",
+                          "CohereForAI-c4ai-command-r-plus-tool_use")
+
+
+@pytest.mark.parametrize("template", ORACLE_TABLE_TEMPLATES)
+def test_the_verdict_table_says_what_llama_cpp_round_trips(template):
+    """Messages a-f: equal / equal_trimmed as the oracle's roundtrip_equal(_trimmed), thinking on."""
+    from oracle_data import ORACLE, load_oracle_template, oracle_available
+
+    if not oracle_available() or not (ORACLE / "templates" / f"{template}.jinja").is_file():
+        pytest.skip("../shared/oracle (or this template) is absent")
+    want = {}
+    for raw in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines():
+        line = json.loads(raw)
+        if line["template"] == f"{template}.jinja" and line["enable_thinking"]:
+            rendered = line["render_exception"] is None
+            want[line["id"].split("/")[1]] = (
+                ("yes" if line["roundtrip_equal"] else "no") if rendered else "-",
+                ("yes" if line["roundtrip_equal_trimmed"] else "no") if rendered else "-")
+    at = page(ui.SourceRequest("text", text=load_oracle_template(template)))
+    assert not at.exception, [e.value for e in at.exception]
+    rows = {r["message"]: (r["equal"], r["equal_trimmed"]) for r in verdict_table(at).to_dict("records")}
+    assert {mid: rows[mid] for mid in want} == want
