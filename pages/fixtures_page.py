@@ -200,6 +200,8 @@ def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdi
                               max_upload_size=fixture_upload.MAX_BYTES // (1024 * 1024))
     if upload is None:
         st.info("Upload a .jsonl file to parse its fixtures with this template's parser.")
+        st.download_button("Download a one-line example file", fixture_upload.example_jsonl(),
+                           file_name="example-fixtures.jsonl", mime="application/jsonl", key="fx_example")
         return None
     data = upload.getvalue()
     parsed = _read_upload(hashlib.sha256(data).hexdigest(), data)

@@ -185,6 +185,11 @@ def test_the_packages_own_fixtures_read_back_unchanged():
     assert [f.to_dict() for f in up.fixtures] == [f.to_dict() for f in load_fixtures()]
 
 
+def test_the_offered_example_file_is_a_valid_upload():
+    up = fixture_upload.parse_upload(fixture_upload.example_jsonl().encode())
+    assert up.problems == () and [f.id for f in up.fixtures] == ["my-family/one-call"]
+
+
 def test_json_type_names():
     assert [fixture_upload.json_type(v) for v in (None, True, 1, 1.5, "s", [], {})] == [
         "null", "boolean", "number", "number", "string", "array", "object"]
@@ -313,6 +318,7 @@ def test_no_upload_yet_is_a_hint_not_an_error():
     at.radio(key="fx_origin").set_value("uploaded JSONL").run()
     assert not at.exception and not at.error
     assert any("Upload a .jsonl file" in i.value for i in at.info)
+    assert any("one-line example file" in b.proto.label for b in at.get("download_button"))
 
 
 # --- against llama.cpp's own parses (the oracle) ----------------------------------------------

@@ -25,6 +25,27 @@ MAX_PROBLEMS = 20  # listed; the rest are counted
 CAP_TEXT = "at most 5 MB and 2,000 lines"
 
 
+# One record in the format, for the page to offer as a starting point (a Hermes-style call).
+EXAMPLE_RECORD: Mapping[str, Any] = {
+    "id": "my-family/one-call", "family": "my-family", "models": ["my-org/my-model"], "spec_version": "0.1",
+    "provenance": {"kind": "recorded", "source_url": "https://example.com/where-it-came-from", "revision": "1",
+                   "license": "MIT"},
+    "tools": [{"type": "function", "function": {
+        "name": "get_weather", "description": "Get the current weather for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
+    "raw_output": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    "thinking": False,
+    "expected": {"content": None, "reasoning_content": None,
+                 "tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
+    "tags": ["single-call"],
+}
+
+
+def example_jsonl() -> str:
+    """A one-line file in the upload format (EXAMPLE_RECORD)."""
+    return json.dumps(EXAMPLE_RECORD, ensure_ascii=False) + "\n"
+
+
 @dataclass(frozen=True)
 class UploadProblem:
     line: int | None  # 1-based; None for the whole file
