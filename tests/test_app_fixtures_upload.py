@@ -218,7 +218,8 @@ def test_diff_rows_name_each_differing_field():
     assert [(r.field, r.parsed) for r in rows] == [("tool_calls[0].name", "get_wether"),
                                                    ("tool_calls[0].arguments", '{"city": "Par (not JSON)')]
     rows = fixture_diff.diff_rows(want, result(exception="std::runtime_error: no match"))
-    assert (rows[0].field, rows[0].expected, rows[0].parsed) == ("exception", "(absent)", "std::runtime_error: no match")
+    assert (rows[0].field, rows[0].expected, rows[0].parsed) == (
+        "exception", "(absent)", "std::runtime_error: no match")
 
 
 def test_diff_html_escapes_and_tints_both_sides():

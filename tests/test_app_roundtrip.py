@@ -59,7 +59,8 @@ def case(mid="c", *, reply="REPLY", equal=True, trimmed=True, result=True, refus
                                                                          "message": "no assistant turns"},
                              explanation=("the template refuses to render this message: no assistant turns",))
     parsed = {"content": "", "tool_calls": []} if result else None
-    comparison = Comparison(equal, trimmed, () if equal else ("content",)) if result else Comparison(False, False, ("no_result",))
+    comparison = (Comparison(equal, trimmed, () if equal else ("content",)) if result
+                  else Comparison(False, False, ("no_result",)))
     return RoundTripCase(mid, msg, "R", "P", "G", strip=Strip(reply, "end_marker", "<|end|>"), result=parsed,
                          exception=None if result else {"type": "std::runtime_error", "message": "no match"},
                          comparison=comparison, explanation=explanation, grammar=tuple(grammar))
@@ -114,7 +115,8 @@ def test_a_grammar_rejecting_a_round_tripping_reply_raises_the_alarm():
     row = rv.case_rows(report(lexer_only))[0]
     assert row.alarm is None and row.checker_note is not None
     # a reply that does not round-trip sets no expectation, so a refusal is no alarm
-    assert rv.case_rows(report(case("c", equal=False, trimmed=False, grammar=[verdict(accepted=False, should=None)])))[0].alarm is None
+    lossy = case("c", equal=False, trimmed=False, grammar=[verdict(accepted=False, should=None)])
+    assert rv.case_rows(report(lossy))[0].alarm is None
 
 
 def test_summary_and_all_refused():
@@ -286,7 +288,8 @@ def test_the_verdict_table_has_a_row_per_message():
     assert rows["a"]["result"] == "✓ round-trips" and rows["a"]["equal"] == "yes"
     assert rows["c"]["result"] == "✓ round-trips"
     # the lazy tool grammar must take the rendered call and refuse its manglings
-    assert rows["c"]["grammar"] == "accepts the reply ✓; rejects misspelled function name ✓; rejects broken JSON ✓"
+    assert rows["c"]["grammar"] == ("accepts the reply ✓; rejects misspelled function name ✓; "
+                                    "rejects broken JSON ✓")
     assert any(s.value == "Round trip" for s in at.subheader)
     assert any(e.label.startswith("Verdicts per message (") for e in at.expander)
 

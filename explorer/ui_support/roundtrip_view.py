@@ -128,7 +128,8 @@ def case_row(case: Any, has_grammar: bool) -> CaseRow:
     rendered = case.render_exception is None
     return CaseRow(
         message_id=str(case.message_id), kind=kind, outcome=outcome,
-        equal=_yes_no(case.equal if rendered else None), equal_trimmed=_yes_no(case.equal_trimmed if rendered else None),
+        equal=_yes_no(case.equal if rendered else None),
+        equal_trimmed=_yes_no(case.equal_trimmed if rendered else None),
         lost="; ".join(case.explanation) or ("nothing" if outcome == "exact" else "-"),
         grammar=grammar_cell(case, has_grammar), reply=case.raw_output_stripped, calls=tuple(call_names(case.message)),
         alarm=_alarm(case, kind), checker_note=_checker_note(case),
@@ -149,7 +150,8 @@ def summary(report: Any) -> str:
     """One line: how many messages survive, with which handler, format and grammar."""
     total = len(report.cases)
     trimmed = sum(1 for c in report.cases if c.equal_trimmed)
-    grammar = "no grammar" if not report.has_grammar else "a lazy grammar" if report.grammar_lazy else "an eager grammar"
+    grammar = ("no grammar" if not report.has_grammar
+               else "a lazy grammar" if report.grammar_lazy else "an eager grammar")
     return (f"{report.equal_count} of {total} messages round-trip exactly, {trimmed} once surrounding whitespace "
             f"is trimmed (handler `{report.handler}`, format `{report.format}`, {grammar}, "
             f"enable_thinking {str(report.enable_thinking).lower()}).")
