@@ -11,6 +11,7 @@ import streamlit as st
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
 from explorer.ui_support import roundtrip_view as rv
+from explorer.ui_support import stream_check
 from pages import _shared as sh
 
 OUTPUT_KEY = "try_output"
@@ -71,7 +72,7 @@ def _coloured(parsed: Any, generation_prompt: str, by: str) -> None:
         st.html(ui.legend_html(legend))
 
 
-def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup) -> None:
+def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup, parsed: Any, partial: bool) -> None:
     st.subheader("Streaming")
     if sh.stage("explorer.streaming") is None:
         sh.not_available("explorer.streaming", "The streaming scrubber")
@@ -83,6 +84,10 @@ def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup) -> Non
     if not steps:
         return
     throws = sum(1 for s in steps if s.error is not None)
+    said = None if partial else stream_check.disagreement(steps[-1].message, steps[-1].error, parsed.message,
+                                                          parsed.error)
+    if said:
+        st.warning(f"**Streaming and non-streaming disagree**: {said}.", icon=":material/sync_problem:")
     st.caption(f"llama-server re-parses the accumulated text after every token; here after every character "
                f"({len(steps)} prefixes, {throws} threw).")
     n = st.slider("Characters received", 1, len(steps), len(steps), key="try_scrub") if len(steps) > 1 else 1
@@ -337,7 +342,7 @@ def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.Cha
     if setup.handler != "autoparser":
         _versus(tmpl, settings, setup_key, text, partial)
     _coloured(parsed, setup.generation_prompt, by)
-    _scrubber(setup_key, text, setup)
+    _scrubber(setup_key, text, setup, parsed, partial)
     _bug_report(source, setup, text, parsed)
 
 

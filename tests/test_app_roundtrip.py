@@ -454,3 +454,69 @@ def test_the_verdict_table_says_what_llama_cpp_round_trips(template):
     assert not at.exception, [e.value for e in at.exception]
     rows = {r["message"]: (r["equal"], r["equal_trimmed"]) for r in verdict_table(at).to_dict("records")}
     assert {mid: rows[mid] for mid in want} == want
+
+
+# --- streaming vs the final parse -------------------------------------------------------------
+
+
+def test_disagreement_in_words():
+    from types import SimpleNamespace as M
+
+    from explorer.ui_support import stream_check
+
+    empty = M(content="", reasoning_content="", tool_calls=())
+    call = M(name="get_weather", arguments='{"city": "Paris"}', id="")
+    with_call = M(content="", reasoning_content="", tool_calls=(call,))
+    assert stream_check.disagreement(with_call, None, with_call, None) is None
+    assert stream_check.disagreement(None, "no match", None, "no match") is None
+    said = stream_check.disagreement(empty, None, None, "does not match")
+    assert said == ("while streaming, the whole output parses as an empty message (a client has been sent deltas "
+                    "for it), but the final parse throws: does not match")
+    assert stream_check.disagreement(None, "boom", with_call, None) == (
+        "the partial parse of the whole output throws (boom), but the final parse gives 1 tool call (get_weather)")
+    cut = M(content="", reasoning_content="", tool_calls=(M(name="get_weather", arguments='{"city": "Par', id=""),))
+    assert stream_check.disagreement(cut, None, with_call, None).endswith("they differ in tool_calls[0].arguments")
+    assert stream_check.differing_fields(empty, with_call) == ["tool_calls (count 0 vs 1)"]
+    assert stream_check.message_summary(M(content="x" * 80, reasoning_content="r", tool_calls=(call, call))) == (
+        "reasoning_content 'r', content '" + "x" * 49 + "…', 2 tool calls (get_weather, get_weather)")
+
+
+def test_the_oracles_stream_and_final_parses_disagree_exactly_where_the_helper_says():
+    """llama.cpp's own streaming_final vs result for every canitoolcall fixture (the oracle's parse files)."""
+    from types import SimpleNamespace as M
+
+    from explorer.ui_support import stream_check
+    from oracle_data import ORACLE, oracle_available
+
+    if not oracle_available():
+        pytest.skip("../shared/oracle is absent")
+
+    def msg(d):
+        return None if d is None else M(content=d["content"], reasoning_content=d["reasoning_content"],
+                                        tool_calls=tuple(M(**c) for c in d["tool_calls"]))
+
+    flagged = total = 0
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            line = json.loads(raw)
+            total += 1
+            said = stream_check.disagreement(msg(line["streaming_final"]), line["streaming_final_exception"],
+                                             msg(line["result"]), line["exception"])
+            both_threw = line["streaming_final_exception"] is not None and line["exception"] is not None
+            differ = not both_threw and (line["streaming_final"] != line["result"])
+            assert (said is not None) == differ, line["id"]
+            flagged += said is not None
+    print(f"{flagged} of {total} oracle parses end streaming somewhere else than the final parse")
+    assert flagged > 0
+
+
+def test_try_it_warns_when_streaming_ends_elsewhere_than_the_final_parse():
+    at = page(ui.SourceRequest("example", name=CHATML))
+    # a call followed by prose: the final parse rejects it, the partial parse of the same text does not
+    # (llama.cpp's pattern in the oracle: streaming_final an empty message, result an exception)
+    at.text_area(key="try_output").input(HAND_PREFILLS[CHATML] + " and then some prose").run()
+    assert not at.exception
+    warned = [w.value for w in at.warning if "Streaming and non-streaming disagree" in w.value]
+    assert len(warned) == 1 and "the final parse throws" in warned[0]
+    at.text_area(key="try_output").input(HAND_PREFILLS[CHATML]).run()
+    assert not [w for w in at.warning if "Streaming and non-streaming disagree" in w.value]
