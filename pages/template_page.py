@@ -47,15 +47,20 @@ def _choose_example(sources: Any, request: ui.SourceRequest | None) -> None:
         st.caption(infos[current].description)
 
 
+def _use_pasted() -> None:
+    sh.set_request(ui.SourceRequest("text", text=st.session_state["tpl_paste_text"]))
+
+
 def _choose_paste(request: ui.SourceRequest | None, current_text: str) -> None:
     with st.form("tpl_paste_form"):
-        text = st.text_area(
+        st.text_area(
             "Jinja chat template", value=current_text, height=260, key="tpl_paste_text",
             help="Paste the template text itself (the chat_template string, unescaped).",
         )
-        if st.form_submit_button("Use this template", type="primary"):
-            sh.set_request(ui.SourceRequest("text", text=text))
-            st.rerun()
+        # a callback runs before app.py draws the sidebar, so one script run shows the new
+        # template everywhere; st.rerun() here cost a second run, and a page link clicked
+        # between the two runs could leave the browser waiting on a run that never ends
+        st.form_submit_button("Use this template", type="primary", on_click=_use_pasted)
 
 
 def _choose_upload(request: ui.SourceRequest | None) -> None:

@@ -130,6 +130,8 @@ def test_pasting_a_template_analyses_it():
     request = at.session_state["source_request"]
     assert (request.kind, request.text) == ("text", pasted)
     assert "pasted template" in texts(at)
+    # the sidebar, drawn before the page, already names it after this one run
+    assert any("pasted text" in c.value for c in at.sidebar.caption)
     # a short pasted template is shared by value in the permalink
     assert ui.decode_permalink(dict(at.query_params)).text == pasted
 
