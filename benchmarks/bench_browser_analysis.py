@@ -15,15 +15,16 @@ Template page redrawn for the new template, then (at once) the click on "Analysi
 the sidebar, then the Analysis page drawn. Both clicks and the clock run inside the page
 (``performance.now()``), so Playwright's round trips are not counted.
 
-"Fully drawn" means, checked on every animation frame: Streamlit has run the page script
-since the click (the ``data-test-script-state`` attribute of the app root changed) and
-that run is over (the attribute reads ``notRunning``, so the running indicator is gone);
-no element is stale (``data-stale="true"``) and no spinner shows; the URL is the Analysis
-page's; its "Markers" section, its last section ("What failed silently") and its last
-element (the "The analysis as llama.cpp reports it (JSON)" expander) are in the page
+"Fully drawn" means, checked on every animation frame: the server has sent the message
+that ends a script run successfully (a ForwardMsg ``script_finished`` =
+FINISHED_SUCCESSFULLY, counted by a hook on the page's WebSocket) since the click, and the
+app root's ``data-test-script-state`` reads ``notRunning`` (the running indicator is
+gone); no element is stale (``data-stale="true"``) and no spinner shows; the URL is the
+Analysis page's; its "Markers" section, its last section ("What failed silently") and its
+last element (the "The analysis as llama.cpp reports it (JSON)" expander) are in the page
 with a non-empty box -- or, for a template the analysis rejects, the error shown in
-place. The time is read one animation frame later, once that frame has been painted.
-The Template page counts as redrawn under the same rule with its own last element (the
+place. The time is read one animation frame later, once that frame has been painted. The
+Template page counts as redrawn under the same rule with its own last element (the
 highlighted source) and the caption naming the template's sha256.
 
 Cold: the first submit of that template on a fresh server (empty caches); each cold
@@ -55,15 +56,45 @@ ORACLE_TEMPLATES = ROOT.parent / "shared" / "oracle" / "templates"
 SIZE_RANGE = (8_000, 12_288)
 STEP_TIMEOUT_MS = 60_000
 
+# Installed in every page before Streamlit's own scripts: counts the ForwardMsgs that end a
+# script run successfully (field 6 ``script_finished`` = FINISHED_SUCCESSFULLY, read from
+# the top level of the protobuf), so a run is known to be over even when the browser never
+# drew the ``running`` state (a fast run's state changes can land in one React render).
+FINISHED_COUNTER_JS = """
+(() => {
+  const finishedStatus = (buffer) => {
+    const b = new Uint8Array(buffer);
+    let i = 0;
+    const varint = () => { let v = 0, s = 0, x; do { x = b[i++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; };
+    while (i < b.length) {
+      const tag = varint(), field = Math.floor(tag / 8), wire = tag & 7;
+      if (wire === 0) { const v = varint(); if (field === 6) return v; }
+      else if (wire === 2) { const n = varint(); i += n; }  // not i += varint(): i is read first
+      else if (wire === 1) { i += 8; } else if (wire === 5) { i += 4; } else { return -1; }
+    }
+    return -1;
+  };
+  const Native = window.WebSocket;
+  window.__benchRuns = {finished: 0};
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        if (e.data instanceof ArrayBuffer && finishedStatus(e.data) === 0) window.__benchRuns.finished++;
+      });
+    }
+  };
+})();
+"""
+
 # Runs in the page: click, wait for a drawn view, return milliseconds. See the module docstring.
 TIMED_SUBMIT_JS = """
 async ({sha16, timeoutMs}) => {
   const app = document.querySelector('[data-testid="stApp"]');
   const frame = () => new Promise(r => requestAnimationFrame(r));
-  let changed = false;
-  const obs = new MutationObserver(() => { changed = true; });
-  obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-  const idle = () => changed && app.getAttribute('data-test-script-state') === 'notRunning'
+  let runsBefore = window.__benchRuns.finished;
+  const idle = () => window.__benchRuns.finished > runsBefore
+      && app.getAttribute('data-test-script-state') === 'notRunning'
       && !document.querySelector('[data-stale="true"], [data-testid="stSpinner"]');
   const shown = el => el && el.getBoundingClientRect().height > 0;
   const textOf = sel => Array.from(document.querySelectorAll(sel)).map(e => e.textContent);
@@ -83,8 +114,13 @@ async ({sha16, timeoutMs}) => {
     while (!cond()) {
       if (performance.now() - start > timeoutMs) {
         const state = app.getAttribute('data-test-script-state');
-        throw new Error(`timed out waiting for ${what}: script ${state}, path ${location.pathname}, `
-                        + `h3 ${JSON.stringify(textOf('h3'))}, page starts ${JSON.stringify(document.body.innerText.slice(0, 300))}`);
+        const stale = document.querySelectorAll('[data-stale="true"]').length;
+        const spinners = document.querySelectorAll('[data-testid="stSpinner"]').length;
+        const summaries = textOf('[data-testid="stExpander"] summary');
+        throw new Error(`timed out waiting for ${what}: script ${state}, `
+                        + `runs finished ${window.__benchRuns.finished - runsBefore}, path ${location.pathname}, `
+                        + `stale ${stale}, spinners ${spinners}, h3 ${JSON.stringify(textOf('h3'))}, `
+                        + `expanders ${JSON.stringify(summaries)}`);
       }
       await frame();
     }
@@ -98,10 +134,9 @@ async ({sha16, timeoutMs}) => {
   const t1 = await until(templateDrawn, 'the Template page');
   const link = document.querySelector('[data-testid="stSidebarNav"] a[href$="/analysis"]');
   if (!link) throw new Error('no Analysis link in the sidebar');
-  changed = false;
+  runsBefore = window.__benchRuns.finished;
   link.click();
   const t2 = await until(analysisDrawn, 'the Analysis page');
-  obs.disconnect();
   return {template_ms: t1 - t0, total_ms: t2 - t0, error: errorShown()};
 }
 """
@@ -134,6 +169,13 @@ def pick_templates(dirs: list[Path]) -> list[Template]:
             if SIZE_RANGE[0] <= path.stat().st_size <= SIZE_RANGE[1]:
                 chosen.append(Template(path.stem, path.read_text(encoding="utf-8")))
     return chosen
+
+
+def new_context(browser):
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    ctx.add_init_script(FINISHED_COUNTER_JS)
+    return ctx
 
 
 def wait_idle(page) -> None:
@@ -176,8 +218,7 @@ def save_views(page, stem: Path) -> None:
 
 def measure(browser, url: str, pid: int, tmpl: Template, warm: int, figures: Figures,
             shots: Path | None = None) -> None:
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    ctx = new_context(browser)
     page = ctx.new_page()
     try:
         open_paste_box(page, url, tmpl.text)
@@ -207,8 +248,7 @@ def measure(browser, url: str, pid: int, tmpl: Template, warm: int, figures: Fig
 def warm_up(browser, url: str) -> float:
     """First visits of the Template and Analysis pages: imports and first-run work."""
     start = time.monotonic()
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(STEP_TIMEOUT_MS)
+    ctx = new_context(browser)
     try:
         page = ctx.new_page()
         page.goto(url)
