@@ -78,23 +78,32 @@ def _choose_upload(request: ui.SourceRequest | None) -> None:
         sh.set_request(candidate)
 
 
+HUB_MISSING_REPO_KEY = "_tpl_hub_missing_repo"
+
+
+def _use_hub() -> None:
+    repo = st.session_state["tpl_hub_repo"].strip()
+    if not repo:
+        st.session_state[HUB_MISSING_REPO_KEY] = True
+        return
+    sh.set_request(ui.SourceRequest("hub", name=repo, revision=st.session_state["tpl_hub_rev"].strip() or None,
+                                    variant=st.session_state["tpl_hub_variant"].strip() or None))
+
+
 def _choose_hub(request: ui.SourceRequest | None) -> None:
     hub = request if request is not None and request.kind == "hub" else None
     with st.form("tpl_hub_form"):
         cols = st.columns([3, 2, 2])
-        repo = cols[0].text_input("Repository id", value=hub.name if hub else "", placeholder="owner/model",
-                                  key="tpl_hub_repo")
-        revision = cols[1].text_input("Revision (optional)", value=(hub.revision or "") if hub else "",
-                                      placeholder="main", key="tpl_hub_rev")
-        variant = cols[2].text_input("Named template (optional)", value=(hub.variant or "") if hub else "",
-                                     placeholder="default / tool_use", key="tpl_hub_variant")
-        if st.form_submit_button("Fetch", type="primary"):
-            if not repo.strip():
-                st.error("Enter a repository id such as owner/model.")
-            else:
-                sh.set_request(ui.SourceRequest("hub", name=repo.strip(), revision=revision.strip() or None,
-                                                variant=variant.strip() or None))
-                st.rerun()
+        cols[0].text_input("Repository id", value=hub.name if hub else "", placeholder="owner/model",
+                           key="tpl_hub_repo")
+        cols[1].text_input("Revision (optional)", value=(hub.revision or "") if hub else "",
+                           placeholder="main", key="tpl_hub_rev")
+        cols[2].text_input("Named template (optional)", value=(hub.variant or "") if hub else "",
+                           placeholder="default / tool_use", key="tpl_hub_variant")
+        # a callback, as for pasting: one script run, no st.rerun() between two
+        st.form_submit_button("Fetch", type="primary", on_click=_use_hub)
+        if st.session_state.pop(HUB_MISSING_REPO_KEY, False):
+            st.error("Enter a repository id such as owner/model.")
 
 
 def _chooser(sources: Any) -> None:

@@ -21,6 +21,7 @@ PAGES = ("pages/template_page.py", "pages/probes_page.py", "pages/analysis_page.
          "pages/fixtures_page.py", "pages/compare_page.py")
 RAISES = "{{ raise_exception('boom') }}"
 SYNTAX_ERROR = "{% for m in messages %}\n{{ m.content }\n{% endfor %}\n"
+PASTED_BY_HUB = "{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}"
 TIMEOUT = 120
 
 pytestmark = pytest.mark.timeout(600)
@@ -134,6 +135,34 @@ def test_pasting_a_template_analyses_it():
     assert any("pasted text" in c.value for c in at.sidebar.caption)
     # a short pasted template is shared by value in the permalink
     assert ui.decode_permalink(dict(at.query_params)).text == pasted
+
+
+def test_fetching_from_the_hub_asks_for_a_repo_then_loads_it(monkeypatch):
+    sources = ui.optional_module("explorer.sources", "from_hub", "from_text")
+    if sources is None:
+        pytest.skip("explorer.sources is absent")
+    fetched = []
+
+    def fake_hub(repo_id, revision=None, variant=None):  # no network: the page's wiring is under test
+        fetched.append((repo_id, revision, variant))
+        return sources.from_text(PASTED_BY_HUB, display_name=repo_id)
+
+    monkeypatch.setattr(sources, "from_hub", fake_hub)
+    at = app()
+    at.radio(key="tpl_kind").set_value("hub").run()
+    at.button[0].click().run()  # Fetch with no repository id
+    assert_clean(at)
+    assert "Enter a repository id" in " ".join(e.value for e in at.error)
+    assert at.session_state["source_request"].kind == "example"
+    at.text_input(key="tpl_hub_repo").input(" someone/fetch-wiring ")
+    at.text_input(key="tpl_hub_rev").input("v2")
+    at.button[0].click().run()
+    assert_clean(at)
+    request = at.session_state["source_request"]
+    assert (request.kind, request.name, request.revision, request.variant) == ("hub", "someone/fetch-wiring", "v2", None)
+    assert fetched == [("someone/fetch-wiring", "v2", None)]
+    assert "Template **someone/fetch-wiring**" in texts(at)
+    assert not at.error
 
 
 def test_syntax_error_names_the_template_line():
