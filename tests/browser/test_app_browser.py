@@ -67,8 +67,11 @@ def test_parsing_an_output_shows_its_tool_call(app_url, page):
     area = page.get_by_role("textbox", name="Raw model output (verbatim, as the model generated it)")
     area.fill(TOOL_OUTPUT)
     area.press("Control+Enter")
-    page.get_by_role("cell", name="get_weather", exact=True).first.wait_for()
-    assert page.get_by_role("cell", name='{"city": "Paris"}').first.is_visible()
+    # the box starts with the template's own round-trip reply (a get_weather call too), so
+    # wait for this output's arguments, not just any get_weather cell
+    page.get_by_role("cell", name='{"city": "Paris"}', exact=True).first.wait_for()
+    wait_for_app(page)
+    assert page.get_by_role("cell", name="get_weather", exact=True).first.is_visible()
 
 
 def test_a_permalink_reproduces_the_view_in_a_fresh_context(app_url, new_context):
