@@ -47,4 +47,6 @@ def main() -> None:
         _shared.show_error(exc)
 
 
-main()
+# Streamlit runs this file as __main__; the deep-link entries in pages/ import it as ``app``.
+if __name__ == "__main__":
+    main()
