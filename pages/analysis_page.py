@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -43,19 +44,33 @@ def _show_value(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _probe_href(source: Any, probe: str) -> str | None:
-    """A link to the Probes page focused on ``probe`` (None when the view has no permalink)."""
-    link = ui.permalink_for(sh.current_request(), source.text, "probes", focus=probe)
-    return None if link is None else "probes?" + ui.query_string(ui.encode_permalink(link))
+def _probe_hrefs(source: Any) -> Callable[[str], str | None]:
+    """Links to the Probes page focused on a probe (None when the view has no permalink).
+
+    The template part of the link is encoded once: compressing and quoting a 10 KB pasted
+    template for each of the dozen fields a probe set cost ~50 ms per page run.
+    """
+    link = ui.permalink_for(sh.current_request(), source.text, "probes")
+    if link is None:
+        return lambda probe: None
+    rest = {k: v for k, v in ui.encode_permalink(link).items() if k != "page"}
+    quoted_rest = ui.query_string(rest)
+
+    def href(probe: str) -> str:
+        # the parameters in encode_permalink's order: page, focus, then the source
+        head = ui.query_string({"page": "probes", "focus": probe})
+        return f"probes?{head}&{quoted_rest}" if quoted_rest else f"probes?{head}"
+
+    return href
 
 
-def _origin(prov: Any, source: Any) -> str:
+def _origin(prov: Any, probe_href: Callable[[str], str | None]) -> str:
     if prov is None or prov.kind == "default":
         return '<span style="color:#999">default (never set)</span>'
     if prov.kind == "probe":
         side = f" · {html.escape(prov.side)}" if prov.side else ""
         name = f"<b>{html.escape(prov.probe or '?')}</b>"
-        href = _probe_href(source, prov.probe) if prov.probe else None
+        href = probe_href(prov.probe) if prov.probe else None
         if href:
             name = f'<a href="{html.escape(href, quote=True)}">{name}</a>'
         return f"probe {name}{side}" + (
@@ -85,6 +100,7 @@ def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
     names = _field_names(analysis_mod, analysis)
     provenance = getattr(analysis, "provenance", {}) or {}
     probes_used: list[str] = []
+    probe_href = _probe_hrefs(source)
     for title, prefix in SECTIONS:
         fields = [n for n in names if (n.startswith(prefix) if prefix else n in TURN_FIELDS)]
         if not fields:
@@ -94,7 +110,7 @@ def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
             prov = provenance.get(name)
             if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
                 probes_used.append(prov.probe)
-            rows.append((name, _show_value(_value(analysis, name)), _origin(prov, source)))
+            rows.append((name, _show_value(_value(analysis, name)), _origin(prov, probe_href)))
         st.markdown(f"**{title}**")
         st.html(_table(rows))
     if probes_used:

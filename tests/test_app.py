@@ -7,8 +7,11 @@ shown in place (st.error), never as a crash. Key interactions must change what i
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -275,6 +278,22 @@ def test_analysis_shows_modes_markers_and_their_probes():
     assert f'href="probes?{ui.query_string(href)}"'.replace("&", "&amp;") in shown
     links = [str(p.proto) for p in at.get("page_link")]
     assert any("Probe R1" in link for link in links)
+
+
+def test_analysis_links_of_a_pasted_template_carry_its_text():
+    needs("explorer.analysis")
+    sources = ui.optional_module("explorer.sources", "from_example")
+    text = sources.from_example(CHATML).text.replace("tool_call>", "call>")
+    at = app("pages/analysis_page.py", request=ui.SourceRequest("text", text=text))
+    assert_clean(at)
+    hrefs = re.findall(r'href="(probes\?[^"]*)"', texts(at))
+    assert hrefs, "no marker links to the Probes page"
+    focused = set()
+    for href in hrefs:
+        link = ui.decode_permalink(parse_qs(html.unescape(href).split("?", 1)[1]))
+        assert (link.page, link.text) == ("probes", text)
+        focused.add(link.focus)
+    assert {"R1", "T1"} <= focused
 
 
 def test_analysis_of_a_raising_template_lists_the_silent_failures():
