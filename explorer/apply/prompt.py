@@ -183,6 +183,10 @@ def apply_request(
         steps.append(AppliedStep("template_init", templates.default_note))
     msgs = _generic_messages(request, source, caps, steps)
     handler, _checks = route_source(source)
+    if request.force_pure_content:
+        # chat.cpp renders the template directly, before any handler or continuation step
+        handler = AUTOPARSER
+        steps.append(AppliedStep("force_pure_content", "--skip-chat-parsing: the template rendered as is"))
     spec = HANDLER_APPLY[handler]
     messages = msgs.json
     if handler == OUTDATED_GEMMA4:
@@ -194,14 +198,18 @@ def apply_request(
             compiled, spec, messages, tools, request, caps, now, add_gen, steps
         )
     except TemplateError as exc:
-        if handler != AUTOPARSER:
+        if handler != AUTOPARSER or request.force_pure_content:
             raise
         # llama.cpp quirk: on the autoparser route the prompt is rendered inside
         # parser generation, so a template error surfaces as a generation failure
         raise type(exc)(AUTOPARSER_FAILURE + exc.message, exc.location) from exc
     info = Reasoning.of(reasoning) or Reasoning.of(reasoning_mode)
     parser_gen = pair.generation_prompt
-    if msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
+    if request.force_pure_content:
+        # llama.cpp quirk: the continued message was taken out of the messages and is not
+        # appended back on this path, so the prompt ends before it
+        info = None
+    elif msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
         needs_markers = info is None or (info.mode != "NONE" and not (info.start or info.end))
         if handler == AUTOPARSER and needs_markers:
             info = analysis_reasoning(compiled) or info
@@ -211,7 +219,7 @@ def apply_request(
                     "markers: pass reasoning= (explorer.analysis is not available)"
                 )
         pair = _continue(handler, pair, msgs, source, info, steps)
-    supports = spec.thinking_supported(source)
+    supports = False if request.force_pure_content else spec.thinking_supported(source)
     if handler == AUTOPARSER and info is not None:
         supports = info.mode != "NONE"
     return AppliedPrompt(

@@ -35,6 +35,8 @@ class Request:
     # the model's tokenizer adds BOS/EOS itself: a rendered leading BOS / trailing EOS is cut
     add_bos: bool = False
     add_eos: bool = False
+    # llama-server's --skip-chat-parsing: no handler, no autoparser; all output is content
+    force_pure_content: bool = False
 
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:

@@ -52,6 +52,8 @@ def add_request_arguments(p: argparse.ArgumentParser, *, reasoning_format: bool 
                        default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response format: a JSON schema file")
     p.add_argument("--kwargs", metavar="JSON", default=None, help="chat_template_kwargs as a JSON object")
+    p.add_argument("--skip-chat-parsing", action="store_true",
+                   help="as llama-server's --skip-chat-parsing (force_pure_content): all output is content")
 
 
 def _messages_and_tools(args: argparse.Namespace) -> tuple[list[Any], list[Any] | None]:
@@ -87,6 +89,7 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
         tool_choice=getattr(args, "tool_choice", "auto"), parallel_tool_calls=parallel_on,
         enable_thinking=enable, reasoning_format=getattr(args, "reasoning_format", "deepseek"),
         chat_template_kwargs=kwargs, json_schema=schema,
+        force_pure_content=bool(getattr(args, "skip_chat_parsing", False)),
     )
 
 

@@ -138,6 +138,8 @@ def apply_template(
     ``autoparser`` dict), computed when the route needs it and it is omitted.
     """
     templates, compiled, caps, handler, checks = _route(template, request, caps)
+    if request.force_pure_content:
+        return _pure_content(templates, request, caps, now, checks)
     if handler == AUTOPARSER:
         return _autoparser(templates, compiled, request, caps, analysis, now, checks)
     applied = apply_request(templates, request, caps=caps, now=now)
@@ -155,6 +157,31 @@ def apply_template(
     )
     out = replace(spec.params(inputs), supports_thinking=bool(applied.supports_thinking))
     return _chat_params(handler, checks, applied.prompt, out)
+
+
+PURE_CONTENT = "pure-content"
+
+
+def _pure_content(templates: ChatTemplates, request: Request, caps: Any, now: datetime,
+                  checks: tuple[RuleCheck, ...]) -> ChatParams:
+    """llama-server's ``--skip-chat-parsing`` (``force_pure_content``): the template rendered
+    directly, and a parser that reads the generation prompt then takes everything as content;
+    no grammar, stops, preserved tokens or thinking tags."""
+    from explorer.peg.builder import build_arena
+
+    applied = apply_request(templates, replace(request, reasoning_format="none"), caps=caps, now=now)
+    gen = applied.generation_prompt
+    def parser(p: Any) -> int:  # chat.cpp: p.literal(gen) << p.content(p.rest()), in its creation order
+        prefix = p.literal(gen)
+        content = p.tag("content", p.rest())
+        return p.sequence([prefix, p.space(), content])
+
+    arena = build_arena(parser)
+    return ChatParams(
+        handler=PURE_CONTENT, why="force_pure_content (--skip-chat-parsing): no handler and no autoparser",
+        format="peg-native", prompt=applied.prompt, generation_prompt=gen, grammar="", grammar_lazy=False,
+        grammar_triggers=(), preserved_tokens=(), parser=arena.dumps(), additional_stops=(),
+        supports_thinking=False, thinking_start_tag="", thinking_end_tags=(), checks=checks)
 
 
 def _chat_params(handler: str, checks: tuple[RuleCheck, ...], prompt: str, out: GeneratedParams) -> ChatParams:
