@@ -22,34 +22,21 @@ import argparse
 import asyncio
 import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from _server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, streamlit_server  # noqa: E402
 from explorer.sources import from_example  # noqa: E402
 from explorer.ui_support import Permalink, encode_permalink  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MAX_SESSIONS = 40
-START_TIMEOUT_S = 90
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def rss_mb(pid: int) -> float:
@@ -63,64 +50,23 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return 0.0
+class PeakSampler:
+    """Samples a process's resident memory every 0.1 s; ``peak`` since the last reset."""
 
-
-class Server:
-    """``streamlit run app.py`` on 127.0.0.1 until closed; samples its RSS."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tempfile.NamedTemporaryFile(prefix="load-app-", suffix=".log", delete=False)
-        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()} | {"NO_PROXY": "127.0.0.1"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(self.port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        self.peak = 0.0
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak = rss_mb(pid)
         self._stop = threading.Event()
-        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
 
     def _sample(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, rss_mb(self.proc.pid))
+            self.peak = max(self.peak, rss_mb(self.pid))
             time.sleep(0.1)
-
-    def wait_healthy(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if self.proc.poll() is not None:
-                raise SystemExit(f"streamlit exited: {Path(self.log.name).read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("streamlit did not become healthy")
-            time.sleep(0.3)
-        self._sampler.start()
 
     def close(self) -> None:
         self._stop.set()
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.log.close()
-        os.unlink(self.log.name)
 
 
 def city(i: int) -> str:
@@ -165,7 +111,7 @@ async def drive(base: str, sessions: int, timeout_s: float) -> tuple[list[dict],
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS))
         try:
             start = time.monotonic()
             results = await asyncio.wait_for(
@@ -189,22 +135,21 @@ def main() -> int:
     sessions = max(1, min(args.sessions, MAX_SESSIONS))
     if not os.path.exists(CHROMIUM):
         raise SystemExit(f"{CHROMIUM} is absent (apt-get install chromium)")
-    server = Server()
-    try:
-        server.wait_healthy()
+    with streamlit_server() as server:
         # one warm-up session: the first script run imports the library
         warm, _ = asyncio.run(drive(server.url, 1, args.timeout))
         # one session alone on a warm server: the latency the concurrent ones are held against
         alone, _ = asyncio.run(drive(server.url, 1, args.timeout))
-        before = rss_mb(server.proc.pid)
-        server.peak = before
-        cpu0 = cpu_seconds(server.proc.pid)
-        results, wall = asyncio.run(drive(server.url, sessions, args.timeout))
-        cpu = cpu_seconds(server.proc.pid) - cpu0
-        after = rss_mb(server.proc.pid)
-        peak = server.peak
-    finally:
-        server.close()
+        sampler = PeakSampler(server.pid)
+        before = sampler.peak
+        cpu0 = cpu_seconds(server.pid)
+        try:
+            results, wall = asyncio.run(drive(server.url, sessions, args.timeout))
+        finally:
+            sampler.close()
+        cpu = cpu_seconds(server.pid) - cpu0
+        after = rss_mb(server.pid)
+        peak = sampler.peak
     passed = [r for r in results if r["ok"]]
     latencies = [r["seconds"] for r in passed]
     print(f"warm-up session: {'ok' if warm[0]['ok'] else warm[0]['why']} in {warm[0]['seconds']:.1f} s")
