@@ -312,6 +312,8 @@ def permalink_url(query: str | None) -> str | None:
 # --- the request the Grammar and Try-it pages build a parser for ----------------------
 
 TOOLS_KEY, THINKING_KEY, CHOICE_KEY = "req_tools", "req_thinking", "req_tool_choice"
+SKIP_KEY = "req_skip_chat_parsing"
+PURE_CONTENT = "pure-content"  # ChatParams.handler under --skip-chat-parsing
 USER_TURN: Mapping[str, str] = MappingProxyType({"role": "user", "content": "Hello"})
 
 
@@ -320,6 +322,7 @@ class RequestSettings:
     tools_json: str
     thinking: bool
     tool_choice: str = "auto"
+    skip_chat_parsing: bool = False  # llama-server --skip-chat-parsing (force_pure_content)
 
 
 def default_tools_json() -> str:
@@ -347,18 +350,38 @@ def _tools_label(tools_json: str) -> str:
 
 def request_controls(page: str) -> RequestSettings:
     """The request's thinking flag, tool_choice and tools, shared by the pages that use them."""
-    keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY)}
+    keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY, SKIP_KEY)}
     _persisted(keys[THINKING_KEY], THINKING_KEY, True)
     _persisted(keys[CHOICE_KEY], CHOICE_KEY, "auto")
     _persisted(keys[TOOLS_KEY], TOOLS_KEY, default_tools_json())
+    _persisted(keys[SKIP_KEY], SKIP_KEY, False)
     c1, c2 = st.columns([1, 1])
     c1.toggle("enable_thinking", key=keys[THINKING_KEY])
+    c1.toggle("--skip-chat-parsing", key=keys[SKIP_KEY],
+              help="llama-server's --skip-chat-parsing (force_pure_content): no handler, no autoparser; "
+                   "the whole output is content")
     c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
     with st.expander(_tools_label(st.session_state[keys[TOOLS_KEY]])):
         st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
     for k, wk in keys.items():
         st.session_state[k] = st.session_state[wk]
-    return RequestSettings(st.session_state[TOOLS_KEY], st.session_state[THINKING_KEY], st.session_state[CHOICE_KEY])
+    return RequestSettings(st.session_state[TOOLS_KEY], st.session_state[THINKING_KEY], st.session_state[CHOICE_KEY],
+                           bool(st.session_state[SKIP_KEY]))
+
+
+def route_note(setup: "ChatSetup", what: str) -> bool:
+    """Say which path llama.cpp takes when it is not the autoparser; True for a specialised
+    handler (the pages then put the autoparser's answer beside it)."""
+    if setup.handler == "autoparser":
+        return False
+    if setup.handler == PURE_CONTENT:
+        st.warning("llama-server runs with --skip-chat-parsing: no handler and no autoparser. The parser reads "
+                   "the generation prompt, then takes the whole output as content (reasoning and tool calls "
+                   "included); no grammar, stops or preserved tokens.")
+        return False
+    st.info(f"llama.cpp {what} with its specialized handler `{setup.handler}` (format `{setup.format}`), "
+            "not with an autoparser-generated parser.")
+    return True
 
 
 @dataclass(frozen=True)
@@ -386,6 +409,7 @@ def _request(settings: RequestSettings, tools: list[dict[str, Any]] | None, para
         messages=(dict(USER_TURN),), tools=tuple(tools) if tools else None, tool_choice=settings.tool_choice,
         parallel_tool_calls=parallel, enable_thinking=settings.thinking,
         chat_template_kwargs={"enable_thinking": settings.thinking, "thinking": settings.thinking},
+        force_pure_content=settings.skip_chat_parsing,
     )
 
 

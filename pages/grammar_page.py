@@ -132,9 +132,7 @@ def main() -> None:
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         return
-    if setup.handler != "autoparser":
-        st.info(f"llama.cpp builds this parser and grammar with its specialized handler `{setup.handler}` "
-                f"(format `{setup.format}`), not from the autoparser analysis.")
+    if sh.route_note(setup, "builds this parser and grammar"):
         _versus(tmpl, settings)
     params = setup
     c1, c2 = st.columns(2)

@@ -306,9 +306,7 @@ def main() -> None:
     if setup is None:
         sh.write_permalink("try", source)
         return
-    if setup.handler != "autoparser":
-        st.info(f"llama.cpp parses this template's output with its specialized handler `{setup.handler}` "
-                f"(format `{setup.format}`), not with an autoparser-generated parser.")
+    sh.route_note(setup, "parses this template's output")
     st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")
     st.html(ui.mono_block(ui.visible_whitespace_html(setup.generation_prompt, spaces="all")
                           or '<span style="color:#999">∅ (empty)</span>'))
@@ -339,7 +337,7 @@ def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.Cha
         st.error(f"{parsed.error} — llama-server answers this request with an error.")
     else:
         _message(parsed.message)
-    if setup.handler != "autoparser":
+    if setup.handler not in ("autoparser", sh.PURE_CONTENT):
         _versus(tmpl, settings, setup_key, text, partial)
     _coloured(parsed, setup.generation_prompt, by)
     _scrubber(setup_key, text, setup, parsed, partial)

@@ -330,6 +330,20 @@ def test_parsing_an_output_shows_its_tool_call():
     assert json.loads(calls["arguments"].iloc[0]) == {"city": "Paris"}
 
 
+def test_skip_chat_parsing_turns_the_tool_call_into_content():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
+    at.text_area(key="try_output").input(TOOL_OUTPUT).run()
+    at.toggle(key="try_req_skip_chat_parsing").set_value(True).run()
+    assert_clean(at)
+    assert any("--skip-chat-parsing" in w.value for w in at.warning)
+    assert "tool_calls** (0)" in texts(at)
+    # the grammar page shares the setting: no grammar at all
+    at.switch_page("pages/grammar_page.py").run()
+    assert_clean(at)
+    assert any("--skip-chat-parsing" in w.value for w in at.warning)
+
+
 def test_an_output_the_parser_rejects_is_an_error_in_place():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
