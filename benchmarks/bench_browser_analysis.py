@@ -48,9 +48,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _server import CHROMIUM, CHROMIUM_ARGS, ROOT, cpu_seconds, streamlit_server  # noqa: E402
+from tools.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, cpu_seconds, streamlit_server  # noqa: E402
 
 OWN_TEMPLATE = ROOT / "benchmarks" / "templates" / "chatml-think-tools-10k.jinja"
 ORACLE_TEMPLATES = ROOT.parent / "shared" / "oracle" / "templates"

@@ -10,21 +10,15 @@ full-page PNG. The README shows these files.
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.app_server import CHROMIUM, CHROMIUM_ARGS, ROOT, streamlit_server  # noqa: E402
+
 MAX_HEIGHT = 5000
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 # (url path, file name, query parameters beyond the example)
 PAGES = (
     ("", "template-page.png", {}),
@@ -35,30 +29,6 @@ PAGES = (
     ("fixtures", "fixtures-page.png", {"focus": "qwen3-hermes"}),
     ("compare", "compare-page.png", {}),
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                return proc
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit("streamlit did not start")
 
 
 def wait_idle(page) -> None:
@@ -78,37 +48,31 @@ def main() -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    server = start_server(port)
-    try:
-        with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-            ctx = pw.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                viewport={"width": 1400, "height": 900}, device_scale_factor=1,
-            )
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            for path, name, extra in PAGES:
-                query = urlencode({"example": args.example, "page": path or "template", **extra})
-                page.goto(f"http://127.0.0.1:{port}/{path}?{query}")
-                page.set_viewport_size({"width": 1400, "height": 900})
+    with streamlit_server() as server, sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
+        ctx = pw.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=list(CHROMIUM_ARGS),
+            viewport={"width": 1400, "height": 900}, device_scale_factor=1,
+        )
+        page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        for path, name, extra in PAGES:
+            query = urlencode({"example": args.example, "page": path or "template", **extra})
+            page.goto(f"{server.url}/{path}?{query}")
+            page.set_viewport_size({"width": 1400, "height": 900})
+            wait_idle(page)
+            if path == "try":  # show a parse: fill the output with the template's own sample
+                page.get_by_role("button", name="reasoning + tool call").click()
+                page.wait_for_timeout(500)
                 wait_idle(page)
-                if path == "try":  # show a parse: fill the output with the template's own sample
-                    page.get_by_role("button", name="reasoning + tool call").click()
-                    page.wait_for_timeout(500)
-                    wait_idle(page)
-                # Streamlit scrolls inside its main block: grow the window to the content
-                height = page.evaluate(
-                    "() => Math.max(...[...document.querySelectorAll("
-                    "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
-                    ".map(e => e.scrollHeight), 900)")
-                page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, MAX_HEIGHT)})
-                wait_idle(page)
-                page.screenshot(path=str(out / name))
-                print(out / name)
-            ctx.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=15)
+            # Streamlit scrolls inside its main block: grow the window to the content
+            height = page.evaluate(
+                "() => Math.max(...[...document.querySelectorAll("
+                "'[data-testid=stMain], [data-testid=stMainBlockContainer]')]"
+                ".map(e => e.scrollHeight), 900)")
+            page.set_viewport_size({"width": 1400, "height": min(int(height) + 40, MAX_HEIGHT)})
+            wait_idle(page)
+            page.screenshot(path=str(out / name))
+            print(out / name)
+        ctx.close()
     return 0
 
 

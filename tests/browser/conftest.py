@@ -10,30 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-START_TIMEOUT_S = 90
+from tools.app_server import CHROMIUM, CHROMIUM_ARGS, ServerStartError, streamlit_server
 
 
 def _missing(reason: str) -> None:
@@ -53,55 +34,14 @@ def sync_api():
     return sync_api
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextlib.contextmanager
 def running_app() -> Iterator[str]:
     """``streamlit run app.py`` on a free local port until the block ends; yields its URL."""
-    port = _free_port()
-    log = tempfile.NamedTemporaryFile(prefix="streamlit-", suffix=".log", delete=False)
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.headless", "true",
-            "--server.port", str(port),
-            "--server.address", "127.0.0.1",
-            "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none",
-        ],
-        cwd=PROJECT_ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{Path(log.name).read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not become healthy in {START_TIMEOUT_S}s")
-            time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        os.unlink(log.name)
+        with streamlit_server() as server:
+            yield server.url
+    except ServerStartError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -134,7 +74,7 @@ def new_context(playwright_session, tmp_path) -> Iterator[Callable[[], object]]:
             str(profile),
             executable_path=CHROMIUM,
             headless=True,
-            args=CHROMIUM_ARGS,
+            args=list(CHROMIUM_ARGS),
             viewport={"width": 1400, "height": 1000},
         )
         ctx.set_default_timeout(60_000)

@@ -1,9 +1,10 @@
-"""A local ``streamlit run app.py`` and Debian's chromium for the browser benchmarks.
+"""A local ``streamlit run app.py`` and Debian's chromium, for browser tests, benchmarks and screenshots.
 
 Input: nothing (the project root is found from this file). Output: a context manager
-yielding the server's URL and process, started headless on 127.0.0.1 on a free port and
-stopped (terminate, then kill) when the block ends; the chromium path and flags the
-browser tests use. Chromium is never downloaded: /usr/bin/chromium is driven as is.
+yielding the server's URL and pid, started headless on 127.0.0.1 on a free port and
+stopped (terminate, then kill) when the block ends; the chromium path and flags. Chromium
+is never downloaded: /usr/bin/chromium is driven as is. A server that exits or never
+becomes healthy raises ``ServerStartError`` with the end of its log.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ CHROMIUM_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 START_TIMEOUT_S = 90
 
 
+class ServerStartError(RuntimeError):
+    """``streamlit run app.py`` exited or did not answer its health check in time."""
+
+
 @dataclass(frozen=True)
 class RunningServer:
     url: str
@@ -43,7 +48,7 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while True:
         if proc.poll() is not None:
-            raise SystemExit(f"streamlit exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            raise ServerStartError(f"streamlit exited with {proc.returncode}: {log.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
                 if resp.status == 200:
@@ -51,7 +56,7 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log: Path) -> None:
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise SystemExit(f"streamlit did not become healthy in {START_TIMEOUT_S} s")
+            raise ServerStartError(f"streamlit did not become healthy in {START_TIMEOUT_S} s")
         time.sleep(0.2)
 
 
