@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from explorer.errors import OutputParseError, PegError
+from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
     Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref, Repetition,
@@ -128,6 +129,39 @@ class AstNode:
         return f"AstNode({self.label}, {self.start}..{self.end}, {self.text[:30]!r})"
 
 
+_CHILDREN = AstNode.children  # the slot, under the property below
+
+
+class LazyJsonValue(AstNode):
+    """A ``json-value`` node from the JSON fast path: its subtree is built when first read.
+
+    Equal in every field to the node the combinators build (``json_fast.build_tree``).
+    """
+
+    __slots__ = ()
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self.rule, self.tag, self.start, self.end, self.text = "json-value", "", start, end, text
+        self.is_partial, self.tagged = False, False
+        _CHILDREN.__set__(self, None)
+
+    @property  # type: ignore[override]
+    def children(self) -> tuple[AstNode, ...]:
+        kids = _CHILDREN.__get__(self, AstNode)
+        if kids is None:
+            kids = json_fast.build_tree(self.text, self.start, _plain_node).children
+            _CHILDREN.__set__(self, kids)
+        return kids
+
+    @children.setter
+    def children(self, value: tuple[AstNode, ...]) -> None:
+        _CHILDREN.__set__(self, value)
+
+
+def _plain_node(rule: str, start: int, end: int, text: str, children: tuple) -> AstNode:
+    return AstNode(rule, "", start, end, text, children, False, False)
+
+
 @dataclass(frozen=True)
 class ParseResult:
     status: int
@@ -170,9 +204,13 @@ class ParseResult:
 class Engine:
     """A compiled arena. ``memo=True`` keeps results that cannot change as text grows."""
 
-    def __init__(self, arena: Arena, *, memo: bool = False) -> None:
+    def __init__(self, arena: Arena, *, memo: bool = False, json_fast: bool = True) -> None:
         self.arena = arena
         self.memo = memo
+        self.json_fast = json_fast
+        # where the JSON fast path is not tried again (it could not answer there): per
+        # parse, or for the engine's life in memo mode, where the combinators resume
+        self._json_skip: set[int] = set()
         self.ctx = ParseContext()
         self._caches: list[dict[int, Raw]] = []
         self._may_tag = _tag_reachable(arena)
@@ -197,6 +235,8 @@ class Engine:
             if lenient != ctx.lenient or not text.startswith(self._text_seen):
                 self.reset()
             self._text_seen = text
+        else:
+            self._json_skip.clear()
         ctx.text, ctx.n, ctx.lenient, ctx.touched, ctx.depth = text, len(text), lenient, False, 0
         try:
             with deep_recursion():
@@ -216,6 +256,7 @@ class Engine:
     def reset(self) -> None:
         for cache in self._caches:
             cache.clear()
+        self._json_skip.clear()
         self._text_seen = ""
 
     # --- compilation ---------------------------------------------------------------
@@ -302,6 +343,10 @@ class Engine:
         if isinstance(p, (Schema, Gbnf, Ac)):
             child = p.child
             return lambda pos: fns[child](pos)
+        if isinstance(p, Rule) and p.name == "json-value" and self.json_fast \
+                and json_fast.is_standard_json_value(self.arena, pid):
+            slow = _node(ctx, fns, p.child, p.name, "", self._may_tag[p.child])
+            return _fast_json_value(ctx, slow, self._json_skip)
         if isinstance(p, (Rule, Tag)):
             return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
                          p.tag if isinstance(p, Tag) else "", self._may_tag[p.child])
@@ -446,6 +491,24 @@ def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool
         return (status, s, e, (made,))
 
     return node
+
+
+def _fast_json_value(ctx: ParseContext, slow: Callable[[int], Raw], skip: set[int]) -> Callable[[int], Raw]:
+    scan = json_fast.scan_value
+
+    def json_value(pos: int) -> Raw:
+        if pos in skip:
+            return slow(pos)
+        end, open_starts = scan(ctx.text, pos, ctx.n, MAX_NODE_DEPTH - ctx.depth)
+        if end < 0:
+            # the value and every container still open where the scan stopped would stop
+            # there again: leave them to the combinators
+            skip.add(pos)
+            skip.update(open_starts)
+            return slow(pos)
+        return (SUCCESS, pos, end, (LazyJsonValue(ctx.text[pos:end], pos, end),))
+
+    return json_value
 
 
 _SMALL_CLASS = 512

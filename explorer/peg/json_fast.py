@@ -1,0 +1,275 @@
+"""A fast path for the standard JSON value rule (``json-value`` and the rules under it).
+
+Input: an arena and the id of a rule named ``json-value``; at parse time the text and a
+position. Output: whether the rule is exactly llama.cpp's JSON grammar (decided once, by
+comparing its graph with ``REFERENCE``), and for a position either the end of a complete
+JSON value or "unknown".
+
+The fast path only answers when it can prove the combinators would give SUCCESS without
+looking at the end of the text: every character it inspects lies before the end, no
+number ends the text (its look-ahead would need one more character), and the tree stays
+under the engine's node-depth cap. Anything else (partial input, a syntax error, deep
+nesting) answers "unknown" and the engine runs the combinators, so need-more-input,
+``ctx.touched`` and the memo tables stay exactly as before. The value's tree is built
+only when someone reads it (``LazyJsonValue.children``): the chat mappers read tags, and
+no tag can come out of JSON.
+"""
+
+from __future__ import annotations
+
+import re
+
+from explorer.peg.arena import Arena
+from explorer.peg.nodes import Chars, Choice, Literal, Not, Ref, Repetition, Rule, Sequence, Space, String
+
+# --- recognising the rule ------------------------------------------------------------
+
+_WS_SIG = ("space",)
+
+
+def _lit(s: str) -> tuple:
+    return ("lit", s)
+
+
+def _rule(name: str) -> tuple:
+    return ("rule", name)
+
+
+def _chars(ranges: tuple[tuple[int, int], ...], lo: int, hi: int) -> tuple:
+    return ("chars", tuple(sorted(ranges)), False, lo, hi)
+
+
+_DIGITS = ((48, 57),)
+_MEMBER = (_rule("json-string"), _WS_SIG, _lit(":"), _WS_SIG, _rule("json-value"))
+
+# llama.cpp's JSON rules (common/peg-parser.cpp), as body signatures with sequences and
+# choices flattened (splicing a nested sequence or choice changes no result).
+REFERENCE: dict[str, tuple] = {
+    "json-value": ("choice", (_rule("json-object"), _rule("json-array"), _rule("json-string"),
+                              _rule("json-number"), _rule("json-bool"), _rule("json-null"))),
+    "json-object": ("seq", (_lit("{"), _WS_SIG, ("choice", (_lit("}"), ("seq", _MEMBER + (
+        ("rep", ("seq", (_WS_SIG, _lit(","), _WS_SIG) + _MEMBER), 0, -1), _WS_SIG, _lit("}"))))))),
+    "json-array": ("seq", (_lit("["), _WS_SIG, ("choice", (_lit("]"), ("seq", (
+        _rule("json-value"), ("rep", ("seq", (_WS_SIG, _lit(","), _WS_SIG, _rule("json-value"))), 0, -1),
+        _WS_SIG, _lit("]"))))))),
+    "json-string": ("seq", (_lit('"'), ("string", '"'), _lit('"'))),
+    "json-number": ("seq", (
+        ("rep", _lit("-"), 0, 1),
+        ("choice", (_lit("0"), ("seq", (_chars(((49, 57),), 1, 1), _chars(_DIGITS, 0, -1))))),
+        ("rep", ("seq", (_lit("."), _chars(_DIGITS, 1, -1))), 0, 1),
+        ("rep", ("seq", (("choice", (_lit("e"), _lit("E"))), ("rep", _chars(((43, 43), (45, 45)), 1, 1), 0, 1),
+                         _chars(_DIGITS, 1, -1))), 0, 1),
+        ("not", _chars(((48, 57), (46, 46), (101, 101), (69, 69), (43, 43), (45, 45)), 1, 1)))),
+    "json-bool": ("choice", (_lit("true"), _lit("false"))),
+    "json-null": _lit("null"),
+}
+
+
+class _Mismatch(Exception):
+    pass
+
+
+def _signature(arena: Arena, pid: int, rules: dict[str, int], todo: list[int]) -> tuple:
+    p = arena.get(pid)
+    if isinstance(p, Ref):
+        if not arena.has_rule(p.name):
+            raise _Mismatch
+        return _signature(arena, arena.rule_id(p.name), rules, todo)
+    if isinstance(p, Rule):
+        if rules.setdefault(p.name, pid) != pid:
+            raise _Mismatch  # two different rules under one name
+        todo.append(pid)
+        return ("rule", p.name)
+    if isinstance(p, (Sequence, Choice)):
+        kind = "seq" if isinstance(p, Sequence) else "choice"
+        parts: list[tuple] = []
+        for c in p.children:
+            sig = _signature(arena, c, rules, todo)
+            parts.extend(sig[1] if sig[0] == kind else (sig,))
+        return (kind, tuple(parts))
+    if isinstance(p, Literal):
+        return ("lit", p.literal)
+    if isinstance(p, Space):
+        return _WS_SIG
+    if isinstance(p, String):
+        return ("string", p.delimiter)
+    if isinstance(p, Chars):
+        return ("chars", tuple(sorted(p.ranges)), p.negated, p.min_count, p.max_count)
+    if isinstance(p, Repetition):
+        return ("rep", _signature(arena, p.child, rules, todo), p.min_count, p.max_count)
+    if isinstance(p, Not):
+        return ("not", _signature(arena, p.child, rules, todo))
+    raise _Mismatch
+
+
+def is_standard_json_value(arena: Arena, pid: int) -> bool:
+    """Is parser ``pid`` a rule ``json-value`` whose whole graph is llama.cpp's JSON grammar?"""
+    p = arena.get(pid)
+    if not isinstance(p, Rule) or p.name != "json-value":
+        return False
+    rules: dict[str, int] = {"json-value": pid}
+    todo = [pid]
+    done: set[int] = set()
+    try:
+        while todo:
+            rid = todo.pop()
+            if rid in done:
+                continue
+            done.add(rid)
+            rule = arena.get(rid)
+            assert isinstance(rule, Rule)
+            if REFERENCE.get(rule.name) != _signature(arena, rule.child, rules, todo):
+                return False
+    except _Mismatch:
+        return False
+    return set(rules) == set(REFERENCE)
+
+
+# --- scanning ------------------------------------------------------------------------
+
+_WS = r"[ \t\n\v\f\r]*+"  # std::isspace in the "C" locale, as the space parser
+_STR = r'"(?:[^"\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
+_NUM = r"-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+(?![0-9.eE+-])"
+_SCALAR = f"(?:{_STR}|{_NUM}|true|false|null)"
+
+_ws = re.compile(_WS).match
+_string = re.compile(_STR).match
+_scalar = re.compile(_SCALAR).match
+# runs of flat members, so long arrays and objects of scalars cost one regex call
+_array_run = re.compile(f"(?:{_SCALAR}{_WS},{_WS})*+").match
+_object_run = re.compile(f"(?:{_STR}{_WS}:{_WS}{_SCALAR}{_WS},{_WS})*+").match
+_CLOSER = {"[": "]", "{": "}"}
+
+
+def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[int]]:
+    """End of the complete JSON value at ``pos``, or ``(-1, open container starts)``.
+
+    ``depth_room`` is how many rule nodes may still open (the engine's depth cap): a
+    value whose tree would be deeper answers unknown. Success means the combinators
+    succeed with the same end without looking at position ``n`` or beyond.
+    """
+    stack: list[int] = []
+    kinds: list[str] = []
+    i = pos
+    while True:
+        # a value starts at i
+        if i >= n:
+            return -1, stack
+        c = text[i]
+        if c == "[" or c == "{":
+            stack.append(i)
+            kinds.append(c)
+            if 2 * len(stack) + 2 > depth_room:
+                return -1, stack
+            i = _ws(text, i + 1).end()
+            if i >= n:
+                return -1, stack
+            if text[i] == _CLOSER[c]:
+                stack.pop()
+                kinds.pop()
+                i += 1
+            elif c == "[":
+                i = _array_run(text, i).end()
+                continue
+            else:
+                i = _object_run(text, i).end()
+                i = _key(text, i, n)
+                if i < 0:
+                    return -1, stack
+                continue
+        else:
+            m = _scalar(text, i)
+            if m is None or 2 * len(stack) + 2 > depth_room:
+                return -1, stack
+            i = m.end()
+            if i >= n and not stack and c not in "\"tfn":
+                return -1, stack  # a number's look-ahead needs the next character
+        # a value ended at i: close containers until a comma asks for the next one
+        while stack:
+            i = _ws(text, i).end()
+            if i >= n:
+                return -1, stack
+            c = text[i]
+            if c == ",":
+                i = _ws(text, i + 1).end()
+                if kinds[-1] == "[":
+                    i = _array_run(text, i).end()
+                else:
+                    i = _key(text, _object_run(text, i).end(), n)
+                    if i < 0:
+                        return -1, stack
+                break
+            if c != _CLOSER[kinds[-1]]:
+                return -1, stack
+            stack.pop()
+            kinds.pop()
+            i += 1
+        else:
+            return i, stack
+
+
+def _key(text: str, i: int, n: int) -> int:
+    """After ``key ws : ws``, or -1."""
+    m = _string(text, i)
+    if m is None:
+        return -1
+    i = _ws(text, m.end()).end()
+    if i >= n or text[i] != ":":
+        return -1
+    return _ws(text, i + 1).end()
+
+
+# --- the tree, when it is read -------------------------------------------------------
+
+_scalar_rule = {'"': "json-string", "t": "json-bool", "f": "json-bool", "n": "json-null"}
+
+
+def build_tree(text: str, base: int, make) -> object:
+    """The ``json-value`` node the combinators build for ``text`` (one complete value).
+
+    ``make(rule, start, end, text, children)`` makes a node; ``base`` is where ``text``
+    starts in the parsed text. Iterative, so depth costs no Python frames.
+    """
+    stack: list[tuple[int, str, list]] = []  # (start, rule, children) of open containers
+    i = 0
+    while True:
+        c = text[i]
+        if c == "[" or c == "{":
+            stack.append((i, "json-array" if c == "[" else "json-object", []))
+            i = _ws(text, i + 1).end()
+            if text[i] == _CLOSER[c]:
+                i += 1
+                s, rule, kids = stack.pop()
+                node = make("json-value", base + s, base + i, text[s:i],
+                            (make(rule, base + s, base + i, text[s:i], ()),))
+            else:
+                if c == "{":
+                    i = _tree_key(text, i, base, stack[-1][2], make)
+                continue
+        else:
+            e = _scalar(text, i).end()
+            piece = text[i:e]
+            node = make("json-value", base + i, base + e, piece,
+                        (make(_scalar_rule.get(c, "json-number"), base + i, base + e, piece, ()),))
+            i = e
+        while stack:
+            stack[-1][2].append(node)
+            i = _ws(text, i).end()
+            if text[i] == ",":
+                i = _ws(text, i + 1).end()
+                if stack[-1][1] == "json-object":
+                    i = _tree_key(text, i, base, stack[-1][2], make)
+                break
+            i += 1
+            s, rule, kids = stack.pop()
+            node = make("json-value", base + s, base + i, text[s:i],
+                        (make(rule, base + s, base + i, text[s:i], tuple(kids)),))
+        else:
+            return node
+
+
+def _tree_key(text: str, i: int, base: int, kids: list, make) -> int:
+    e = _string(text, i).end()
+    kids.append(make("json-string", base + i, base + e, text[i:e], ()))
+    i = _ws(text, e).end()
+    return _ws(text, i + 1).end()
