@@ -71,7 +71,7 @@ def test_permute_builds_one_rule_per_remaining_subset() -> None:
     a, b = p.literal("a"), p.literal("b")
     root = p.permute("args", [a, b])
     arena = p.build(root)
-    assert set(arena.rules) == {"args-3", "args-2", "args-1"}
+    assert set(dict(arena.rules)) == {"args-3", "args-2", "args-1"}
 
 
 def test_qwen3_coder_required_arguments_in_any_order() -> None:

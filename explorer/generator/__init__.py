@@ -3,15 +3,17 @@
 Input: the analysis (oracle ``autoparser`` JSON, or anything with ``to_oracle_json``) and
 the request. Output: llama.cpp's chat params for the autoparser route (serialized parser,
 grammar, triggers, preserved tokens, stops), byte-identical to what
-``peg_generator::generate_parser`` returns. The builder (``PegBuilder``/``Arena``) and the
-JSON tool layouts are shared with the specialised handlers (``explorer.handlers``), which
+``peg_generator::generate_parser`` returns. The builder (``explorer.peg.builder.Builder``,
+exported here as ``PegBuilder``) and ``Arena`` are the PEG package's, the JSON tool
+layouts are shared with the specialised handlers (``explorer.handlers``), which
 also own the whole apply pipeline (``explorer.handlers.apply_template``).
 """
 
 from explorer.generator.autoparser import build_parser
-from explorer.generator.builder import Arena, PegBuilder
 from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
 from explorer.generator.spec import GenerationRequest, ParserSpec
+from explorer.peg.arena import Arena
+from explorer.peg.builder import Builder as PegBuilder
 
 __all__ = [
     "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "ParserSpec", "PegBuilder",

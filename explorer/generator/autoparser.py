@@ -13,7 +13,6 @@ from typing import Any
 
 from explorer.diff import trim_whitespace
 from explorer.errors import AnalysisError
-from explorer.generator.builder import Arena
 from explorer.generator.json_tools import (
     CONTENT, REASONING, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
     TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, JsonToolLayout,
@@ -22,6 +21,7 @@ from explorer.generator.json_tools import (
 from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, may_be_string, schema_from_json
+from explorer.peg.arena import Arena
 
 
 @dataclass

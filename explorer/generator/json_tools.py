@@ -1,8 +1,8 @@
 """JSON tool-call parsers: llama.cpp's ``standard_json_tools`` and its three layouts.
 
-Input: a ``PegBuilder``, the request's tools and the JSON layout (section markers, key
+Input: a ``ChatPeg`` builder, the request's tools and the JSON layout (section markers, key
 names, array wrapping, function-name-as-key, id fields, key order). Output: the id of the
-``tool-call`` section parser. Creation order follows llama.cpp exactly (see builder.py).
+``tool-call`` section parser. Creation order follows llama.cpp exactly (see ``explorer.peg.builder``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.generator.builder import PegBuilder
+from explorer.peg.builder import Builder
 from explorer.grammar.gbnf import tool_parameters
 
 TOOL = "tool"
@@ -30,7 +30,7 @@ CONTENT = "content"
 REASONING = "reasoning"
 
 
-class ChatPeg(PegBuilder):
+class ChatPeg(Builder):
     """The chat builder's tag helpers (llama.cpp's common_chat_peg_builder)."""
 
     def atomic_tag(self, tag: str, pid: int) -> int:

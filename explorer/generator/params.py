@@ -15,10 +15,10 @@ from typing import Any
 from explorer.diff import trim_whitespace
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
-from explorer.generator.builder import Arena
 from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
+from explorer.peg.arena import Arena
 
 OPENAI_WRAPPER_TRIGGER = '{"type": "function",'
 PEG_NATIVE = "peg-native"

@@ -3,17 +3,17 @@
 Input: builder calls as the handlers in llama.cpp's ``common/parsers/*.cpp`` make them.
 Output: parser ids in an arena whose serialization is byte-identical to llama.cpp's.
 
-``HandlerPeg`` extends the generator's ``ChatPeg`` with what only the handlers use: the
-tag helpers under their llama.cpp names, ``shl`` for C++ ``<<`` chains (left to right, a
-space parser made at each join), ``permute``, ``json_member``, the Python-literal value
-parsers and ``python_style_tool_calls``. Operands are ids, strings (literals made while
-joining) or thunks, as in ``PegBuilder.cat``.
+``HandlerPeg`` extends the generator's ``ChatPeg`` (itself the one PEG builder,
+``explorer.peg.builder.Builder``, with its ``cat``/``alt``/``shl`` chains and llama.cpp's
+JSON and Python value rules) with what only the handlers use: the tag helpers under
+their llama.cpp names, ``permute``, ``python_or_json_value`` and
+``python_style_tool_calls``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 from explorer.generator.json_tools import (
     CONTENT, REASONING, TOOL, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
@@ -22,8 +22,6 @@ from explorer.generator.json_tools import (
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
 from explorer.grammar.schema import value_types  # the handlers read it from here too
-
-Operand = Union[int, str, Callable[[], int]]
 
 MAX_PERMUTE = 6  # llama.cpp's COMMON_CHAT_MAX_PERMUTE
 
@@ -91,27 +89,6 @@ class HandlerPeg(ChatPeg):
     def tool_arg_string_value(self, pid: int) -> int:
         return self.tag(TOOL_ARG_STRING_VALUE, pid)
 
-    # --- C++ ``<<`` chains --------------------------------------------------------------
-
-    def _eval(self, op: Operand) -> int | str:
-        return op() if callable(op) else op
-
-    def shl(self, *ops: Operand) -> int:
-        """``a << b << c``: left to right (C++17), ``sequence(a, space, b)`` at each join.
-
-        A string operand becomes a literal inside the operator, after the other operand
-        was evaluated and before the space parser.
-        """
-        first = self._eval(ops[0])
-        second = self._eval(ops[1])
-        acc = self._lit(first)
-        val = self._lit(second)
-        acc = self.sequence([acc, self.space(), val])
-        for op in ops[2:]:
-            val = self._lit(self._eval(op))
-            acc = self.sequence([acc, self.space(), val])
-        return acc
-
     # --- composite helpers -------------------------------------------------------------
 
     def permute(self, prefix: str, parsers: Sequence[int]) -> int:
@@ -161,63 +138,15 @@ class HandlerPeg(ChatPeg):
             args = self.zero_or_more(self.cat(lambda: self.choice(arg_rules), self.space))
         return args
 
-    def json_member(self, key: str, pid: int) -> int:
-        ws = self.space()
-        return self.sequence([self.literal(f'"{key}"'), ws, self.literal(":"), ws, pid])
-
-    def double_quoted_string(self) -> int:
-        return self.rule_fn("double-quoted-string", lambda: self.sequence(
-            [self.literal('"'), self.string_content('"'), self.literal('"')]))
-
-    def single_quoted_string(self) -> int:
-        return self.rule_fn("single-quoted-string", lambda: self.sequence(
-            [self.literal("'"), self.string_content("'"), self.literal("'")]))
-
-    def python_string(self) -> int:
-        return self.rule_fn("python-string", lambda: self.choice(
-            [self.double_quoted_string(), self.single_quoted_string()]))
-
-    def python_bool(self) -> int:
-        return self.rule_fn("python-bool", lambda: self.choice([self.literal("True"), self.literal("False")]))
-
-    def python_null(self) -> int:
-        return self.rule_fn("python-none", lambda: self.literal("None"))
-
-    def _container(self, open_: str, close: str, body: int, ws: int) -> int:
-        return self.sequence([self.literal(open_), ws, self.choice(
-            [self.literal(close), self.sequence([body, ws, self.literal(close)])]), ws])
-
-    def python_dict(self) -> int:
-        def build() -> int:
-            ws = self.space()
-            member = self.sequence([self.python_string(), ws, self.literal(":"), ws, self.python_value()])
-            members = self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
-            return self._container("{", "}", members, ws)
-        return self.rule_fn("python-dict", build)
-
-    def python_array(self) -> int:
-        def build() -> int:
-            ws = self.space()
-            elements = self.sequence([self.python_value(), self.zero_or_more(
-                self.sequence([self.literal(","), ws, self.python_value()]))])
-            return self._container("[", "]", elements, ws)
-        return self.rule_fn("python-array", build)
-
-    def python_value(self) -> int:
-        return self.rule_fn("python-value", lambda: self.choice([
-            self.python_dict(), self.python_array(), self.python_string(), self.json_number(),
-            self.python_bool(), self.python_null()]))
-
     def python_or_json_value(self) -> int:
         """Python literals that also accept JSON's true/false/null (LFM2)."""
         def build() -> int:
             ws = self.space()
             value = self.python_or_json_value()
-            member = self.sequence([self.python_string(), ws, self.literal(":"), ws, value])
-            members = self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
-            dict_ = self.rule_fn("python-or-json-dict", lambda: self._container("{", "}", members, ws))
+            members = self.members(self.python_string, lambda: value, ws)
+            dict_ = self.rule_fn("python-or-json-dict", lambda: self.bracketed("{", "}", members, ws, True))
             elements = self.sequence([value, self.zero_or_more(self.sequence([self.literal(","), ws, value]))])
-            array = self.rule_fn("python-or-json-array", lambda: self._container("[", "]", elements, ws))
+            array = self.rule_fn("python-or-json-array", lambda: self.bracketed("[", "]", elements, ws, True))
             return self.choice([dict_, array, self.python_string(), self.json_number(), self.python_bool(),
                                 self.python_null(), self.json_bool(), self.json_null()])
         return self.rule_fn("python-or-json-value", build)
@@ -252,7 +181,7 @@ class HandlerPeg(ChatPeg):
             return arg_string
         return mixed(types)
 
-    def _quoted(self, quote: str) -> int:
+    def _quoted_text(self, quote: str) -> int:
         return self.cat(lambda: self.literal(quote), lambda: self.string_content(quote), lambda: self.literal(quote))
 
     def python_style_tool_calls(self, tools: Sequence[Mapping[str, Any]] | None, parallel: bool,
@@ -275,7 +204,7 @@ class HandlerPeg(ChatPeg):
                     is_string = isinstance(prop_def, Mapping) and prop_def.get("type") == "string"
                     name_parser = self.literal(prop_name)
                     self.eps()  # arg_value_parser's initial value, created as in llama.cpp
-                    string_value = self.tool_arg_value(self.choice([self._quoted('"'), self._quoted("'")]))
+                    string_value = self.tool_arg_value(self.choice([self._quoted_text('"'), self._quoted_text("'")]))
                     if is_string:
                         value = string_value
                     else:

@@ -1,15 +1,19 @@
 """The PEG arena and its serialized form (the ``parser`` string llama-server uses).
 
 Input: the JSON text of a ``common_peg_arena`` (``{"parsers":[...],"rules":{...},"root":N}``)
-as llama.cpp's ``common_peg_arena::save`` writes it. Output: a frozen ``Arena``; and back:
-``Arena.dumps()`` writes the same bytes llama.cpp would (key order per kind, compact
-separators, UTF-8 left unescaped), so ``load_arena(s).dumps() == s``.
+as llama.cpp's ``common_peg_arena::save`` writes it, or a ``Builder`` (``explorer.peg.builder``).
+Output: a frozen ``Arena``, the one type the engine, the grammar emitter and the generators
+share; and back: ``Arena.dumps()`` writes the same bytes llama.cpp would (key order per
+kind, compact separators, UTF-8 left unescaped), so ``load_arena(s).dumps() == s``.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from json.encoder import encode_basestring
 from typing import Any
 
 from explorer.errors import PegError
@@ -21,11 +25,16 @@ from explorer.peg.nodes import (
 
 @dataclass(frozen=True)
 class Arena:
-    """All parsers of one grammar, the named rules (in serialized order) and the root."""
+    """All parsers of one grammar, the named rules (in serialized order) and the root.
+
+    ``schemas``: the schema node behind each ``schema`` parser id, when the arena was built
+    here (the serialized form drops them; the GBNF emitter needs them).
+    """
 
     parsers: tuple[ParserNode, ...]
     rules: tuple[tuple[str, int], ...]
     root: int = INVALID_PARSER_ID
+    schemas: Mapping[int, Any] = field(default_factory=dict, compare=False, repr=False)
     _rule_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -52,7 +61,11 @@ class Arena:
 
     def dumps(self) -> str:
         """The serialized arena, byte for byte as llama.cpp's ``save()``."""
-        parts = ",".join(_dump_node(p) for p in self.parsers)
+        return self._serialized
+
+    @cached_property
+    def _serialized(self) -> str:  # made once: generators read it for the parser and the grammar
+        parts = ",".join(node_json(p) for p in self.parsers)
         rules = ",".join(f"{_str(name)}:{pid}" for name, pid in self.rules)
         return f'{{"parsers":[{parts}],"rules":{{{rules}}},"root":{self.root}}}'
 
@@ -78,8 +91,8 @@ class Arena:
         return expr(self, parser_id, top=True)
 
 
-def _str(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
+# json.dumps(s, ensure_ascii=False) for a string, without the encoder set-up per call
+_str = encode_basestring
 
 
 def _ids(ids: tuple[int, ...]) -> str:
@@ -94,7 +107,8 @@ def _bool(b: bool) -> str:
     return "true" if b else "false"
 
 
-def _dump_node(p: ParserNode) -> str:
+def node_json(p: ParserNode) -> str:
+    """One parser as llama.cpp serializes it (its key order, compact)."""
     t = f'{{"type":"{p.KIND}"'
     if isinstance(p, (Epsilon, Start, End, AnyChar, Space)):
         return t + "}"

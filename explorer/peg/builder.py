@@ -1,27 +1,40 @@
-"""Build arenas in code, like llama.cpp's ``common_peg_parser_builder``.
+"""Build arenas in code, exactly as llama.cpp's ``common_peg_parser_builder`` does.
 
-Input: calls such as ``b.sequence([b.literal("<think>"), b.until("</think>")])``; every
-call returns the new parser's id. Output: ``b.build()`` gives a frozen ``Arena`` with
-references resolved, shaped as llama.cpp would build it (nested sequences and choices
-flattened, rule names cleaned, recursive rules through placeholders). Used for the
-content-only fallback parser and for tests ported from llama.cpp's test vectors.
+Input: builder calls, as llama.cpp's builders receive them (``b.sequence([b.literal("<think>"),
+b.until("</think>")])``); every call creates parsers and returns the new parser's id.
+Output: ``b.build()`` gives the frozen ``Arena`` the engine runs on, with references
+resolved, the rules in llama.cpp's map order and the schema behind each ``schema`` parser;
+its ``dumps()`` is byte-identical to llama.cpp's ``common_peg_arena::save()``.
+
+Parser ids are creation indices, so the order of creation is part of the output. C++
+evaluates the operands of a chain ``a + b + c`` (and ``|``) right to left in llama.cpp's
+GCC build, then joins them left to right; literals written as plain strings in a chain
+are created while joining. ``cat``/``alt`` take the operands as thunks, ids or strings
+and reproduce that order; ``shl`` does ``a << b`` (left to right in C++17).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any, Union
 
 from explorer.errors import PegError
-from explorer.peg.arena import Arena
+from explorer.peg.arena import Arena, node_json
 from explorer.peg.nodes import (
     INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
     Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+from explorer.peg.stl_order import unordered_map_order
 
-_RULE_NAME_BAD = re.compile(r"[^a-zA-Z0-9-]+")
+_RULE_NAME_BAD = re.compile(r"[^a-zA-Z0-9-]+")  # llama.cpp's rule_name (as the GBNF side's)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "]": "]", "[": "["}
+
+# An operand of a chain: an existing parser id, a string (a literal made while joining),
+# or a thunk that creates parsers (run right to left before joining).
+Operand = Union[int, str, Callable[[], int]]
 
 
 def _hex(content: str, pos: int, count: int) -> int | None:
@@ -68,16 +81,23 @@ def parse_char_classes(classes: str) -> tuple[tuple[tuple[int, int], ...], bool]
 
 
 class Builder:
-    """Collects parser nodes; ``build()`` returns the arena."""
+    """Collects parser nodes in creation order; ``build()`` returns the arena."""
 
     def __init__(self) -> None:
-        self._parsers: list[ParserNode] = []
-        self._rules: dict[str, int] = {}
-        self._root = INVALID_PARSER_ID
+        self.nodes: list[ParserNode] = []
+        self.rules: dict[str, int] = {}
+        self.rule_insertion: list[str] = []  # first insertion of each name (the map's order)
+        self.schemas: dict[int, Any] = {}
+        self.root = INVALID_PARSER_ID
+
+    @property
+    def parsers(self) -> list[dict[str, Any]]:
+        """The parsers made so far, as llama.cpp serializes them (for inspection)."""
+        return [json.loads(node_json(n)) for n in self.nodes]
 
     def add(self, node: ParserNode) -> int:
-        self._parsers.append(node)
-        return len(self._parsers) - 1
+        self.nodes.append(node)
+        return len(self.nodes) - 1
 
     # --- primitives --------------------------------------------------------------------
 
@@ -104,7 +124,7 @@ class Builder:
         return self.add(Chars(classes, ranges, negated, min_count, max_count))
 
     def until(self, delimiter: str) -> int:
-        return self.add(Until((delimiter,)))
+        return self.until_one_of((delimiter,))
 
     def until_one_of(self, delimiters: Iterable[str]) -> int:
         return self.add(Until(tuple(delimiters)))
@@ -123,7 +143,7 @@ class Builder:
     def _flatten(self, ids: Iterable[int], kind: type) -> tuple[int, ...]:
         flat: list[int] = []
         for pid in ids:
-            node = self._parsers[pid]
+            node = self.nodes[pid]
             flat.extend(node.children if isinstance(node, kind) else (pid,))  # type: ignore[attr-defined]
         return tuple(flat)
 
@@ -160,31 +180,95 @@ class Builder:
     def gbnf(self, pid: int, grammar: str) -> int:
         return self.add(Gbnf(pid, grammar))
 
-    def ac(self, pid: int, delimiters: Iterable[str]) -> int:
-        delims = tuple(delimiters)
+    def ac(self, pid: int, delimiters: Iterable[str] | str) -> int:
+        delims = (delimiters,) if isinstance(delimiters, str) else tuple(delimiters)
         if not delims:
             raise PegError("ac parser requires at least one delimiter")
         return self.add(Ac(pid, delims))
 
-    def schema(self, pid: int, name: str, raw: bool = False) -> int:
-        return self.add(Schema(pid, name, raw))
+    def schema(self, pid: int, name: str, node: Any = None, raw: bool = False) -> int:
+        """A schema parser; ``node`` (a schema node, or plain JSON schema) is kept beside the
+        arena for the grammar (the serialized form drops it). A bool in ``node``'s place is
+        ``raw`` (the engine tests' ``schema(p, name, raw)`` form; no schema is a bool here)."""
+        if isinstance(node, bool):
+            node, raw = None, node
+        sid = self.add(Schema(pid, name, raw))
+        if node is not None:
+            from explorer.grammar.schema import SchemaNode, schema_from_json
+
+            self.schemas[sid] = node if isinstance(node, SchemaNode) else schema_from_json(node).root
+        return sid
+
+    # --- rules -------------------------------------------------------------------------
+
+    def _set_rule(self, name: str, pid: int) -> None:
+        if name not in self.rules:
+            self.rule_insertion.append(name)
+        self.rules[name] = pid
 
     def rule(self, name: str, body: int | Callable[[], int], trigger: bool = False) -> int:
-        """A named rule; returns a ref to it. A callable body may refer to the rule itself."""
+        """A named rule; returns a ref to it. A callable body is built once (later calls
+        only add a ref) and may refer to the rule itself through a placeholder."""
         clean = _RULE_NAME_BAD.sub("-", name)
         if callable(body):
-            if clean in self._rules:
+            if clean in self.rules:
                 return self.ref(clean)
             placeholder = self.any()
-            self._rules[clean] = self.add(Rule(clean, placeholder, trigger))
+            self._set_rule(clean, self.add(Rule(clean, placeholder, trigger)))
             body = body()
-        self._rules[clean] = self.add(Rule(clean, body, trigger))
+        self._set_rule(clean, self.add(Rule(clean, body, trigger)))
         return self.ref(clean)
+
+    def rule_fn(self, name: str, build: Callable[[], int], trigger: bool = False) -> int:
+        return self.rule(name, build, trigger)
 
     def trigger_rule(self, name: str, body: int | Callable[[], int]) -> int:
         return self.rule(name, body, trigger=True)
 
-    # --- composite helpers (as in llama.cpp) -----------------------------------------
+    # --- C++ operator chains ------------------------------------------------------------
+
+    def _run(self, ops: tuple[Operand, ...]) -> list[int | str]:
+        done: list[int | str] = list(ops)  # type: ignore[arg-type]
+        for i in range(len(ops) - 1, -1, -1):
+            op = ops[i]
+            if callable(op):
+                done[i] = op()
+        return done
+
+    def _lit(self, op: int | str) -> int:
+        return self.literal(op) if isinstance(op, str) else op
+
+    def cat(self, *ops: Operand) -> int:
+        """``a + b + c``: operands evaluated right to left, joined left to right."""
+        vals = self._run(ops)
+        acc = self._lit(vals[0])
+        for val in vals[1:]:
+            acc = self.sequence([acc, self._lit(val)])
+        return acc
+
+    def alt(self, *ops: Operand) -> int:
+        """``a | b | c``, with the same evaluation order as ``cat``."""
+        vals = self._run(ops)
+        acc = self._lit(vals[0])
+        for val in vals[1:]:
+            acc = self.choice([acc, self._lit(val)])
+        return acc
+
+    def then_space(self, left: int, right: int) -> int:
+        """``a << b``: a sequence with a space parser between."""
+        return self.sequence([left, self.space(), right])
+
+    def shl(self, *ops: Operand) -> int:
+        """``a << b << c``: C++17 evaluates these left to right; a string operand becomes a
+        literal inside the operator call, after the other operand was evaluated."""
+        acc: int | str = ops[0]() if callable(ops[0]) else ops[0]
+        for op in ops[1:]:
+            rhs: int | str = op() if callable(op) else op
+            left = self._lit(acc)
+            acc = self.then_space(left, self._lit(rhs))
+        return self._lit(acc)
+
+    # --- composite helpers (llama.cpp's, in its creation order) --------------------------
 
     def _quoted(self, name: str, quote: str) -> int:
         return self.rule(name, lambda: self.sequence(
@@ -202,14 +286,15 @@ class Builder:
 
     def json_number(self) -> int:
         def body() -> int:
-            int_part = self.choice([self.literal("0"), self.sequence(
-                [self.chars("[1-9]", 1, 1), self.chars("[0-9]", 0, -1)])])
-            frac = self.sequence([self.literal("."), self.chars("[0-9]")])
+            digit1_9 = self.chars("[1-9]", 1, 1)
+            digits = self.chars("[0-9]")
+            int_part = self.choice([self.literal("0"), self.sequence([digit1_9, self.chars("[0-9]", 0, -1)])])
+            frac = self.sequence([self.literal("."), digits])
             exp = self.sequence([self.choice([self.literal("e"), self.literal("E")]),
-                                 self.optional(self.chars("[+-]", 1, 1)), self.chars("[0-9]")])
+                                 self.optional(self.chars("[+-]", 1, 1)), digits])
             stop = self.negate(self.chars("[0-9.eE+-]", 1, 1))
-            return self.sequence([self.optional(self.literal("-")), int_part,
-                                  self.optional(frac), self.optional(exp), stop])
+            return self.sequence([self.optional(self.literal("-")), int_part, self.optional(frac),
+                                  self.optional(exp), stop])
         return self.rule("json-number", body)
 
     def json_string(self) -> int:
@@ -221,23 +306,29 @@ class Builder:
     def json_null(self) -> int:
         return self.rule("json-null", lambda: self.literal("null"))
 
-    def _container(self, name: str, open_: str, close: str, item: Callable[[], int],
-                   key: Callable[[], int] | None, tight_comma: bool, trailing_ws: bool) -> int:
-        def body() -> int:
-            ws = self.space()
-            member = (self.sequence([key(), ws, self.literal(":"), ws, item()]) if key else item())
-            sep = ([self.literal(",")] if tight_comma else [ws, self.literal(",")]) + [ws]
-            members = self.sequence([member, self.zero_or_more(self.sequence(sep + [member]))])
-            parts = [self.literal(open_), ws, self.choice(
-                [self.literal(close), self.sequence([members, ws, self.literal(close)])])]
-            return self.sequence(parts + ([ws] if trailing_ws else []))
-        return self.rule(name, body)
+    def bracketed(self, open_: str, close: str, items: int, ws: int, trailing_ws: bool = False) -> int:
+        """``open ws (close | items ws close)``, then ``ws`` for the Python containers."""
+        parts = [self.literal(open_), ws, self.choice([self.literal(close), self.sequence(
+            [items, ws, self.literal(close)])])]
+        return self.sequence(parts + [ws] if trailing_ws else parts)
+
+    def members(self, key: Callable[[], int], value: Callable[[], int], ws: int) -> int:
+        member = self.sequence([key(), ws, self.literal(":"), ws, value()])
+        return self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
 
     def json_object(self) -> int:
-        return self._container("json-object", "{", "}", self.json, self.json_string, False, False)
+        def body() -> int:
+            ws = self.space()
+            return self.bracketed("{", "}", self.members(self.json_string, self.json, ws), ws)
+        return self.rule("json-object", body)
 
     def json_array(self) -> int:
-        return self._container("json-array", "[", "]", self.json, None, False, False)
+        def body() -> int:
+            ws = self.space()
+            elements = self.sequence([self.json(), self.zero_or_more(
+                self.sequence([ws, self.literal(","), ws, self.json()]))])
+            return self.bracketed("[", "]", elements, ws)
+        return self.rule("json-array", body)
 
     def json(self) -> int:
         return self.rule("json-value", lambda: self.choice([
@@ -258,10 +349,18 @@ class Builder:
         return self.rule("python-none", lambda: self.literal("None"))
 
     def python_dict(self) -> int:
-        return self._container("python-dict", "{", "}", self.python_value, self.python_string, False, True)
+        def body() -> int:
+            ws = self.space()
+            return self.bracketed("{", "}", self.members(self.python_string, self.python_value, ws), ws, True)
+        return self.rule("python-dict", body)
 
     def python_array(self) -> int:
-        return self._container("python-array", "[", "]", self.python_value, None, True, True)
+        def body() -> int:
+            ws = self.space()
+            elements = self.sequence([self.python_value(), self.zero_or_more(
+                self.sequence([self.literal(","), ws, self.python_value()]))])
+            return self.bracketed("[", "]", elements, ws, True)
+        return self.rule("python-array", body)
 
     def python_value(self) -> int:
         return self.rule("python-value", lambda: self.choice([
@@ -269,8 +368,8 @@ class Builder:
             self.python_bool(), self.python_null()]))
 
     def marker(self) -> int:
-        angle = self.sequence([self.literal("<"), self.until(">"), self.literal(">")])
-        square = self.sequence([self.literal("["), self.until("]"), self.literal("]")])
+        angle = self.cat(lambda: self.literal("<"), lambda: self.until(">"), lambda: self.literal(">"))
+        square = self.cat(lambda: self.literal("["), lambda: self.until("]"), lambda: self.literal("]"))
         return self.choice([angle, square])
 
     def json_member(self, key: str, pid: int) -> int:
@@ -280,27 +379,32 @@ class Builder:
     # --- result ----------------------------------------------------------------------
 
     def set_root(self, pid: int) -> None:
-        self._root = pid
+        self.root = pid
 
     def _resolve(self, pid: int) -> int:
-        node = self._parsers[pid]
+        node = self.nodes[pid]
         if isinstance(node, Ref):
-            if node.name not in self._rules:
+            if node.name not in self.rules:
                 raise PegError(f"Rule not found: {node.name}")
-            return self._rules[node.name]
+            return self.rules[node.name]
         return pid
 
-    def build(self) -> Arena:
-        """The arena, with every child that is a ref replaced by the rule it names."""
-        parsers: list[ParserNode] = []
-        for node in self._parsers:
+    def build(self, root: int | None = None) -> Arena:
+        """The arena (llama.cpp's ``build``: resolve_refs), rooted at ``root`` when given:
+        every child that is a ref replaced by the rule it names."""
+        if root is not None:
+            self.set_root(root)
+        refs = {pid for pid, node in enumerate(self.nodes) if isinstance(node, Ref)}
+        parsers = list(self.nodes)
+        for pid, node in enumerate(parsers):
             if isinstance(node, (Sequence, Choice)):
-                node = replace(node, children=tuple(self._resolve(c) for c in node.children))
-            elif hasattr(node, "child"):
-                node = replace(node, child=self._resolve(node.child))  # type: ignore[union-attr]
-            parsers.append(node)
-        root = self._resolve(self._root) if self._root != INVALID_PARSER_ID else self._root
-        return Arena(tuple(parsers), tuple(self._rules.items()), root)
+                if not refs.isdisjoint(node.children):
+                    parsers[pid] = type(node)(tuple(self._resolve(c) for c in node.children))
+            elif getattr(node, "child", None) in refs:
+                parsers[pid] = replace(node, child=self._resolve(node.child))  # type: ignore[union-attr]
+        resolved_root = self._resolve(self.root) if self.root != INVALID_PARSER_ID else self.root
+        rules = tuple((name, self.rules[name]) for name in unordered_map_order(self.rule_insertion))
+        return Arena(tuple(parsers), rules, resolved_root, dict(self.schemas))
 
 
 def build_arena(fn: Callable[[Builder], int]) -> Arena:
