@@ -7,17 +7,16 @@ the generation prompt's text before the reasoning start marker as a leading lite
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from explorer.diff import trim_whitespace
 from explorer.errors import AnalysisError
-from explorer.generator.json_tools import (
+from explorer.generator.chat_builder import (
     CONTENT, REASONING, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
-    TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, JsonToolLayout,
-    standard_json_tools,
+    TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, function_tools,
 )
+from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
 from explorer.generator.spec import GenerationRequest, ParserSpec
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, may_be_string, schema_from_json
@@ -31,11 +30,6 @@ class _Context:
     req: GenerationRequest
     reasoning_parser: int
     extracting_reasoning: bool = False
-
-
-def _function_tools(tools: Any) -> list[Mapping[str, Any]]:
-    """llama.cpp's foreach_function filter: ``type == "function"`` with a ``function``."""
-    return [t for t in tools or [] if t.get("type") == "function" and "function" in t]
 
 
 def build_reasoning(ctx: _Context) -> int:
@@ -146,7 +140,7 @@ def _tools_tail(ctx: _Context, tool_calls: int) -> int:
 def build_tools_tag_json(ctx: _Context) -> int:
     p, fmt, args, cid = ctx.p, ctx.spec.tools.format, ctx.spec.tools.arguments, ctx.spec.tools.call_id
     tool_choice = p.choice()
-    for tool in _function_tools(ctx.req.tools):
+    for tool in function_tools(ctx.req.tools):
         func = tool["function"]
         name = func["name"]
         schema = tool_parameters(func)
@@ -206,7 +200,7 @@ def build_tools_tag_tagged(ctx: _Context) -> int:
     p, fmt, a, cid = ctx.p, ctx.spec.tools.format, ctx.spec.tools.arguments, ctx.spec.tools.call_id
     until_suffix = p.rule("until-suffix", p.until(a.value_suffix))
     tool_choice = p.choice()
-    for tool in _function_tools(ctx.req.tools):
+    for tool in function_tools(ctx.req.tools):
         func = tool["function"]
         name = func["name"]
         required: list[int] = []

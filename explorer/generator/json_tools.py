@@ -11,69 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.peg.builder import Builder
+from explorer.generator.chat_builder import TOOL, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg
 from explorer.grammar.gbnf import tool_parameters
-
-TOOL = "tool"
-TOOL_OPEN = "tool-open"
-TOOL_CLOSE = "tool-close"
-TOOL_ID = "tool-id"
-TOOL_NAME = "tool-name"
-TOOL_ARGS = "tool-args"
-TOOL_ARG = "tool-arg"
-TOOL_ARG_OPEN = "tool-arg-open"
-TOOL_ARG_CLOSE = "tool-arg-close"
-TOOL_ARG_NAME = "tool-arg-name"
-TOOL_ARG_VALUE = "tool-arg-value"
-TOOL_ARG_STRING_VALUE = "tool-arg-string-value"
-CONTENT = "content"
-REASONING = "reasoning"
-
-
-class ChatPeg(Builder):
-    """The chat builder's tag helpers (llama.cpp's common_chat_peg_builder)."""
-
-    def atomic_tag(self, tag: str, pid: int) -> int:
-        return self.atomic(self.tag(tag, pid))
-
-    def prefix(self, text: str, delimiter: str = "") -> int:
-        if not text:
-            return self.eps()
-        if not delimiter:
-            return self.literal(text)
-        cut = text.find(delimiter)
-        return self.literal(text if cut < 0 else text[:cut])
-
-    def optspace(self, tag: str) -> int:
-        """``tag`` with its leading and trailing whitespace characters each optional."""
-        ws = " \t\n\v\f\r"
-        parser = self.eps()
-        lead = len(tag) - len(tag.lstrip(ws)) if tag.strip(ws) else len(tag)
-        trail_start = len(tag.rstrip(ws)) if tag.strip(ws) else len(tag)
-        for ch in tag[:lead]:
-            opt = self.optional(self.literal(ch))
-            parser = self.sequence([parser, opt])
-        parser = self.sequence([parser, self.literal(tag[lead:trail_start])])
-        for ch in tag[trail_start:]:
-            opt = self.optional(self.literal(ch))
-            parser = self.sequence([parser, opt])
-        return parser
-
-    def required_then_optional(self, required: Sequence[int], optional: Sequence[int]) -> int:
-        """Tool arguments as llama.cpp lays them out: the required ones in schema order,
-        space-separated, then any of the optional ones, any number of times."""
-        args = self.eps()
-        for n, pid in enumerate(required):
-            if n > 0:
-                args = self.cat(args, self.space)
-            args = self.sequence([args, pid])
-        if optional:
-            any_optional = self.choice()
-            for pid in optional:
-                any_optional = self.choice([any_optional, pid])
-            args = self.cat(args, lambda: self.repeat(self.cat(self.space, any_optional), 0, -1))
-        return args
-
 
 def _key_spec(key: str) -> tuple[str, str]:
     dot = key.find(".")
