@@ -65,19 +65,34 @@ def deep_recursion() -> Iterator[None]:
 class AstNode:
     """One node of the parse tree: a rule or a tag, the span it consumed, its children."""
 
-    __slots__ = ("rule", "tag", "start", "end", "text", "children", "is_partial", "tagged")
+    __slots__ = ("rule", "tag", "start", "end", "_text", "_source", "children", "is_partial", "tagged")
 
-    def __init__(self, rule: str, tag: str, start: int, end: int, text: str,
-                 children: tuple[AstNode, ...], is_partial: bool, tagged: bool | None = None) -> None:
+    def __init__(self, rule: str, tag: str, start: int, end: int, text: str | None,
+                 children: tuple[AstNode, ...], is_partial: bool, tagged: bool | None = None,
+                 source: str | None = None) -> None:
+        """``text=None`` with ``source``: the text is ``source[start:end]``, cut when first read."""
         self.rule = rule
         self.tag = tag
         self.start = start
         self.end = end
-        self.text = text
+        self._text = text
+        self._source = source
         self.children = children
         self.is_partial = is_partial
         # whether a tag may occur in this subtree: mappers skip the subtrees without one
         self.tagged = bool(tag) or (any(c.tagged for c in children) if tagged is None else tagged)
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = self._source[self.start:self.end]  # type: ignore[index]
+            self._source = None
+        return text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text, self._source = value, None
 
     @property
     def label(self) -> str:
@@ -141,7 +156,8 @@ class LazyJsonValue(AstNode):
     __slots__ = ()
 
     def __init__(self, text: str, start: int, end: int) -> None:
-        self.rule, self.tag, self.start, self.end, self.text = "json-value", "", start, end, text
+        self.rule, self.tag, self.start, self.end, self._text = "json-value", "", start, end, text
+        self._source = None
         self.is_partial, self.tagged = False, False
         _CHILDREN.__set__(self, None)
 
@@ -345,11 +361,11 @@ class Engine:
             return lambda pos: fns[child](pos)
         if isinstance(p, Rule) and p.name == "json-value" and self.json_fast \
                 and json_fast.is_standard_json_value(self.arena, pid):
-            slow = _node(ctx, fns, p.child, p.name, "", self._may_tag[p.child])
+            slow = _node(ctx, fns, p.child, p.name, "", self._may_tag[p.child], self.memo)
             return _fast_json_value(ctx, slow, self._json_skip)
         if isinstance(p, (Rule, Tag)):
             return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
-                         p.tag if isinstance(p, Tag) else "", self._may_tag[p.child])
+                         p.tag if isinstance(p, Tag) else "", self._may_tag[p.child], self.memo)
         if isinstance(p, Ref):
             name = p.name
             arena = self.arena
@@ -373,20 +389,28 @@ class Engine:
 
 
 def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
+    # Nodes are gathered only when two children give some: a single child's tuple passes
+    # through as it is (a long array's elements are not copied at every level).
     def sequence(pos: int) -> Raw:
         table = fns
         start = pos
-        nodes: list[AstNode] = []
+        first: tuple = ()
+        nodes: list[AstNode] | None = None
         for cid in children:
             status, _, end, kids = table[cid](pos)
             if status == FAIL:
                 return (FAIL, start, end, ())
             if kids:
-                nodes.extend(kids)
+                if nodes is not None:
+                    nodes.extend(kids)
+                elif first:
+                    nodes = [*first, *kids]
+                else:
+                    first = kids
             if status == NEED_MORE_INPUT:
-                return (NEED_MORE_INPUT, start, end, tuple(nodes))
+                return (NEED_MORE_INPUT, start, end, first if nodes is None else tuple(nodes))
             pos = end
-        return (SUCCESS, start, pos, tuple(nodes))
+        return (SUCCESS, start, pos, first if nodes is None else tuple(nodes))
 
     return sequence
 
@@ -477,7 +501,8 @@ class NodeDepthExceeded(Exception):
         self.pos = pos
 
 
-def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool) -> Callable[[int], Raw]:
+def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool,
+          memo: bool) -> Callable[[int], Raw]:
     def node(pos: int) -> Raw:
         depth = ctx.depth + 1
         if depth > MAX_NODE_DEPTH:
@@ -487,7 +512,12 @@ def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool
         ctx.depth = depth - 1  # an exception abandons the parse, and parse() starts again at 0
         if status == FAIL:
             return (status, s, e, kids)
-        made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT, may_tag)
+        if ctx.touched or not memo:
+            # rebuilt at the next parse, not cached: cut the text only if someone reads it
+            made = AstNode(rule, tag, s, e, None, tuple(kids), status == NEED_MORE_INPUT, may_tag, ctx.text)
+        else:
+            # may be cached for the engine's life: hold the piece, not the whole text
+            made = AstNode(rule, tag, s, e, ctx.text[s:e], tuple(kids), status == NEED_MORE_INPUT, may_tag)
         return (status, s, e, (made,))
 
     return node
