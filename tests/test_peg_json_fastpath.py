@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from explorer.errors import OutputParseError
 from explorer.peg import Builder, build_arena, load_arena
 from explorer.peg.engine import MAX_NODE_DEPTH, Engine, LazyJsonValue
+from explorer.peg.chat_mappers import json_brace_depth
 from explorer.peg.json_fast import is_standard_json_value
 from oracle_data import ORACLE, oracle_available
 
@@ -161,3 +162,25 @@ def test_long_values_take_the_fast_path_and_build_the_same_tree():
     fast = Engine(arena).parse(text)
     assert isinstance(fast.nodes[0], LazyJsonValue)
     assert fast.dump() == Engine(arena, json_fast=False).parse(text).dump()
+
+
+def _brace_depth_by_characters(s: str) -> int:
+    # the character loop of llama.cpp's mapper, kept here as the reference
+    depth = 0
+    in_string = escaped = False
+    for c in s:
+        if escaped:
+            escaped = False
+        elif c == "\\" and in_string:
+            escaped = True
+        elif c == '"':
+            in_string = not in_string
+        elif not in_string:
+            depth += (c == "{") - (c == "}")
+    return depth
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(['"', "\\", "{", "}", "a", "\n", '\\"', "[", ":"]), max_size=30).map("".join))
+def test_brace_depth_matches_the_character_loop(text):
+    assert json_brace_depth(text) == _brace_depth_by_characters(text)

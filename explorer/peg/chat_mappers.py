@@ -12,6 +12,7 @@ one (tags ``content``, ``reasoning``, ``tool-*``), Gemma 4's (a value tree under
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from explorer.peg.engine import AstNode
@@ -50,23 +51,14 @@ def _trim_arg_name(s: str) -> str:
     return s.rstrip(_CSPACE)
 
 
+# A JSON string (an escape takes the next character whatever it is), or one cut short.
+_JSON_STRING_RE = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.S)
+
+
 def json_brace_depth(s: str) -> int:
     """Unclosed ``{`` in a JSON-like text, ignoring braces inside strings."""
-    depth = 0
-    in_string = escaped = False
-    for c in s:
-        if escaped:
-            escaped = False
-        elif c == "\\" and in_string:
-            escaped = True
-        elif c == '"':
-            in_string = not in_string
-        elif not in_string:
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-    return depth
+    outside = _JSON_STRING_RE.sub("", s) if '"' in s else s
+    return outside.count("{") - outside.count("}")
 
 
 def _is_word(c: str) -> bool:
