@@ -194,7 +194,7 @@ class ChatPeg(Builder):
             value = self.python_or_json_value()
             members = self.members(self.python_string, lambda: value, ws)
             dict_ = self.rule_fn("python-or-json-dict", lambda: self.bracketed("{", "}", members, ws, True))
-            elements = self.sequence([value, self.zero_or_more(self.sequence([self.literal(","), ws, value]))])
+            elements = self.elements(lambda: value, ws, tight=True)
             array = self.rule_fn("python-or-json-array", lambda: self.bracketed("[", "]", elements, ws, True))
             return self.choice([dict_, array, self.python_string(), self.json_number(), self.python_bool(),
                                 self.python_null(), self.json_bool(), self.json_null()])

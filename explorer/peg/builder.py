@@ -313,22 +313,29 @@ class Builder:
         return self.sequence(parts + [ws] if trailing_ws else parts)
 
     def members(self, key: Callable[[], int], value: Callable[[], int], ws: int) -> int:
+        """``key : value`` pairs, comma-separated (one member parser, reused)."""
         member = self.sequence([key(), ws, self.literal(":"), ws, value()])
         return self.sequence([member, self.zero_or_more(self.sequence([ws, self.literal(","), ws, member]))])
 
-    def json_object(self) -> int:
+    def elements(self, item: Callable[[], int], ws: int, tight: bool = False) -> int:
+        """Comma-separated items, ``item()`` called for the first and again for the rest
+        (llama.cpp calls ``json()``/``python_value()`` twice); ``tight``: no space before commas."""
+        first = item()
+        comma = [self.literal(",")] if tight else [ws, self.literal(",")]
+        return self.sequence([first, self.zero_or_more(self.sequence(comma + [ws, item()]))])
+
+    def _container(self, name: str, open_: str, close: str, items: Callable[[int], int],
+                   trailing_ws: bool = False) -> int:
         def body() -> int:
             ws = self.space()
-            return self.bracketed("{", "}", self.members(self.json_string, self.json, ws), ws)
-        return self.rule("json-object", body)
+            return self.bracketed(open_, close, items(ws), ws, trailing_ws)
+        return self.rule(name, body)
+
+    def json_object(self) -> int:
+        return self._container("json-object", "{", "}", lambda ws: self.members(self.json_string, self.json, ws))
 
     def json_array(self) -> int:
-        def body() -> int:
-            ws = self.space()
-            elements = self.sequence([self.json(), self.zero_or_more(
-                self.sequence([ws, self.literal(","), ws, self.json()]))])
-            return self.bracketed("[", "]", elements, ws)
-        return self.rule("json-array", body)
+        return self._container("json-array", "[", "]", lambda ws: self.elements(self.json, ws))
 
     def json(self) -> int:
         return self.rule("json-value", lambda: self.choice([
@@ -349,18 +356,11 @@ class Builder:
         return self.rule("python-none", lambda: self.literal("None"))
 
     def python_dict(self) -> int:
-        def body() -> int:
-            ws = self.space()
-            return self.bracketed("{", "}", self.members(self.python_string, self.python_value, ws), ws, True)
-        return self.rule("python-dict", body)
+        return self._container("python-dict", "{", "}",
+                               lambda ws: self.members(self.python_string, self.python_value, ws), True)
 
     def python_array(self) -> int:
-        def body() -> int:
-            ws = self.space()
-            elements = self.sequence([self.python_value(), self.zero_or_more(
-                self.sequence([self.literal(","), ws, self.python_value()]))])
-            return self.bracketed("[", "]", elements, ws, True)
-        return self.rule("python-array", body)
+        return self._container("python-array", "[", "]", lambda ws: self.elements(self.python_value, ws, True), True)
 
     def python_value(self) -> int:
         return self.rule("python-value", lambda: self.choice([
