@@ -243,7 +243,7 @@ def source_caption(source: Any) -> None:
 
 
 INCOMING_KEY = "_incoming_view"
-LINK_KEYS = ("example", "hf", "t", "page", "focus", "o")
+LINK_KEYS = ("example", "hf", "t", "page", "focus", "o", "think", "tc", "tools", "skip")
 
 
 def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
@@ -266,11 +266,25 @@ def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
         return
     if request is not None:
         set_request(request)
+    _apply_request_inputs(link.inputs)
     st.session_state[INCOMING_KEY] = {"focus": link.focus, "output": link.output}
     if link.page and link.page != current_page:
         target = page_for(link.page)
         if target is not None:
             st.switch_page(target, query_params=params)
+
+
+def _apply_request_inputs(inputs: Any) -> None:
+    """A link's request settings become the session's; the pages' widgets are made anew
+    from them (a widget keeps its own state otherwise)."""
+    values = {THINKING_KEY: True if inputs.thinking is None else inputs.thinking,
+              CHOICE_KEY: inputs.tool_choice or "auto",
+              TOOLS_KEY: default_tools_json() if inputs.tools_json is None else inputs.tools_json,
+              SKIP_KEY: inputs.skip_chat_parsing}
+    for store_key, value in values.items():
+        st.session_state[store_key] = value
+        for key in [k for k in st.session_state if isinstance(k, str) and k.endswith("_" + store_key)]:
+            del st.session_state[key]
 
 
 def _take_incoming(name: str) -> str | None:
@@ -288,10 +302,13 @@ def take_incoming_output() -> str | None:
     return _take_incoming("output")
 
 
-def write_permalink(page: str, source: Any | None, focus: str | None = None, output: str | None = None) -> str | None:
-    """Put the view into the URL's query parameters; return the link's query string."""
+def write_permalink(page: str, source: Any | None, focus: str | None = None, output: str | None = None,
+                    settings: "RequestSettings | None" = None) -> str | None:
+    """Put the view into the URL's query parameters; return the link's query string.
+    ``settings``: the request the page built its parser for (kept when not the default)."""
     request = current_request()
-    link = ui.permalink_for(request, getattr(source, "text", None), page, focus, output)
+    inputs = request_inputs(settings) if settings is not None else ui.RequestInputs()
+    link = ui.permalink_for(request, getattr(source, "text", None), page, focus, output, inputs)
     if link is None:
         params = {"page": page}
     else:
@@ -323,6 +340,15 @@ class RequestSettings:
     thinking: bool
     tool_choice: str = "auto"
     skip_chat_parsing: bool = False  # llama-server --skip-chat-parsing (force_pure_content)
+
+
+def request_inputs(settings: RequestSettings) -> Any:
+    """The settings as a link carries them: only what differs from the app's defaults."""
+    return ui.RequestInputs(
+        thinking=None if settings.thinking else False,
+        tool_choice=None if settings.tool_choice == "auto" else settings.tool_choice,
+        tools_json=None if settings.tools_json == default_tools_json() else settings.tools_json,
+        skip_chat_parsing=settings.skip_chat_parsing)
 
 
 def default_tools_json() -> str:

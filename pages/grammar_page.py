@@ -119,16 +119,17 @@ def main() -> None:
         return
     source, tmpl, _ = loaded
     sh.source_caption(source)
-    sh.write_permalink("grammar", source)
     if tmpl is None:
+        sh.write_permalink("grammar", source)
         return
     missing = sh.missing_pipeline_stage()
-    if missing is not None:
-        sh.not_available(missing, "The generated parser and its grammar")
-        return
-    if not sh.budget_guard(tmpl, "Building the parser and grammar"):
+    if missing is not None or not sh.budget_guard(tmpl, "Building the parser and grammar"):
+        if missing is not None:
+            sh.not_available(missing, "The generated parser and its grammar")
+        sh.write_permalink("grammar", source)
         return
     settings = sh.request_controls("grammar")
+    sh.write_permalink("grammar", source, settings=settings)
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         return

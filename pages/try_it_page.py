@@ -319,7 +319,7 @@ def main() -> None:
         _alarms(roundtrip[0])
     _prefill(roundtrip[0], offered)
     text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
-    st.session_state["_try_query"] = sh.write_permalink("try", source, output=text)
+    st.session_state["_try_query"] = sh.write_permalink("try", source, output=text, settings=settings)
     c1, c2 = st.columns(2)
     partial = c1.toggle("is_partial (the output may still grow)", key="try_partial")
     by = c2.radio("Colour by", ["tag", "rule"], horizontal=True, key="try_colour_by")

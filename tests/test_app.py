@@ -344,6 +344,20 @@ def test_skip_chat_parsing_turns_the_tool_call_into_content():
     assert any("--skip-chat-parsing" in w.value for w in at.warning)
 
 
+def test_a_try_it_link_carries_the_request_settings_both_ways():
+    needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
+    at = app(params={"example": CHATML, "page": "try", "think": "0", "skip": "1", "o": ui.compress_text(TOOL_OUTPUT)})
+    assert_clean(at)
+    assert at.toggle(key="try_req_thinking").value is False
+    assert at.toggle(key="try_req_skip_chat_parsing").value is True
+    assert "tool_calls** (0)" in texts(at)  # the link's --skip-chat-parsing is in force
+    # the page writes its own settings back into the URL
+    at.toggle(key="try_req_skip_chat_parsing").set_value(False).run()
+    link = ui.decode_permalink(dict(at.query_params))
+    assert link.inputs == ui.RequestInputs(thinking=False)
+    assert link.output == TOOL_OUTPUT
+
+
 def test_an_output_the_parser_rejects_is_an_error_in_place():
     needs("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output")
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))

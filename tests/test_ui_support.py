@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import json
+import os
 import re
 import sys
 import zlib
@@ -198,6 +200,36 @@ def test_permalink_round_trip_for_each_source_kind():
     ):
         params = ui.encode_permalink(link)
         assert ui.decode_permalink(params) == link
+
+
+def test_a_permalink_carries_the_request_inputs_that_differ_from_the_defaults():
+    inputs = ui.RequestInputs(thinking=False, tool_choice="required", tools_json='[{"type": "function"}]',
+                              skip_chat_parsing=True)
+    link = ui.Permalink(page="try", example="x", inputs=inputs)
+    params = ui.encode_permalink(link)
+    assert (params["think"], params["tc"], params["skip"]) == ("0", "required", "1")
+    assert ui.decode_permalink(params) == link
+    # defaults stay out of the URL
+    assert set(ui.encode_permalink(ui.Permalink(page="try", example="x"))) == {"page", "example"}
+    assert ui.decode_permalink({"example": "x"}).inputs.is_default
+
+
+@pytest.mark.parametrize("params, phrase", [
+    ({"think": "yes"}, "think: expected 0 or 1, found 'yes'"),
+    ({"skip": "2"}, "skip: expected 0 or 1"),
+    ({"tc": "always"}, "tc: expected one of auto, required, none, found 'always'"),
+])
+def test_bad_request_parameters_in_a_link_are_named(params, phrase):
+    with pytest.raises(SourceError, match=re.escape(phrase)):
+        ui.decode_permalink({"example": "x", **params})
+
+
+def test_tools_too_long_for_a_url_are_left_out_of_the_link():
+    huge = json.dumps([{"type": "function", "function": {"name": f"tool{i}", "description": os.urandom(64).hex()}}
+                       for i in range(300)])
+    link = ui.permalink_for(ui.SourceRequest("example", name="x"), None, "try",
+                            inputs=ui.RequestInputs(thinking=False, tools_json=huge))
+    assert link is not None and link.inputs == ui.RequestInputs(thinking=False)
 
 
 def test_decode_accepts_list_values_and_gives_a_source_request():

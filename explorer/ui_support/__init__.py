@@ -17,7 +17,8 @@ from explorer.ui_support.diffs import (
     split_html,
 )
 from explorer.ui_support.links import (
-    LLAMA_CPP_COMMIT, PERMALINK_TEXT_LIMIT, Permalink, SourceRequest, bug_report_markdown, compress_text,
+    LLAMA_CPP_COMMIT, PERMALINK_TEXT_LIMIT, Permalink, RequestInputs, SourceRequest, bug_report_markdown,
+    compress_text,
     decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
 )
 from explorer.ui_support.requests import (
@@ -33,7 +34,7 @@ from explorer.ui_support.text import (
 __all__ = [
     "DIM", "GLYPH", "LEFT_BG", "LEFT_STRONG", "LLAMA_CPP_COMMIT", "MONO", "PERMALINK_TEXT_LIMIT", "PROBE_GROUPS",
     "RIGHT_BG", "RIGHT_STRONG", "SPAN_PALETTE", "WS_GLYPHS", "FieldChange", "FixtureVerdict", "GbnfLexer",
-    "PairView", "Permalink", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
+    "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
     "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text", "continuation_after",
     "decode_permalink", "decompress_text", "encode_permalink", "end_marker_from_probes", "fixture_verdict",
     "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",

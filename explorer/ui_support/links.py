@@ -12,10 +12,12 @@ import binascii
 import importlib
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from explorer.errors import SourceError
+
+TOOL_CHOICES = ("auto", "required", "none")
 
 
 # --- template sources and permalinks -----------------------------------------------
@@ -109,8 +111,22 @@ def decompress_text(token: str) -> str:
 
 
 @dataclass(frozen=True)
+class RequestInputs:
+    """The request a Try-it or Grammar view was built for; None / False: the app's default."""
+
+    thinking: bool | None = None
+    tool_choice: str | None = None
+    tools_json: str | None = None  # the tools box's text
+    skip_chat_parsing: bool = False
+
+    @property
+    def is_default(self) -> bool:
+        return self == RequestInputs()
+
+
+@dataclass(frozen=True)
 class Permalink:
-    """What a shared link reproduces: the page and the template source."""
+    """What a shared link reproduces: the page, the template source and the view's inputs."""
 
     page: str | None = None
     example: str | None = None
@@ -118,6 +134,7 @@ class Permalink:
     text: str | None = None  # the template text itself (short templates only)
     focus: str | None = None  # what the page shows first (a probe name, ...)
     output: str | None = None  # the model output on the Try-it page
+    inputs: RequestInputs = RequestInputs()
 
     def source_request(self) -> SourceRequest | None:
         if self.example:
@@ -132,15 +149,18 @@ class Permalink:
 
 def permalink_for(
     request: SourceRequest | None, template_text: str | None, page: str | None, focus: str | None = None,
-    output: str | None = None,
+    output: str | None = None, inputs: RequestInputs = RequestInputs(),
 ) -> Permalink | None:
     """The permalink for a view, or None when the template is too long to put in a URL.
 
-    A model output too long for a URL is left out (the link still gives the template).
+    A model output or tools list too long for a URL is left out (the link still gives the
+    template).
     """
     if output is not None and (output == "" or len(compress_text(output)) > PERMALINK_TEXT_LIMIT):
         output = None
-    view = {"page": page, "focus": focus, "output": output}
+    if inputs.tools_json is not None and len(compress_text(inputs.tools_json)) > PERMALINK_TEXT_LIMIT:
+        inputs = replace(inputs, tools_json=None)
+    view = {"page": page, "focus": focus, "output": output, "inputs": inputs}
     if request is None:
         return Permalink(**view)
     if request.kind == "example":
@@ -154,7 +174,8 @@ def permalink_for(
 
 
 def encode_permalink(link: Permalink) -> dict[str, str]:
-    """Query parameters for a permalink (keys: page, focus, example, hf, t, o)."""
+    """Query parameters for a permalink (keys: page, focus, example, hf, t, o; the request's
+    think, tc, tools, skip when they differ from the app's defaults)."""
     params: dict[str, str] = {}
     if link.page:
         params["page"] = link.page
@@ -168,7 +189,39 @@ def encode_permalink(link: Permalink) -> dict[str, str]:
         params["t"] = compress_text(link.text)
     if link.output:
         params["o"] = compress_text(link.output)
+    return params | _encode_inputs(link.inputs)
+
+
+def _encode_inputs(inputs: RequestInputs) -> dict[str, str]:
+    params: dict[str, str] = {}
+    if inputs.thinking is not None:
+        params["think"] = "1" if inputs.thinking else "0"
+    if inputs.tool_choice is not None:
+        params["tc"] = inputs.tool_choice
+    if inputs.tools_json is not None:
+        params["tools"] = compress_text(inputs.tools_json)
+    if inputs.skip_chat_parsing:
+        params["skip"] = "1"
     return params
+
+
+def _flag(params: Mapping[str, Any], key: str) -> bool | None:
+    value = _one(params, key)
+    if value is None:
+        return None
+    if value not in ("0", "1"):
+        raise SourceError(f"link parameter {key}: expected 0 or 1, found {value[:20]!r}")
+    return value == "1"
+
+
+def _decode_inputs(params: Mapping[str, Any]) -> RequestInputs:
+    choice = _one(params, "tc")
+    if choice is not None and choice not in TOOL_CHOICES:
+        raise SourceError(f"link parameter tc: expected one of {', '.join(TOOL_CHOICES)}, found {choice[:20]!r}")
+    tools = _one(params, "tools")
+    return RequestInputs(thinking=_flag(params, "think"), tool_choice=choice,
+                         tools_json=decompress_text(tools) if tools else None,
+                         skip_chat_parsing=bool(_flag(params, "skip")))
 
 
 def _one(params: Mapping[str, Any], key: str) -> str | None:
@@ -179,7 +232,8 @@ def _one(params: Mapping[str, Any], key: str) -> str | None:
 
 
 def decode_permalink(params: Mapping[str, Any]) -> Permalink:
-    """Read a permalink back from query parameters (a bad ``t`` token raises SourceError)."""
+    """Read a permalink back from query parameters (a bad ``t`` token or request
+    parameter raises SourceError)."""
     token = _one(params, "t")
     output = _one(params, "o")
     return Permalink(
@@ -189,6 +243,7 @@ def decode_permalink(params: Mapping[str, Any]) -> Permalink:
         text=decompress_text(token) if token else None,
         focus=_one(params, "focus"),
         output=decompress_text(output) if output else None,
+        inputs=_decode_inputs(params),
     )
 
 
