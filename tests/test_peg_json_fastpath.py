@@ -184,3 +184,47 @@ def _brace_depth_by_characters(s: str) -> int:
 @given(text=st.lists(st.sampled_from(['"', "\\", "{", "}", "a", "\n", '\\"', "[", ":"]), max_size=30).map("".join))
 def test_brace_depth_matches_the_character_loop(text):
     assert json_brace_depth(text) == _brace_depth_by_characters(text)
+
+
+def _string_by_characters(text: str, start: int, delim: str, lenient: bool):
+    # the escape-by-escape loop of llama.cpp's string parser, kept as the reference:
+    # (status, end, touched)
+    escapable = set("\\/bfnrt") | {delim}
+    pos, n = start, len(text)
+    while pos < n:
+        c = text[pos]
+        if c == delim:
+            return (1, pos, False)
+        if c != "\\":
+            pos += 1
+            continue
+        save = pos
+        pos += 1
+        if pos >= n:
+            return (2, save, True) if lenient else (0, start, True)
+        if text[pos] in escapable:
+            pos += 1
+            continue
+        if text[pos] != "u":
+            return (0, start, False)
+        pos += 1
+        for _ in range(4):
+            if pos >= n:
+                return (2, save, True) if lenient else (0, start, True)
+            if text[pos] not in "0123456789abcdefABCDEF":
+                return (0, start, False)
+            pos += 1
+    return (2 if lenient else 0, pos, True)  # the end reached, failing or not
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=st.lists(st.sampled_from(["a", "é", '"', "'", "\\", '\\"', "\\'", "\\n", "\\u00e9", "\\u0", "\\x",
+                                      "\\/", "\n", "1f"]), max_size=20).map("".join),
+       delim=st.sampled_from(['"', "'"]), lenient=st.booleans())
+def test_string_content_matches_the_escape_loop(body, delim, lenient):
+    arena = build_arena(lambda p: p.string_content(delim))
+    for cut in range(len(body) + 1):
+        engine = Engine(arena)
+        r = engine.parse(body[:cut], lenient=lenient)
+        want = _string_by_characters(body[:cut], 0, delim, lenient)
+        assert (r.status, r.end, engine.ctx.touched) == want, body[:cut]

@@ -142,7 +142,8 @@ _CLOSER = {"[": "]", "{": "}"}
 
 
 def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[int]]:
-    """End of the complete JSON value at ``pos``, or ``(-1, open container starts)``.
+    """End of the complete JSON value at ``pos``, or ``(-1, starts)``: the values still open
+    where the scan stopped (a scan from any of them stops there too).
 
     ``depth_room`` is how many rule nodes may still open (the engine's depth cap): a
     value whose tree would be deeper answers unknown. Success means the combinators
@@ -180,10 +181,11 @@ def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[
         else:
             m = _scalar(text, i)
             if m is None or 2 * len(stack) + 2 > depth_room:
+                stack.append(i)  # a scan from this value stops here too
                 return -1, stack
+            if m.end() >= n and not stack and c not in "\"tfn":
+                return -1, [i]  # a number's look-ahead needs the next character
             i = m.end()
-            if i >= n and not stack and c not in "\"tfn":
-                return -1, stack  # a number's look-ahead needs the next character
         # a value ended at i: close containers until a comma asks for the next one
         while stack:
             i = _ws(text, i).end()

@@ -92,11 +92,15 @@ def chars_scanner(ctx: ParseContext, p: Chars) -> Callable[[int], Raw]:
 def string_scanner(ctx: ParseContext, delim: str, progress: dict | None) -> Callable[[int], Raw]:
     special = re.compile("[" + re.escape(delim) + r"\\]").search
     escapable = _ESCAPABLE | {delim}
+    # what the loop below would read past anyway: plain characters and complete valid escapes
+    plain = re.compile(f"(?:[^{re.escape(delim)}\\\\]++|\\\\(?:[{re.escape(''.join(sorted(escapable)))}]"
+                       "|u[0-9a-fA-F]{4}))*+").match
 
     def string(start: int) -> Raw:
         text, n = ctx.text, ctx.n
         # the scan state is only the position: resume where a shorter text ran out
         pos = start if progress is None else progress.get(start, start)
+        pos = plain(text, pos).end()
         while pos < n:
             m = special(text, pos)
             if m is None:
