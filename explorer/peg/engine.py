@@ -395,6 +395,7 @@ def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
         table = fns
         start = pos
         first: tuple = ()
+        joined = False
         nodes: list[AstNode] | None = None
         for cid in children:
             status, _, end, kids = table[cid](pos)
@@ -403,10 +404,12 @@ def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:
             if kids:
                 if nodes is not None:
                     nodes.extend(kids)
-                elif first:
+                elif not first:
+                    first = kids
+                elif joined:
                     nodes = [*first, *kids]
                 else:
-                    first = kids
+                    first, joined = first + kids, True  # two children: one copy
             if status == NEED_MORE_INPUT:
                 return (NEED_MORE_INPUT, start, end, first if nodes is None else tuple(nodes))
             pos = end
