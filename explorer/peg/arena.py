@@ -10,7 +10,7 @@ kind, compact separators, UTF-8 left unescaped), so ``load_arena(s).dumps() == s
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
@@ -96,51 +96,60 @@ _str = encode_basestring
 
 
 def _ids(ids: tuple[int, ...]) -> str:
-    return "[" + ",".join(str(i) for i in ids) + "]"
+    return "[" + ",".join(map(str, ids)) + "]"
 
 
 def _strs(items: tuple[str, ...]) -> str:
-    return "[" + ",".join(_str(s) for s in items) + "]"
+    return "[" + ",".join(map(_str, items)) + "]"
 
 
 def _bool(b: bool) -> str:
     return "true" if b else "false"
 
 
+def _chars_fields(p: Chars) -> str:
+    ranges = ",".join(f'{{"start":{a},"end":{b}}}' for a, b in p.ranges)
+    return (f',"pattern":{_str(p.pattern)},"ranges":[{ranges}],"negated":{_bool(p.negated)},'
+            f'"min_count":{p.min_count},"max_count":{p.max_count}')
+
+
+def _child_field(p: Any) -> str:
+    return f',"child":{p.child}'
+
+
+def _children_field(p: Any) -> str:
+    return f',"children":{_ids(p.children)}'
+
+
+def _no_fields(p: Any) -> str:
+    return ""
+
+
+# The fields after "type", per kind, in llama.cpp's key order.
+_FIELDS: dict[type, Callable[[Any], str]] = {
+    Epsilon: _no_fields, Start: _no_fields, End: _no_fields, AnyChar: _no_fields, Space: _no_fields,
+    Literal: lambda p: f',"literal":{_str(p.literal)}',
+    Sequence: _children_field, Choice: _children_field,
+    Repetition: lambda p: f',"child":{p.child},"min_count":{p.min_count},"max_count":{p.max_count}',
+    And: _child_field, Not: _child_field, Atomic: _child_field,
+    Chars: _chars_fields,
+    String: lambda p: f',"delimiter":{_str(p.delimiter)}',
+    Until: lambda p: f',"delimiters":{_strs(p.delimiters)}',
+    Schema: lambda p: f',"child":{p.child},"name":{_str(p.name)},"raw":{_bool(p.raw)}',
+    Rule: lambda p: f',"name":{_str(p.name)},"child":{p.child},"trigger":{_bool(p.trigger)}',
+    Ref: lambda p: f',"name":{_str(p.name)}',
+    Tag: lambda p: f',"child":{p.child},"tag":{_str(p.tag)}',
+    Gbnf: lambda p: f',"child":{p.child},"grammar":{_str(p.grammar)}',
+    Ac: lambda p: f',"child":{p.child},"delimiters":{_strs(p.delimiters)}',
+}
+
+
 def node_json(p: ParserNode) -> str:
     """One parser as llama.cpp serializes it (its key order, compact)."""
-    t = f'{{"type":"{p.KIND}"'
-    if isinstance(p, (Epsilon, Start, End, AnyChar, Space)):
-        return t + "}"
-    if isinstance(p, Literal):
-        return f'{t},"literal":{_str(p.literal)}}}'
-    if isinstance(p, (Sequence, Choice)):
-        return f'{t},"children":{_ids(p.children)}}}'
-    if isinstance(p, Repetition):
-        return f'{t},"child":{p.child},"min_count":{p.min_count},"max_count":{p.max_count}}}'
-    if isinstance(p, (And, Not, Atomic)):
-        return f'{t},"child":{p.child}}}'
-    if isinstance(p, Chars):
-        ranges = ",".join(f'{{"start":{a},"end":{b}}}' for a, b in p.ranges)
-        return (f'{t},"pattern":{_str(p.pattern)},"ranges":[{ranges}],"negated":{_bool(p.negated)},'
-                f'"min_count":{p.min_count},"max_count":{p.max_count}}}')
-    if isinstance(p, String):
-        return f'{t},"delimiter":{_str(p.delimiter)}}}'
-    if isinstance(p, Until):
-        return f'{t},"delimiters":{_strs(p.delimiters)}}}'
-    if isinstance(p, Schema):
-        return f'{t},"child":{p.child},"name":{_str(p.name)},"raw":{_bool(p.raw)}}}'
-    if isinstance(p, Rule):
-        return f'{t},"name":{_str(p.name)},"child":{p.child},"trigger":{_bool(p.trigger)}}}'
-    if isinstance(p, Ref):
-        return f'{t},"name":{_str(p.name)}}}'
-    if isinstance(p, Tag):
-        return f'{t},"child":{p.child},"tag":{_str(p.tag)}}}'
-    if isinstance(p, Gbnf):
-        return f'{t},"child":{p.child},"grammar":{_str(p.grammar)}}}'
-    if isinstance(p, Ac):
-        return f'{t},"child":{p.child},"delimiters":{_strs(p.delimiters)}}}'
-    raise PegError(f"cannot serialize parser of type {type(p).__name__}")
+    fields = _FIELDS.get(type(p))
+    if fields is None:
+        raise PegError(f"cannot serialize parser of type {type(p).__name__}")
+    return f'{{"type":"{p.KIND}"{fields(p)}}}'
 
 
 # --- loading -------------------------------------------------------------------------
