@@ -238,21 +238,20 @@ class Builder:
     def _lit(self, op: int | str) -> int:
         return self.literal(op) if isinstance(op, str) else op
 
-    def cat(self, *ops: Operand) -> int:
-        """``a + b + c``: operands evaluated right to left, joined left to right."""
+    def _chain(self, ops: tuple[Operand, ...], join: Callable[[list[int]], int]) -> int:
         vals = self._run(ops)
         acc = self._lit(vals[0])
         for val in vals[1:]:
-            acc = self.sequence([acc, self._lit(val)])
+            acc = join([acc, self._lit(val)])
         return acc
+
+    def cat(self, *ops: Operand) -> int:
+        """``a + b + c``: operands evaluated right to left, joined left to right."""
+        return self._chain(ops, self.sequence)
 
     def alt(self, *ops: Operand) -> int:
         """``a | b | c``, with the same evaluation order as ``cat``."""
-        vals = self._run(ops)
-        acc = self._lit(vals[0])
-        for val in vals[1:]:
-            acc = self.choice([acc, self._lit(val)])
-        return acc
+        return self._chain(ops, self.choice)
 
     def then_space(self, left: int, right: int) -> int:
         """``a << b``: a sequence with a space parser between."""
