@@ -4,7 +4,9 @@
 
 Measures: one parse of a 1 MB plain-content output; streaming a 10,000-token output
 (reasoning, content, then a tool call) token by token, naive (llama.cpp's way: re-parse
-everything per token) vs incremental (memoised engine). Uses a Qwen3-style parser built
+everything per token) vs incremental (memoised engine); JSON arguments (a long array of
+numbers, a long array of objects complete and cut short); a tool call whose argument is a
+JSON array streamed token by token. Uses a Qwen3-style parser built
 with our builder; with the oracle beside the project it also uses llama.cpp's own
 serialized parser for Qwen3.
 """
@@ -20,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer.chat_output import parse_output  # noqa: E402
+from explorer.chat_output import analyse_output, parse_output  # noqa: E402
 from explorer.peg import Builder, build_arena, load_arena  # noqa: E402
 from explorer.streaming import StreamParser  # noqa: E402
 
@@ -110,6 +112,21 @@ def bench_json_throughput(arena, gp: str, fmt: str, mb: float) -> None:
     print(f"  JSON arguments {len(text) / 1e6:.2f} MB: {dt * 1000:.0f} ms = {len(text) / 1e6 / dt:.2f} MB/s")
 
 
+def bench_json_objects(arena, gp: str, fmt: str, mb: float) -> None:
+    """Arguments holding a long array of small objects, complete and cut short."""
+    items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"], "ok": i % 2 == 0, "v": i * 1.5}
+             for i in range(int(mb * 12_000))]
+    arg = json.dumps({"items": items})
+    head = '<tool_call>\n{"name": "get_weather", "arguments": '
+    for label, text in (("complete", head + arg + "}\n</tool_call>"), ("cut short", head + arg[:-1000])):
+        t0 = time.perf_counter()
+        msg = analyse_output(arena, text, generation_prompt=gp, format=fmt, is_partial=True).message
+        dt = time.perf_counter() - t0
+        assert msg is not None and len(msg.tool_calls) == 1
+        print(f"  JSON arguments, array of objects, {label} {len(text) / 1e6:.2f} MB: {dt * 1000:.0f} ms "
+              f"= {len(text) / 1e6 / dt:.2f} MB/s")
+
+
 def bench_array_stream(arena, gp: str, fmt: str, count: int, naive: bool) -> float:
     toks = array_tokens(count)
     parser = StreamParser(arena, generation_prompt=gp, format=fmt, naive=naive)
@@ -144,6 +161,7 @@ def main() -> None:
             nai = bench_stream(arena, gp, fmt, args.tokens, naive=True)
             print(f"  incremental is {nai / inc:.1f}x faster")
         bench_json_throughput(arena, gp, fmt, args.mb)
+        bench_json_objects(arena, gp, fmt, args.mb)
         bench_array_stream(arena, gp, fmt, args.tokens, naive=False)
         if not args.skip_naive:
             small = args.naive_array_tokens

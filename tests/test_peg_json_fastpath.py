@@ -228,3 +228,22 @@ def test_string_content_matches_the_escape_loop(body, delim, lenient):
         r = engine.parse(body[:cut], lenient=lenient)
         want = _string_by_characters(body[:cut], 0, delim, lenient)
         assert (r.status, r.end, engine.ctx.touched) == want, body[:cut]
+
+
+def _two_depth_arena():
+    # json-value reached at one position from two depths: the second try is three tags deeper
+    def fn(p: Builder) -> int:
+        deep = p.tag("a", p.tag("b", p.tag("c", p.sequence([p.json(), p.literal("!")]))))
+        return p.choice([p.sequence([p.json(), p.literal("?")]), deep, p.tag("d", p.json())])
+    return build_arena(fn)
+
+
+@pytest.mark.parametrize("levels", range(MAX_NODE_DEPTH // 2 - 6, MAX_NODE_DEPTH // 2 + 1))
+@pytest.mark.parametrize("tail", ["", "]", "!", " !", "?"])
+def test_values_known_from_a_failed_scan_respect_the_depth_they_are_met_at(levels, tail):
+    arena = _two_depth_arena()
+    inner = "[" * levels + "[1, {}]" + "]" * levels
+    for text in ("[" + inner + tail, inner + tail, "[" + inner + "]" + tail):
+        assert _outcome(Engine(arena), text, True, None) == _outcome(Engine(arena, json_fast=False), text, True, None)
+        assert _outcome(Engine(arena, memo=True), text, True, None) == \
+            _outcome(Engine(arena, memo=True, json_fast=False), text, True, None)

@@ -224,9 +224,10 @@ class Engine:
         self.arena = arena
         self.memo = memo
         self.json_fast = json_fast
-        # where the JSON fast path is not tried again (it could not answer there): per
-        # parse, or for the engine's life in memo mode, where the combinators resume
-        self._json_skip: set[int] = set()
+        # what the JSON fast path already knows at a position: (end, depth room it needs)
+        # of a complete value, or (-1, 0) where it cannot answer; per parse, or for the
+        # engine's life in memo mode (the text only grows, and there the combinators resume)
+        self._json_known: dict[int, tuple[int, int]] = {}
         self.ctx = ParseContext()
         self._caches: list[dict[int, Raw]] = []
         self._may_tag = _tag_reachable(arena)
@@ -252,7 +253,7 @@ class Engine:
                 self.reset()
             self._text_seen = text
         else:
-            self._json_skip.clear()
+            self._json_known.clear()
         ctx.text, ctx.n, ctx.lenient, ctx.touched, ctx.depth = text, len(text), lenient, False, 0
         try:
             with deep_recursion():
@@ -272,7 +273,7 @@ class Engine:
     def reset(self) -> None:
         for cache in self._caches:
             cache.clear()
-        self._json_skip.clear()
+        self._json_known.clear()
         self._text_seen = ""
 
     # --- compilation ---------------------------------------------------------------
@@ -362,7 +363,7 @@ class Engine:
         if isinstance(p, Rule) and p.name == "json-value" and self.json_fast \
                 and json_fast.is_standard_json_value(self.arena, pid):
             slow = _node(ctx, fns, p.child, p.name, "", self._may_tag[p.child], self.memo)
-            return _fast_json_value(ctx, slow, self._json_skip)
+            return _fast_json_value(ctx, slow, self._json_known)
         if isinstance(p, (Rule, Tag)):
             return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
                          p.tag if isinstance(p, Tag) else "", self._may_tag[p.child], self.memo)
@@ -526,18 +527,28 @@ def _node(ctx: ParseContext, fns, child: int, rule: str, tag: str, may_tag: bool
     return node
 
 
-def _fast_json_value(ctx: ParseContext, slow: Callable[[int], Raw], skip: set[int]) -> Callable[[int], Raw]:
+def _fast_json_value(ctx: ParseContext, slow: Callable[[int], Raw],
+                     known: dict[int, tuple[int, int]]) -> Callable[[int], Raw]:
     scan = json_fast.scan_value
+    unknown = (-1, 0)
 
     def json_value(pos: int) -> Raw:
-        if pos in skip:
-            return slow(pos)
-        end, open_starts = scan(ctx.text, pos, ctx.n, MAX_NODE_DEPTH - ctx.depth)
+        room = MAX_NODE_DEPTH - ctx.depth
+        entry = known.get(pos)
+        if entry is not None and (entry[0] < 0 or entry[1] <= room):
+            end = entry[0]
+        else:
+            end, open_starts, closed = scan(ctx.text, pos, ctx.n, room)
+            if end < 0:
+                # The values still open where the scan stopped would stop there again:
+                # leave them to the combinators, which meet the completed ones on the way
+                # with the depth room they had in this scan.
+                for start, stop, level in closed:
+                    known[start] = (stop, room - 2 * (level - 1))
+                for start in open_starts:
+                    known[start] = unknown
+                known[pos] = unknown
         if end < 0:
-            # the value and every container still open where the scan stopped would stop
-            # there again: leave them to the combinators
-            skip.add(pos)
-            skip.update(open_starts)
             return slow(pos)
         return (SUCCESS, pos, end, (LazyJsonValue(ctx.text[pos:end], pos, end),))
 

@@ -141,34 +141,39 @@ _object_run = re.compile(f"(?:{_STR}{_WS}:{_WS}{_SCALAR}{_WS},{_WS})*+").match
 _CLOSER = {"[": "]", "{": "}"}
 
 
-def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[int]]:
-    """End of the complete JSON value at ``pos``, or ``(-1, starts)``: the values still open
-    where the scan stopped (a scan from any of them stops there too).
+def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[int], list[tuple[int, int, int]]]:
+    """``(end, [], closed)`` for a complete JSON value at ``pos``, or ``(-1, starts, closed)``
+    with the values still open where the scan stopped (a scan from any of them stops there
+    too). ``closed`` lists the ``(start, end, level)`` of the containers it completed (level 1
+    for ``pos`` itself): a scan from one of them with ``depth_room - 2 * (level - 1)``, the
+    room the combinators have there, gives that end (the depth checks are the same).
 
     ``depth_room`` is how many rule nodes may still open (the engine's depth cap): a
     value whose tree would be deeper answers unknown. Success means the combinators
     succeed with the same end without looking at position ``n`` or beyond.
     """
     stack: list[int] = []
+    closed: list[tuple[int, int, int]] = []
     kinds: list[str] = []
     i = pos
     while True:
         # a value starts at i
         if i >= n:
-            return -1, stack
+            return -1, stack, closed
         c = text[i]
         if c == "[" or c == "{":
             stack.append(i)
             kinds.append(c)
             if 2 * len(stack) + 2 > depth_room:
-                return -1, stack
+                return -1, stack, closed
             i = _ws(text, i + 1).end()
             if i >= n:
-                return -1, stack
+                return -1, stack, closed
             if text[i] == _CLOSER[c]:
+                i += 1
+                closed.append((stack[-1], i, len(stack)))
                 stack.pop()
                 kinds.pop()
-                i += 1
             elif c == "[":
                 i = _array_run(text, i).end()
                 continue
@@ -176,21 +181,21 @@ def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[
                 i = _object_run(text, i).end()
                 i = _key(text, i, n)
                 if i < 0:
-                    return -1, stack
+                    return -1, stack, closed
                 continue
         else:
             m = _scalar(text, i)
             if m is None or 2 * len(stack) + 2 > depth_room:
                 stack.append(i)  # a scan from this value stops here too
-                return -1, stack
+                return -1, stack, closed
             if m.end() >= n and not stack and c not in "\"tfn":
-                return -1, [i]  # a number's look-ahead needs the next character
+                return -1, [i], closed  # a number's look-ahead needs the next character
             i = m.end()
         # a value ended at i: close containers until a comma asks for the next one
         while stack:
             i = _ws(text, i).end()
             if i >= n:
-                return -1, stack
+                return -1, stack, closed
             c = text[i]
             if c == ",":
                 i = _ws(text, i + 1).end()
@@ -199,15 +204,16 @@ def scan_value(text: str, pos: int, n: int, depth_room: int) -> tuple[int, list[
                 else:
                     i = _key(text, _object_run(text, i).end(), n)
                     if i < 0:
-                        return -1, stack
+                        return -1, stack, closed
                 break
             if c != _CLOSER[kinds[-1]]:
-                return -1, stack
+                return -1, stack, closed
+            i += 1
+            closed.append((stack[-1], i, len(stack)))
             stack.pop()
             kinds.pop()
-            i += 1
         else:
-            return i, stack
+            return i, stack, closed
 
 
 def _key(text: str, i: int, n: int) -> int:
