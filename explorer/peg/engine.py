@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from explorer.errors import OutputParseError, PegError
 from explorer.peg import json_fast
 from explorer.peg.arena import Arena
+from explorer.peg.graph import first_chars, tag_reachable
 from explorer.peg.nodes import (
     Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref, Repetition,
-    Rule, Schema, Sequence, Space, Start, String, Tag, Until, children_of,
+    Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
 from explorer.peg.scanners import (
     FAIL, NEED_MORE_INPUT, SPACE_RE, SUCCESS, ParseContext, Raw, chars_scanner, literal_scanner,
@@ -230,7 +231,7 @@ class Engine:
         self._json_known: dict[int, tuple[int, int]] = {}
         self.ctx = ParseContext()
         self._caches: list[dict[int, Raw]] = []
-        self._may_tag = _tag_reachable(arena)
+        self._may_tag = tag_reachable(arena)
         self._firsts = first_chars(arena)
         # Closures look their children up in this list, so it is filled in place.
         self._fns: list[Callable[[int], Raw]] = []
@@ -553,71 +554,6 @@ def _fast_json_value(ctx: ParseContext, slow: Callable[[int], Raw],
         return (SUCCESS, pos, end, (LazyJsonValue(ctx.text[pos:end], pos, end),))
 
     return json_value
-
-
-_SMALL_CLASS = 512
-
-
-def first_chars(arena: Arena) -> list[frozenset[str] | None]:
-    """Per parser: the characters it can start with when it cannot fail otherwise.
-
-    ``None`` means unknown (it may match empty, look ahead, or start with anything). A
-    parser with a known set fails, without looking at the end of the text, on any other
-    character at a position before the end.
-    """
-    memo: dict[int, frozenset[str] | None] = {}
-    busy: set[int] = set()
-
-    def first(pid: int) -> frozenset[str] | None:
-        if pid in memo:
-            return memo[pid]
-        if pid in busy:
-            return None  # a cycle: stay unknown
-        busy.add(pid)
-        found = _first_of(arena, arena.get(pid), first)
-        busy.discard(pid)
-        memo[pid] = found
-        return found
-
-    return [first(pid) for pid in range(len(arena.parsers))]
-
-
-def _first_of(arena: Arena, p, first) -> frozenset[str] | None:
-    if isinstance(p, Literal):
-        return frozenset(p.literal[0]) if p.literal else None
-    if isinstance(p, Sequence):
-        return first(p.children[0]) if p.children else None
-    if isinstance(p, Choice):
-        sets = [first(c) for c in p.children]
-        return None if any(f is None for f in sets) else frozenset().union(*sets)
-    if isinstance(p, (Rule, Tag, Atomic, Schema, Gbnf, Ac)):
-        return first(p.child)
-    if isinstance(p, Ref):
-        return first(arena.rule_id(p.name)) if arena.has_rule(p.name) else None
-    if isinstance(p, Repetition):
-        return first(p.child) if p.min_count >= 1 else None
-    if isinstance(p, Chars) and not p.negated and p.min_count >= 1 and p.ranges:
-        if sum(b - a + 1 for a, b in p.ranges if b >= a) <= _SMALL_CLASS:
-            return frozenset(chr(c) for a, b in p.ranges for c in range(a, min(b, 0x10FFFF) + 1))
-    return None
-
-
-def _tag_reachable(arena: Arena) -> list[bool]:
-    """Per parser: can a tag node come out of it? (Decided once, from the arena's graph.)"""
-    graph: list[tuple[int, ...]] = []
-    for p in arena.parsers:
-        if isinstance(p, Ref):
-            graph.append((arena.rule_id(p.name),) if arena.has_rule(p.name) else ())
-        else:
-            graph.append(children_of(p))
-    reach = [isinstance(p, Tag) for p in arena.parsers]
-    changed = True
-    while changed:  # a fixed point over the (possibly cyclic) graph
-        changed = False
-        for pid, kids in enumerate(graph):
-            if not reach[pid] and any(reach[k] for k in kids):
-                reach[pid] = changed = True
-    return reach
 
 
 def parse(arena: Arena, text: str, *, lenient: bool = True, start: int = 0) -> ParseResult:
