@@ -171,12 +171,8 @@ def _pure_content(templates: ChatTemplates, request: Request, caps: Any, now: da
 
     applied = apply_request(templates, replace(request, reasoning_format="none"), caps=caps, now=now)
     gen = applied.generation_prompt
-    def parser(p: Any) -> int:  # chat.cpp: p.literal(gen) << p.content(p.rest()), in its creation order
-        prefix = p.literal(gen)
-        content = p.tag("content", p.rest())
-        return p.sequence([prefix, p.space(), content])
-
-    arena = build_arena(parser)
+    # chat.cpp: p.literal(gen) << p.content(p.rest())
+    arena = build_arena(lambda p: p.shl(lambda: p.literal(gen), lambda: p.tag("content", p.rest())))
     return ChatParams(
         handler=PURE_CONTENT, why="force_pure_content (--skip-chat-parsing): no handler and no autoparser",
         format="peg-native", prompt=applied.prompt, generation_prompt=gen, grammar="", grammar_lazy=False,
