@@ -16,6 +16,7 @@ from pages import _shared as sh
 
 ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
 CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"
+LAST_UPLOAD_KEY = "fx_last_upload"  # (file name, bytes) of the session's last upload
 
 
 @st.cache_data(show_spinner=False)
@@ -198,24 +199,33 @@ def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdi
                f"`tags`, and `expected` or `expected_error`); {fixture_upload.CAP_TEXT}.")
     upload = st.file_uploader("Fixtures file (.jsonl)", type=["jsonl"], key="fx_upload",
                               max_upload_size=fixture_upload.MAX_BYTES // (1024 * 1024))
-    if upload is None:
+    if upload is not None:
+        st.session_state[LAST_UPLOAD_KEY] = (upload.name, upload.getvalue())
+    elif st.session_state.get(LAST_UPLOAD_KEY) is not None:
+        # the uploader forgets its file when the page shows the corpus in between
+        c1, c2 = st.columns([3, 1])
+        c1.caption(f"Using {st.session_state[LAST_UPLOAD_KEY][0]}, uploaded earlier in this session.")
+        if c2.button("Forget it", key="fx_forget"):
+            st.session_state[LAST_UPLOAD_KEY] = None
+    remembered = st.session_state.get(LAST_UPLOAD_KEY)
+    if remembered is None:
         st.info("Upload a .jsonl file to parse its fixtures with this template's parser.")
         st.download_button("Download a one-line example file", fixture_upload.example_jsonl(),
                            file_name="example-fixtures.jsonl", mime="application/jsonl", key="fx_example")
         return None
-    data = upload.getvalue()
+    name, data = remembered
     parsed = _read_upload(hashlib.sha256(data).hexdigest(), data)
     if parsed.refused:
-        st.error(f"The upload {upload.name} is refused: {parsed.problems[0]}.")
+        st.error(f"The upload {name} is refused: {parsed.problems[0]}.")
         return None
     if parsed.problems:
         bad = len({p.line for p in parsed.problems})
-        st.error(f"{bad} line(s) of {upload.name} are not fixtures in canitoolcall's format"
+        st.error(f"{bad} line(s) of {name} are not fixtures in canitoolcall's format"
                  + (f"; the {len(parsed.fixtures)} valid ones are judged below" if parsed.fixtures else "")
                  + ":\n\n" + parsed.problem_text())
     if not parsed.fixtures:
         return None
-    st.caption(f"{len(parsed.fixtures)} fixture(s) read from {upload.name}.")
+    st.caption(f"{len(parsed.fixtures)} fixture(s) read from {name}.")
     return sh.guarded(lambda: _run_upload(tmpl.sha256, tmpl.dialect, parsed.sha256, tmpl, parsed.fixtures),
                       source.text, context="parsing the uploaded fixtures")
 

@@ -278,6 +278,20 @@ def test_a_family_uploaded_as_jsonl_gets_the_families_verdicts():
     assert metrics(at) == uploaded and sum(uploaded.values()) > 0
 
 
+def test_the_upload_survives_a_look_at_the_corpus_until_forgotten():
+    at = upload_page(jsonl(MINE))
+    uploaded = metrics(at)
+    at.radio(key="fx_origin").set_value("canitoolcall corpus").run()
+    at.radio(key="fx_origin").set_value("uploaded JSONL").run()
+    assert not at.exception
+    assert metrics(at) == uploaded
+    assert any("Using mine.jsonl, uploaded earlier" in c.value for c in at.caption)
+    at.button(key="fx_forget").click().run()
+    assert not at.exception
+    assert len(at.metric) == 0  # nothing judged once the upload is forgotten
+    assert any("Upload a .jsonl file" in i.value for i in at.info)
+
+
 def test_an_uploaded_fixture_opens_in_try_it():
     at = upload_page(jsonl(MINE))
     at.button(key="fx_try_mine/other-format").click().run()
