@@ -277,9 +277,10 @@ def apply_permalink(page_for: Callable[[str], Any], current_page: str) -> None:
 def _apply_request_inputs(inputs: Any) -> None:
     """A link's request settings become the session's; the pages' widgets are made anew
     from them (a widget keeps its own state otherwise)."""
-    values = {THINKING_KEY: True if inputs.thinking is None else inputs.thinking,
-              CHOICE_KEY: inputs.tool_choice or "auto",
-              TOOLS_KEY: default_tools_json() if inputs.tools_json is None else inputs.tools_json,
+    d = default_settings()
+    values = {THINKING_KEY: d.thinking if inputs.thinking is None else inputs.thinking,
+              CHOICE_KEY: inputs.tool_choice or d.tool_choice,
+              TOOLS_KEY: d.tools_json if inputs.tools_json is None else inputs.tools_json,
               SKIP_KEY: inputs.skip_chat_parsing}
     for store_key, value in values.items():
         st.session_state[store_key] = value
@@ -344,11 +345,17 @@ class RequestSettings:
 
 def request_inputs(settings: RequestSettings) -> Any:
     """The settings as a link carries them: only what differs from the app's defaults."""
+    d = default_settings()
     return ui.RequestInputs(
-        thinking=None if settings.thinking else False,
-        tool_choice=None if settings.tool_choice == "auto" else settings.tool_choice,
-        tools_json=None if settings.tools_json == default_tools_json() else settings.tools_json,
+        thinking=None if settings.thinking == d.thinking else settings.thinking,
+        tool_choice=None if settings.tool_choice == d.tool_choice else settings.tool_choice,
+        tools_json=None if settings.tools_json == d.tools_json else settings.tools_json,
         skip_chat_parsing=settings.skip_chat_parsing)
+
+
+def default_settings() -> RequestSettings:
+    """The request the Try-it and Grammar pages start with (and links leave out)."""
+    return RequestSettings(default_tools_json(), thinking=True)
 
 
 def default_tools_json() -> str:
@@ -377,10 +384,11 @@ def _tools_label(tools_json: str) -> str:
 def request_controls(page: str) -> RequestSettings:
     """The request's thinking flag, tool_choice and tools, shared by the pages that use them."""
     keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY, SKIP_KEY)}
-    _persisted(keys[THINKING_KEY], THINKING_KEY, True)
-    _persisted(keys[CHOICE_KEY], CHOICE_KEY, "auto")
-    _persisted(keys[TOOLS_KEY], TOOLS_KEY, default_tools_json())
-    _persisted(keys[SKIP_KEY], SKIP_KEY, False)
+    d = default_settings()
+    _persisted(keys[THINKING_KEY], THINKING_KEY, d.thinking)
+    _persisted(keys[CHOICE_KEY], CHOICE_KEY, d.tool_choice)
+    _persisted(keys[TOOLS_KEY], TOOLS_KEY, d.tools_json)
+    _persisted(keys[SKIP_KEY], SKIP_KEY, d.skip_chat_parsing)
     c1, c2 = st.columns([1, 1])
     c1.toggle("enable_thinking", key=keys[THINKING_KEY])
     c1.toggle("--skip-chat-parsing", key=keys[SKIP_KEY],
