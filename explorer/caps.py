@@ -76,6 +76,7 @@ class CapsProbe:
     output: str
     error: str | None = None
     evidence: tuple[str, ...] = ()
+    timed_out: bool = False  # stopped by the render budget, not by the template
 
 
 @dataclass
@@ -156,10 +157,12 @@ class _Prober:
         ctx["strftime_now"] = lambda fmt: fixed_clock().strftime(str(fmt))
         run = _Run(False, "", ctx["messages"], ctx["tools"], ctx)
         error = None
+        timed_out = False
         started = time.monotonic()
         left = max(0.01, min(self.limits.wall_seconds, self.deadline - started))
         if self.timeouts >= TIMEOUTS_BEFORE_GIVING_UP:
             error = "not rendered: earlier probes ran out of time (the capability budget is spent)"
+            timed_out = True
         else:
             try:
                 limits = replace(self.limits, wall_seconds=left)
@@ -169,7 +172,8 @@ class _Prober:
                 error = str(exc)
                 if isinstance(exc, RenderLimitError) and time.monotonic() - started >= 0.9 * left:
                     self.timeouts += 1
-        self.trace.append(CapsProbe(name, run.success, run.output, error))
+                    timed_out = True
+        self.trace.append(CapsProbe(name, run.success, run.output, error, timed_out=timed_out))
         return run
 
     def note(self, *evidence: str) -> None:

@@ -364,10 +364,10 @@ def _detected_caps(patched_source: str) -> Any:
     from explorer.errors import ExplorerError
 
     try:
-        from explorer.caps import detect_caps
+        from explorer.analysis import template_caps
         from explorer.render import compile_template
 
-        return detect_caps(compile_template(patched_source))
+        return template_caps(compile_template(patched_source))
     except (ImportError, ExplorerError):
         return None
 

@@ -12,7 +12,7 @@ openers, preserved tokens, then the workarounds keyed on template text.
 
 from __future__ import annotations
 
-import weakref
+import json
 from typing import Any
 
 from explorer.analysis.content import analyze_content
@@ -32,6 +32,7 @@ from explorer.analysis.session import ANALYSIS_RENDER_BUDGET_SECONDS, ProbeSessi
 from explorer.analysis.tools import analyze_tools
 from explorer.analysis.workarounds import WORKAROUNDS, Workaround, apply_workarounds
 from explorer.errors import AnalysisError
+from explorer.memo import Memo
 from explorer.render import CompiledTemplate
 
 __all__ = [
@@ -45,21 +46,35 @@ __all__ = [
     "WORKAROUNDS",
     "Workaround",
     "analyze_template",
+    "template_analysis",
     "template_caps",
 ]
 
-_CAPS_CACHE: weakref.WeakKeyDictionary[CompiledTemplate, JinjaCaps] = weakref.WeakKeyDictionary()
+_CAPS: Memo[tuple[JinjaCaps, bool]] = Memo()
+_ANALYSES: Memo[TemplateAnalysis] = Memo()
 
 
 def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
-    """The template's jinja capabilities (``explorer.caps.detect_caps``), cached."""
-    caps = _CAPS_CACHE.get(tmpl)
-    if caps is None:
-        from explorer.caps import detect_caps
+    """The template's jinja capabilities (``explorer.caps.detect_caps``), remembered per
+    template text and dialect (for a minute only when the render budget cut the
+    detection short: see ``explorer.memo``)."""
+    from explorer.caps import detect_caps_trace
 
-        caps = JinjaCaps.coerce(detect_caps(tmpl))
-        _CAPS_CACHE[tmpl] = caps
-    return caps
+    def detect() -> tuple[JinjaCaps, bool]:
+        caps, trace = detect_caps_trace(tmpl)
+        return JinjaCaps.coerce(caps), any(p.timed_out for p in trace)
+
+    return _CAPS.get((tmpl.sha256, tmpl.dialect), detect, provisional=lambda made: made[1])[0]
+
+
+def template_analysis(tmpl: CompiledTemplate, caps: Any = None) -> TemplateAnalysis:
+    """``analyze_template`` without the probe trace, remembered per template text, dialect
+    and capabilities (the route, the request defaults and the parser all need it; for a
+    minute only when the render budget cut it short). Raises what ``analyze_template`` raises."""
+    jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
+    key = (tmpl.sha256, tmpl.dialect, json.dumps(jinja_caps.to_json(), sort_keys=True))
+    return _ANALYSES.get(key, lambda: analyze_template(tmpl, jinja_caps, trace=False),
+                         provisional=lambda made: made.cut_short)
 
 
 def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True,

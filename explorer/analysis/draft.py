@@ -116,5 +116,6 @@ class Draft:
             provenance=MappingProxyType({name: self.provenance.get(name, DEFAULT) for name in FIELD_NAMES}),
             workarounds_applied=tuple(self.workarounds),
             failures=failures,
+            cut_short=self.session.cut_short,
         )
 

@@ -172,6 +172,7 @@ class TemplateAnalysis:
     provenance: Mapping[str, Provenance] = field(default_factory=dict)  # read-only view
     workarounds_applied: tuple[str, ...] = ()
     failures: tuple[ProbeFailureSummary, ...] = ()
+    cut_short: bool = False  # the render budget stopped some probe (a quieter run may differ)
 
     @classmethod
     def from_oracle_json(cls, data: Mapping[str, Any] | Any) -> TemplateAnalysis:

@@ -82,9 +82,15 @@ class ProbeSession:
         self.eos_token = eos_token
         self._deadline = time.monotonic() + budget_seconds
         self._timeouts = 0
+        self._skipped = 0
         self._cache: dict[str, str | ProbeFailure] = {}
         self._runs: list[_Run] = []
         self._by_name: dict[str, _Run] = {}
+
+    @property
+    def cut_short(self) -> bool:
+        """Whether the render budget (not the template) stopped some probe."""
+        return self._timeouts > 0 or self._skipped > 0
 
     # --- analyzer API ---------------------------------------------------------
 
@@ -153,6 +159,7 @@ class ProbeSession:
         started = time.monotonic()
         remaining = self._deadline - started
         if remaining <= 0 or self._timeouts >= TIMEOUTS_BEFORE_GIVING_UP:
+            self._skipped += 1
             return ProbeFailure("", "limit", "not rendered: earlier probes ran out of time (the analysis' "
                                 "render time budget is spent)")
         limits = RenderLimits(wall_seconds=min(PROBE_RENDER_SECONDS, remaining))

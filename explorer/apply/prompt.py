@@ -89,13 +89,13 @@ class Reasoning:
 
 def detect_caps_for(tmpl: CompiledTemplate) -> Any:
     try:
-        from explorer.caps import detect_caps
+        from explorer.analysis import template_caps
     except ImportError as exc:  # explorer.caps is built separately
         raise RequestError(
             "capabilities are needed to apply a request: pass caps= "
             "(explorer.caps.detect_caps is not available)"
         ) from exc
-    return detect_caps(tmpl)
+    return template_caps(tmpl)
 
 
 def _cap(caps: Any, name: str) -> bool:
@@ -105,10 +105,10 @@ def _cap(caps: Any, name: str) -> bool:
 def analysis_reasoning(compiled: CompiledTemplate) -> Reasoning | None:
     """Run explorer.analysis for the reasoning markers (None if it is not available)."""
     try:
-        from explorer.analysis import analyze_template
+        from explorer.analysis import template_analysis
     except ImportError:
         return None
-    return Reasoning.of(analyze_template(compiled).to_oracle_json()["reasoning"])
+    return Reasoning.of(template_analysis(compiled).to_oracle_json()["reasoning"])
 
 
 # --- the messages -------------------------------------------------------------------------------

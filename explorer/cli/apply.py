@@ -76,11 +76,11 @@ def request_from_args(text: str, args: argparse.Namespace) -> Any:
     enable = bool(supports_enable_thinking(text)) if thinking is None else thinking == "true"
     parallel = getattr(args, "parallel_tool_calls", None)
     if parallel is None:
-        from explorer.caps import detect_caps
+        from explorer.analysis import template_caps
         from explorer.render import compile_template
         from explorer.routing import patch_source
 
-        parallel_on = detect_caps(compile_template(patch_source(text))).supports_parallel_tool_calls
+        parallel_on = template_caps(compile_template(patch_source(text))).supports_parallel_tool_calls
     else:
         parallel_on = parallel == "true"
     schema = read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None

@@ -13,8 +13,6 @@ or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the pa
 
 from __future__ import annotations
 
-import json
-import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -85,31 +83,12 @@ def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
     return f"{handler}: " + "; ".join(e.describe() for e in winner.evidence)
 
 
-# Detected caps and analyses per template text: both are pure functions of the template,
-# and the autoparser route needs them for every request.
-_DETECTED: dict[tuple[str, str, str], Any] = {}
-_CACHE_SIZE = 64
-_CACHE_LOCK = threading.Lock()  # the app calls from several threads
-
-
-def _remember(key: tuple[str, str, str], make: Any) -> Any:
-    with _CACHE_LOCK:
-        if key in _DETECTED:
-            return _DETECTED[key]
-    value = make()
-    with _CACHE_LOCK:
-        if len(_DETECTED) >= _CACHE_SIZE:
-            _DETECTED.pop(next(iter(_DETECTED)))
-        _DETECTED[key] = value
-    return value
-
-
 def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
     if caps is not None:
         return caps
-    from explorer.caps import detect_caps
+    from explorer.analysis import template_caps
 
-    return _remember(("caps", compiled.sha256, compiled.dialect), lambda: detect_caps(compiled))
+    return template_caps(compiled)
 
 
 def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Any) -> tuple[
@@ -220,11 +199,9 @@ def apply_autoparser(
 
 def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict[str, Any]:
     if analysis is None:
-        from explorer.analysis import analyze_template
+        from explorer.analysis import template_analysis
 
-        caps_key = json.dumps(caps.to_json() if hasattr(caps, "to_json") else dict(caps), sort_keys=True)
-        return _remember(("analysis", compiled.sha256, compiled.dialect + caps_key),
-                         lambda: analyze_template(compiled, caps, trace=False).to_oracle_json())
+        return template_analysis(compiled, caps).to_oracle_json()
     return analysis.to_oracle_json() if hasattr(analysis, "to_oracle_json") else dict(analysis)
 
 

@@ -268,12 +268,12 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     Raises ``ExplorerError`` when the template cannot be loaded or the next-turn request
     itself fails (nothing can be parsed then).
     """
-    from explorer.caps import detect_caps
+    from explorer.analysis import template_caps
     from explorer.handlers.pipeline import apply_template
 
     templates = as_templates(template_text)
     tools = tuple(copy.deepcopy(list(tools)))
-    caps = detect_caps(templates.select(tools_to_template_json(list(tools) or None)))
+    caps = template_caps(templates.select(tools_to_template_json(list(tools) or None)))
     setting = _Setting(templates, tools, caps, enable_thinking)
     params = apply_template(templates, setting.request((USER,), True), caps=caps)
     marker = _end_marker(setting)
