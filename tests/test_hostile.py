@@ -6,7 +6,9 @@ must quote. The budget is small (0.5 s); the slack absorbs a loaded 2-core machi
 
 from __future__ import annotations
 
+import gc
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,16 @@ from explorer.render import RenderInputs, RenderLimits, compile_template, render
 HOSTILE = Path(__file__).parent / "hostile"
 BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000, max_total_chars=20_000_000)
 SLACK = 1.5
+
+
+@pytest.fixture(autouse=True)
+def _heap_out_of_the_collectors_sight() -> Iterator[None]:
+    """These renders run in the test process, which holds every earlier test's objects;
+    a full collection set off by a hostile template's allocations would walk them all and
+    be timed as the template's. (The entry-point tests freeze the heap in their children.)"""
+    gc.freeze()
+    yield
+    gc.unfreeze()
 
 # file -> (error class, phrase in the message, template line quoted or None); the
 # llama.cpp dialect unless the file is listed in TRANSFORMERS_ONLY.
