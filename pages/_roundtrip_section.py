@@ -1,0 +1,120 @@
+"""The Try it page's Round trip section (display only): the template's own replies, cut out and parsed back.
+
+Input: the loaded template source and the page's request settings; output: Streamlit elements
+(the alarms above the raw-output box, its prefill, and the Round trip section below the results).
+The work is explorer.roundtrip's; the words and tables are explorer.ui_support.roundtrip_view's.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from typing import Any
+
+import streamlit as st
+
+from explorer import ui_support as ui
+from explorer.errors import ExplorerError
+from explorer.ui_support import roundtrip_view as rv
+from pages import _shared as sh
+
+OUTPUT_KEY = "try_output"  # the Try it page's raw-output box
+PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box
+CASE_NOTE_KEY = "_try_case_note"  # what the last round-trip case button did
+
+
+@st.cache_resource(show_spinner="Round-tripping the template's own replies…", max_entries=32)
+def _roundtrip_report(sha256: str, thinking: bool, _text: str) -> Any:
+    from explorer.roundtrip import roundtrip_report
+
+    return roundtrip_report(_text, enable_thinking=thinking)
+
+
+def _load_case(row: rv.CaseRow, missing: list[str], tools_json: str) -> None:
+    """A case button: its reply into the box; the round trip's tools when the page's lack one it calls."""
+    st.session_state[OUTPUT_KEY] = row.reply
+    note = f"Loaded the reply of message {row.message_id} ({row.kind})."
+    if missing:
+        st.session_state["try_req_tools"] = st.session_state[sh.TOOLS_KEY] = tools_json
+        note += (f" It calls {', '.join(missing)}, which the request's tools did not offer, so the tools are now "
+                 "the round trip's own.")
+    st.session_state[CASE_NOTE_KEY] = note
+
+
+def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: Any) -> None:
+    loadable = [r for r in rows if r.reply]
+    if not loadable:
+        return
+    st.caption("Load a message's reply (as the report cut it out) into the raw-output box:")
+    tools_json = json.dumps(list(report.tools), indent=2, ensure_ascii=False)
+    per_row = 5
+    for start in range(0, len(loadable), per_row):
+        cols = st.columns(per_row)
+        for col, row in zip(cols, loadable[start:start + per_row]):
+            col.button(f"Load {row.message_id}", key=f"try_rt_{row.message_id}",
+                       help=f"{row.kind}: {row.outcome_label}", on_click=_load_case, args=(row, rv.missing_tools(row.calls, offered), tools_json),
+                       width="stretch")
+
+
+def section(outcome: tuple[Any, BaseException | None], source: Any, offered: list[str],
+                       dialect: str) -> None:
+    st.subheader("Round trip")
+    report, error = outcome
+    if error is not None:
+        sh.show_error(error, source.text, context="round-tripping the template's own replies")
+        return
+    if report is None:
+        sh.not_available("explorer.roundtrip", "The round-trip self-test")
+        return
+    rows = rv.case_rows(report)
+    st.caption("Each assistant message is rendered with the template, its reply cut out of the rendering as "
+               "llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the next turn, and "
+               "checked against that request's grammar (tools: " + ", ".join(rv.tool_names(report.tools)) + "). "
+               + rv.summary(report))
+    if dialect != "llama.cpp":
+        st.caption(f"The round trip always renders with llama.cpp's own Jinja engine, not the {dialect} dialect.")
+    label = f"Verdicts per message ({report.equal_count}/{len(report.cases)} exact)"
+    with st.expander(label, expanded=True):
+        sh.table(rv.table_rows(rows))
+        for row in rows:
+            if row.checker_note:
+                st.info(row.checker_note)
+        _case_buttons(rows, offered, report)
+
+
+def compute(source: Any, settings: sh.RequestSettings) -> tuple[Any, BaseException | None]:
+    """(report, None), (None, the error) or (None, None) when the stage is absent."""
+    if ui.optional_module("explorer.roundtrip", "roundtrip_report") is None:
+        return None, None
+    try:
+        return _roundtrip_report(source.sha256, settings.thinking, source.text), None
+    except Exception as exc:  # noqa: BLE001 - shown in place in the Round trip section
+        if not isinstance(exc, ExplorerError):
+            traceback.print_exc()
+        return None, exc
+
+
+def alarms(report: Any) -> None:
+    """Loud, above the box: a grammar refusing its own parser's output, or nothing to round-trip."""
+    for row in rv.case_rows(report):
+        if row.alarm:
+            st.warning(f"**Grammar rejects its own parser's output.** {row.alarm} (see Round trip below)",
+                       icon=":material/report:")
+    refused = rv.all_refused(report)
+    if refused is not None:
+        st.warning("Round trip: the template refuses to render any assistant message, so none of its replies can "
+                   f"be parsed back: {refused}")
+
+
+def prefill(report: Any, offered: list[str]) -> None:
+    """The box's first text: the template's own reply for this request (until the user sets one)."""
+    note = st.session_state.pop(CASE_NOTE_KEY, None)
+    if note:
+        st.info(note)
+    if not rv.should_prefill(st.session_state.get(OUTPUT_KEY), st.session_state.get(PREFILL_KEY)):
+        return
+    pick = rv.choose_prefill(report, offered) if report is not None else None
+    st.session_state[OUTPUT_KEY] = st.session_state[PREFILL_KEY] = pick.text if pick else ""
+    if pick:
+        st.caption(f"The box starts with the template's own reply for {pick.why}. Type over it freely, or load "
+                   "another message's reply under Round trip.")
