@@ -39,8 +39,12 @@ def test_template_page_shows_the_example_and_its_capabilities(app_url, page):
     cell.wait_for()
     assert cell.is_visible()
     assert page.get_by_text("chatml-think-tools").first.is_visible()
-    # the source is shown highlighted with line numbers
-    assert page.locator(".highlight").first.is_visible()
+    # the source is shown highlighted with line numbers, styled by the scoped stylesheet
+    # that travels with it (Streamlit's sanitiser must have kept the <style> block)
+    assert page.locator(".tx-hl").first.is_visible()
+    keyword = page.locator(".tx-hl .k").first
+    assert keyword.evaluate("e => getComputedStyle(e).color") == "rgb(0, 128, 0)"  # default style's Keyword
+    assert page.locator(".tx-hl span.linenos").count() > 3
 
 
 def test_pasting_a_template_shows_it_and_its_probe_diffs(app_url, page):
