@@ -101,7 +101,7 @@ async ({sha16, timeoutMs}) => {
   const textOf = sel => Array.from(document.querySelectorAll(sel)).map(e => e.textContent);
   const errorShown = () => textOf('[data-testid="stAlertContentError"], [data-testid="stException"]').length > 0;
   const templateDrawn = () => idle() && document.body.innerText.includes('sha256 ' + sha16)
-      && shown(document.querySelector('.highlight'));
+      && shown(document.querySelector('.tx-hl'));
   const analysisDrawn = () => {
     if (!idle() || !location.pathname.endsWith('/analysis')) return false;
     const heads = textOf('h3');
