@@ -2,16 +2,19 @@
 
 Input: template text, thinking setting, assistant messages and tools. Output:
 ``RoundTripReport``: per message, what survives render -> cut -> parse, why not, and
-whether the request's grammar accepts the rendered reply.
+whether the request's grammar accepts the rendered reply. With ``dialect="transformers"``
+the replies are the text the model was trained on (``dialect``), still parsed by llama.cpp.
 """
 
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS, ORACLE_MESSAGES, ORACLE_TOOLS
 from explorer.roundtrip.compare import Comparison, compare
 from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_marker, strip_end
-from explorer.roundtrip.report import GrammarVerdict, RoundTripCase, RoundTripReport, roundtrip_report
+from explorer.roundtrip.report import DIALECTS, GrammarVerdict, RoundTripCase, RoundTripReport, roundtrip_report
+from explorer.roundtrip.dialect import DialectComparison, TransformersSetting, compare_dialects, transformers_cases
 
 __all__ = [
     "DEFAULT_MESSAGES", "DEFAULT_TOOLS", "ORACLE_MESSAGES", "ORACLE_TOOLS",
     "Comparison", "compare", "Cut", "EndMarker", "Strip", "cut_reply", "probe_end_marker", "strip_end",
-    "GrammarVerdict", "RoundTripCase", "RoundTripReport", "roundtrip_report",
+    "DIALECTS", "GrammarVerdict", "RoundTripCase", "RoundTripReport", "roundtrip_report",
+    "DialectComparison", "TransformersSetting", "compare_dialects", "transformers_cases",
 ]

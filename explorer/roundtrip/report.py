@@ -15,15 +15,20 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from explorer.apply import Request, apply_request
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, RequestError
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.compare import Comparison, compare
 from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_marker, strip_end
+
+if TYPE_CHECKING:
+    from explorer.roundtrip.dialect import DialectComparison
+
+DIALECTS = ("llama.cpp", "transformers")
 
 USER = {"role": "user", "content": "Hello"}
 RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
@@ -149,19 +154,28 @@ class RoundTripReport:
     has_grammar: bool
     cases: tuple[RoundTripCase, ...]
     tools: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+    # the engine that rendered the replies in ``cases``; the parser is always llama.cpp's
+    dialect: str = "llama.cpp"
+    # transformers dialect: per message, llama.cpp's own round trip next to this one
+    versus: tuple["DialectComparison", ...] = ()
+    dialect_notes: tuple[str, ...] = ()  # e.g. the next-turn prompt transformers could not render
 
     @property
     def equal_count(self) -> int:
         return sum(1 for c in self.cases if c.equal)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "enable_thinking": self.enable_thinking, "handler": self.handler, "format": self.format,
             "generation_prompt": self.generation_prompt, "additional_stops": list(self.additional_stops),
             "parallel_tool_calls": self.parallel_tool_calls, "grammar_lazy": self.grammar_lazy,
             "has_grammar": self.has_grammar, "equal": self.equal_count, "total": len(self.cases),
             "cases": [c.to_json() for c in self.cases],
         }
+        if self.dialect != "llama.cpp":  # llama.cpp's report keeps its exact shape
+            out.update(dialect=self.dialect, dialect_notes=list(self.dialect_notes),
+                       versus=[v.to_json() for v in self.versus])
+        return out
 
 
 def exception_json(exc: BaseException) -> dict[str, str]:
@@ -194,7 +208,7 @@ def _with_retry_ids(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _render_case(setting: _Setting, message: dict[str, Any]) -> tuple[dict, str | None, dict | None, dict | None, bool | None]:
+def _render_case(setting: Any, message: dict[str, Any]) -> tuple[dict, str | None, dict | None, dict | None, bool | None]:
     """(message used, R, render_exception, render_exception_first, ids rewritten)."""
     try:
         return message, setting.render(message), None, None, None
@@ -210,7 +224,7 @@ def _render_case(setting: _Setting, message: dict[str, Any]) -> tuple[dict, str 
         return message, None, first, None, None
 
 
-def _end_marker(setting: _Setting) -> tuple[EndMarker | None, dict | None]:
+def render_end_marker(setting: Any) -> tuple[EndMarker | None, dict | None]:
     try:
         one = setting.render({"role": "assistant", "content": "X"})
         two = setting.render({"role": "assistant", "content": "XY"})
@@ -231,16 +245,19 @@ def _parse(params: Any, text: str) -> tuple[dict | None, dict | None]:
         return None, exception_json(exc)
 
 
-def run_case(setting: _Setting, params: Any, marker: tuple[EndMarker | None, dict | None],
-             message_id: str, message: dict[str, Any]) -> RoundTripCase:
+def run_case(setting: Any, params: Any, marker: tuple[EndMarker | None, dict | None],
+             message_id: str, message: dict[str, Any], next_turn: tuple[str, str] | None = None) -> RoundTripCase:
+    """One message: render with ``setting``, cut with ``next_turn`` (P, G; default the
+    request's own), strip, parse with ``params`` (llama.cpp's parser), compare."""
+    prompt, gen = next_turn if next_turn is not None else (params.prompt, params.generation_prompt)
     used, rendering, exc, first, rewritten = _render_case(setting, message)
-    base = dict(message_id=message_id, message=used, rendering=rendering, prompt=params.prompt,
-                generation_prompt=params.generation_prompt, render_exception=exc,
+    base = dict(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
+                generation_prompt=gen, render_exception=exc,
                 render_exception_first=first, tool_call_ids_rewritten=rewritten,
                 end_marker=marker[0], end_marker_exception=marker[1])
     if rendering is None:
         return RoundTripCase(**base)
-    cut = cut_reply(rendering, params.prompt, params.generation_prompt)
+    cut = cut_reply(rendering, prompt, gen)
     strip = strip_end(cut.raw_output, marker[0].marker if marker[0] else None, tuple(params.additional_stops))
     result, parse_exc = _parse(params, strip.text)
     return RoundTripCase(**base, cut=cut, strip=strip, result=result, exception=parse_exc,
@@ -260,32 +277,55 @@ def _normalise_messages(messages: Sequence[Any]) -> list[tuple[str, dict[str, An
 def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      messages: Sequence[Any] = DEFAULT_MESSAGES,
                      tools: Sequence[dict[str, Any]] = DEFAULT_TOOLS,
-                     grammar: bool = True, explain: bool = True) -> RoundTripReport:
+                     grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp") -> RoundTripReport:
     """The round trip of every message through ``template_text``.
 
     ``messages``: (id, assistant message) pairs, or bare messages (numbered from 1).
     ``grammar``: run the grammar verdicts (llguidance); ``explain``: add explanations.
+    ``dialect``: the engine that renders the replies. "llama.cpp" (llama.cpp's own round
+    trip) or "transformers" (the text the model was trained on, see
+    ``explorer.roundtrip.dialect``; the report's ``versus`` sets it next to llama.cpp's).
+    The parser is llama.cpp's next-turn parser either way.
     Raises ``ExplorerError`` when the template cannot be loaded or the next-turn request
     itself fails (nothing can be parsed then).
     """
     from explorer.analysis import template_caps
     from explorer.handlers.pipeline import apply_template
 
+    if dialect not in DIALECTS:
+        raise RequestError(f"unknown round-trip dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
     templates = as_templates(template_text)
     tools = tuple(copy.deepcopy(list(tools)))
     caps = template_caps(templates.select(tools_to_template_json(list(tools) or None)))
     setting = _Setting(templates, tools, caps, enable_thinking)
     params = apply_template(templates, setting.request((USER,), True), caps=caps)
-    marker = _end_marker(setting)
-    cases = [run_case(setting, params, marker, mid, msg) for mid, msg in _normalise_messages(messages)]
+    marker = render_end_marker(setting)
+    numbered = _normalise_messages(messages)
+    cases = [run_case(setting, params, marker, mid, msg) for mid, msg in numbered]
+    parallel = bool(caps.supports_parallel_tool_calls)
     if explain:
-        from explorer.roundtrip.explain import explain_case
+        cases = _explained(cases, params, parallel)
+    versus: tuple[Any, ...] = ()
+    notes: tuple[str, ...] = ()
+    if dialect == "transformers":
+        from explorer.roundtrip.dialect import compare_dialects, transformers_cases
 
-        cases = [explain_case(c, params, bool(caps.supports_parallel_tool_calls)) for c in cases]
+        trained, notes = transformers_cases(template_text, params, tools, enable_thinking, numbered)
+        if explain:
+            trained = _explained(trained, params, parallel)
+        versus = tuple(compare_dialects(own, other) for own, other in zip(cases, trained))
+        cases = trained
     if grammar:
         from explorer.roundtrip.verdicts import with_grammar_verdicts
 
         cases = with_grammar_verdicts(cases, params)
     return RoundTripReport(enable_thinking, params.handler, params.format, params.generation_prompt,
-                           tuple(params.additional_stops), bool(caps.supports_parallel_tool_calls),
-                           params.grammar_lazy, bool(params.grammar), tuple(cases), tools)
+                           tuple(params.additional_stops), parallel,
+                           params.grammar_lazy, bool(params.grammar), tuple(cases), tools,
+                           dialect=dialect, versus=versus, dialect_notes=notes)
+
+
+def _explained(cases: list[RoundTripCase], params: Any, parallel: bool) -> list[RoundTripCase]:
+    from explorer.roundtrip.explain import explain_case
+
+    return [explain_case(c, params, parallel) for c in cases]

@@ -1,0 +1,181 @@
+"""The round trip as the model was trained: replies rendered by transformers, parsed by llama.cpp.
+
+Input: the template text, llama.cpp's next-turn ``ChatParams`` (its parser, generation
+prompt and stops), the tools, the thinking setting and the numbered assistant messages.
+Output: one ``RoundTripCase`` per message whose rendering, next-turn prompt, end marker,
+cut and strip come from the transformers dialect (jinja2 as Hugging Face
+``apply_chat_template`` renders training data) and whose parse is llama.cpp's; and
+``DialectComparison``: llama.cpp's own round trip of the message next to that one (the
+two replies, their character diff, whether they parse to the same message).
+
+transformers renders the template exactly as published: no llama.cpp source patches, no
+ChatML fallback, no message workarounds (arguments stay the objects the messages give,
+the Hugging Face convention), and its own context (``explorer.render.build_context``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from explorer.apply.context import diff_suffix
+from explorer.errors import ExplorerError, TemplateError
+from explorer.render import CompiledTemplate, RenderInputs, compile_template, render
+from explorer.roundtrip.compare import arguments_equal
+from explorer.roundtrip.report import USER, RoundTripCase, exception_json, render_end_marker, run_case
+
+DiffOp = tuple[int, str]  # diff-match-patch: -1 only llama.cpp's, 0 both, 1 only transformers'
+
+
+@dataclass(frozen=True)
+class TransformersSetting:
+    """Renders ``[user, *messages]`` the way ``apply_chat_template`` does for training."""
+
+    template: CompiledTemplate | None
+    compile_error: TemplateError | None
+    tools: tuple[dict[str, Any], ...]
+    enable_thinking: bool
+
+    @classmethod
+    def load(cls, template_text: str, tools: Sequence[dict[str, Any]], enable_thinking: bool) -> "TransformersSetting":
+        try:
+            if not template_text.strip() or template_text.strip() == "chatml":
+                raise TemplateError("transformers has no chat template to render: llama.cpp's built-in "
+                                    "fallback is llama.cpp's alone")
+            return cls(compile_template(template_text, "transformers"), None, tuple(tools), enable_thinking)
+        except TemplateError as exc:
+            return cls(None, exc, tuple(tools), enable_thinking)
+
+    def _render(self, messages: tuple[dict[str, Any], ...], add_generation_prompt: bool) -> str:
+        if self.template is None:
+            assert self.compile_error is not None
+            raise self.compile_error
+        flag = self.enable_thinking
+        # apply_chat_template(..., enable_thinking=flag, thinking=flag): the round trip's
+        # chat_template_kwargs reach the template as plain variables
+        inputs = RenderInputs(messages=messages, tools=list(self.tools) or None,
+                              add_generation_prompt=add_generation_prompt, enable_thinking=flag,
+                              extra_context={"thinking": flag})
+        return render(self.template, inputs)
+
+    def render(self, *messages: dict[str, Any]) -> str:
+        return self._render((USER, *messages), False)
+
+    def next_turn(self) -> tuple[str, str]:
+        """(P, G): the prompt for the reply and what add_generation_prompt added to it."""
+        with_gen = self._render((USER,), True)
+        return with_gen, diff_suffix(self._render((USER,), False), with_gen)
+
+
+def transformers_cases(template_text: str, params: Any, tools: Sequence[dict[str, Any]], enable_thinking: bool,
+                       messages: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[RoundTripCase], tuple[str, ...]]:
+    """Every message rendered by transformers, cut by the oracle's rules, parsed with ``params``.
+
+    The reply is cut at transformers' own next-turn prompt (the prompt the model saw in
+    training); when transformers cannot render that prompt, at llama.cpp's (said in the notes).
+    """
+    setting = TransformersSetting.load(template_text, tools, enable_thinking)
+    notes: list[str] = []
+    next_turn: tuple[str, str] | None
+    try:
+        next_turn = setting.next_turn()
+    except ExplorerError as exc:
+        next_turn = None
+        if setting.template is not None:
+            notes.append("transformers cannot render the next-turn prompt ([user] with add_generation_prompt): "
+                         f"{exception_json(exc)['message']}; replies are cut at llama.cpp's prompt instead")
+    if setting.compile_error is not None:
+        notes.append(f"transformers cannot load the template: {setting.compile_error}")
+    marker = render_end_marker(setting)
+    return [run_case(setting, params, marker, mid, msg, next_turn) for mid, msg in messages], tuple(notes)
+
+
+@dataclass(frozen=True)
+class DialectComparison:
+    """One message rendered by both engines: the two round trips and how their replies differ."""
+
+    llama: RoundTripCase  # llama.cpp renders, cuts and parses
+    transformers: RoundTripCase  # transformers renders (as in training), llama.cpp cuts the same way and parses
+    reply_diff: tuple[DiffOp, ...] = field(default=())  # empty when the replies are equal or one is missing
+
+    @property
+    def message_id(self) -> str:
+        return self.llama.message_id
+
+    @property
+    def llama_reply(self) -> str | None:
+        return self.llama.raw_output_stripped
+
+    @property
+    def transformers_reply(self) -> str | None:
+        return self.transformers.raw_output_stripped
+
+    @property
+    def replies_equal(self) -> bool | None:
+        """None when either engine rendered nothing for the message."""
+        if self.llama_reply is None or self.transformers_reply is None:
+            return None
+        return self.llama_reply == self.transformers_reply
+
+    @property
+    def same_parse(self) -> bool | None:
+        """Whether llama.cpp's parser reads both replies as the same message, by the oracle's
+        comparison rules (ids ignored, arguments as JSON values: ``2`` and ``2.0`` agree);
+        both refusing counts as the same. None when either engine rendered nothing."""
+        if self.replies_equal is None:
+            return None
+        a, b = self.llama.result, self.transformers.result
+        if a is None or b is None:
+            return a is None and b is None
+        return same_message(a, b)
+
+    @property
+    def identical_parse(self) -> bool | None:
+        """The two parses are equal field for field (the arguments' text included)."""
+        if self.replies_equal is None:
+            return None
+        return self.llama.result == self.transformers.result
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.message_id, "llama_reply": self.llama_reply, "transformers_reply": self.transformers_reply,
+            "replies_equal": self.replies_equal, "reply_diff": [list(op) for op in self.reply_diff],
+            "same_parse": self.same_parse, "identical_parse": self.identical_parse,
+            "llama_render_exception": self.llama.render_exception,
+            "transformers_render_exception": self.transformers.render_exception,
+            "llama_result": self.llama.result, "llama_exception": self.llama.exception,
+            "transformers_result": self.transformers.result, "transformers_exception": self.transformers.exception,
+            "llama_equal": self.llama.equal, "transformers_equal": self.transformers.equal,
+        }
+
+
+def same_message(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two parses (the oracle's ``result`` shape) as the same message: exact texts, the
+    same calls in order with the same names and JSON-equal arguments."""
+    if (a.get("content") or "") != (b.get("content") or ""):
+        return False
+    if (a.get("reasoning_content") or "") != (b.get("reasoning_content") or ""):
+        return False
+    calls_a, calls_b = a.get("tool_calls") or [], b.get("tool_calls") or []
+    return len(calls_a) == len(calls_b) and all(
+        x.get("name") == y.get("name") and _same_arguments(x.get("arguments", ""), y.get("arguments", ""))
+        for x, y in zip(calls_a, calls_b))
+
+
+def _same_arguments(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return arguments_equal(a, json.loads(b))
+    except ValueError:
+        return False
+
+
+def compare_dialects(llama: RoundTripCase, transformers: RoundTripCase) -> DialectComparison:
+    a, b = llama.raw_output_stripped, transformers.raw_output_stripped
+    if a is None or b is None or a == b:
+        return DialectComparison(llama, transformers)
+    from explorer.ui_support.diffs import char_diff
+
+    return DialectComparison(llama, transformers, tuple(char_diff(a, b)))
