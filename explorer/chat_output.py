@@ -153,3 +153,24 @@ def decode_output_bytes(data: bytes) -> str:
     """
     cut = _incomplete_tail(data)
     return data[: len(data) - cut].decode("utf-8", errors="replace")
+
+
+import typing  # noqa: E402 - added with explain_mismatch, below the original module
+
+if typing.TYPE_CHECKING:
+    from explorer.peg.expectations import FurthestFailure
+
+
+def explain_mismatch(parsed: OutputParse, arena: Arena | None) -> FurthestFailure | None:
+    """Where and why ``parsed`` failed: the furthest failure of ``parsed.input``.
+
+    None when the parse raised no error. A separate diagnostic pass (see
+    ``explorer.peg.expectations``): the parse result and llama.cpp's error are unchanged.
+    """
+    from explorer.peg.expectations import furthest_failure
+
+    if parsed.error is None:
+        return None
+    if arena is None or len(arena) == 0:
+        arena = _CONTENT_ONLY
+    return furthest_failure(arena, parsed.input)

@@ -1,11 +1,13 @@
 """``parse`` and ``parse-batch``: run model output through a serialized llama.cpp parser.
 
 Input: ``parse --parser FILE --output-file F [--generation-prompt TEXT] [--format NAME]
-[--partial] [--stream] [--ast] [--notation]``, or ``parse-batch IN.jsonl`` whose lines are
+[--partial] [--stream] [--ast] [--notation] [--explain]``, or ``parse-batch IN.jsonl`` whose lines are
 shaped like the oracle's parse rows (``parser``, ``generation_prompt``, ``format`` and
 ``raw_output``, or an ``id`` naming a canitoolcall fixture). Output: JSON on stdout: the
 message llama-server would return (oracle ``result`` shape) or llama.cpp's exception;
 for the batch one line per input: ``{"id", "result", "exception", "streaming_final"}``.
+With ``--explain`` a parse that fails also prints ``explain: <where and what was expected>``
+on stderr (``explorer.peg.expectations``); stdout is unchanged.
 
 A positional TEMPLATE runs the whole pipeline instead (routing, analysis or handler,
 generator) for the request the switches describe, as ``apply`` does.
@@ -23,7 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from explorer.cli.apply import add_request_arguments, template_parser_settings
-from explorer.chat_output import DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json
+from explorer.chat_output import (
+    DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json, explain_mismatch,
+)
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
@@ -62,6 +66,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--naive", action="store_true", help="with --stream: re-parse from scratch")
     p.add_argument("--ast", action="store_true", help="include the parse tree")
     p.add_argument("--notation", action="store_true", help="print the parser as PEG rules and exit")
+    p.add_argument("--explain", action="store_true",
+                   help="when the output does not match: print on stderr where the parse got "
+                        "furthest and what it expected there (a separate diagnostic pass)")
     add_request_arguments(p, reasoning_format=False)
     p.set_defaults(run=run)
 
@@ -148,6 +155,11 @@ def run(args: argparse.Namespace) -> int:
         with deep_recursion():
             out["ast"] = [n.to_json() for n in parsed.result.nodes]
     print(json.dumps(out, ensure_ascii=False, indent=1))
+    if args.explain and parsed.error is not None:
+        sys.stdout.flush()
+        failure = explain_mismatch(parsed, settings.arena)
+        if failure is not None:
+            print(f"explain: {failure.describe()}", file=sys.stderr)
     return 1 if parsed.error is not None else 0
 
 
