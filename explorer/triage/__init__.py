@@ -1,0 +1,19 @@
+"""Triage: why llama.cpp parsed a model output the way it did.
+
+Input: the chat params llama.cpp built for a request (``explorer.handlers.apply_template``),
+the request, the raw model output and optionally the autoparser analysis. Output: a
+``Diagnosis``: the parse exactly as llama.cpp returns it (message or error) plus
+``Finding``s -- "your tool call came back as content because the opener was
+``<tool_call >`` and llama.cpp needs ``<tool_call>\\n``".
+
+Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks read),
+``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
+origins), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``,
+``checks_reasoning``, ``checks_parse`` (the checks), ``registry`` (CHECKS, diagnose).
+"""
+
+from explorer.triage.facts import Facts, build_facts
+from explorer.triage.model import Check, Diagnosis, Finding
+from explorer.triage.registry import CHECK_IDS, CHECKS, diagnose, run_checks
+
+__all__ = ["CHECKS", "CHECK_IDS", "Check", "Diagnosis", "Facts", "Finding", "build_facts", "diagnose", "run_checks"]

@@ -1,0 +1,115 @@
+"""The parse-error check: where llama.cpp's parser stopped and what it wanted there.
+
+Input: ``Facts``. Output: one "cause" finding when ``common_chat_parse`` throws (llama-server
+then answers HTTP 500). The expected alternatives come from
+``explorer.peg.expectations.furthest_failure`` when that module is present; without it
+the finding still says where llama.cpp reported the mismatch.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from explorer.triage.facts import Facts
+from explorer.triage.model import Finding, shown
+from explorer.triage.textscan import describe_difference, near_misses
+
+
+def _furthest(f: Facts) -> Any:
+    try:
+        module = importlib.import_module("explorer.peg.expectations")
+    except ImportError:
+        return None
+    finder = getattr(module, "furthest_failure", None)
+    if finder is None:
+        return None
+    try:
+        return finder(f.arena, f.gp + f.output)
+    except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
+        return None
+
+
+def _unquoted(item: str) -> str:
+    """A quoted literal from the expectation list as its raw text; other items as they are."""
+    if len(item) >= 2 and item[0] == '"' and item[-1] == '"':
+        try:
+            value = json.loads(item)
+        except ValueError:
+            return item
+        if isinstance(value, str):
+            return value
+    return item
+
+
+def _near_literal(expected: tuple[str, ...], found: str) -> str:
+    """When the parser wanted one literal and the output has it with other whitespace or
+    case right there, say which bytes differ."""
+    literals = [_unquoted(e) for e in expected if e.startswith('"')]
+    for lit in literals:
+        if not lit.strip():
+            continue
+        lead = len(found) - len(found.lstrip())
+        if lead and found[lead:].startswith(lit) and not lit[:1].isspace():
+            return (f"The output has {shown(found[:lead])} before {shown(lit)}, where the parser allows no "
+                    "whitespace.")
+        for miss in near_misses(found, lit):
+            if found[:miss.start].strip() == "":
+                return (f"The output has {shown(miss.text)} where the parser needs {shown(lit)}: "
+                        f"{describe_difference(lit, miss.text)}.")
+    return ""
+
+
+def _optional_key_quirk(f: Facts, far: Any) -> str:
+    """llama.cpp quirk: a JSON call's optional trailing key (the call id) keeps its ',' outside
+    the option, so a call written without that key fails at its closing brace."""
+    if far is None or tuple(far.expected) != ('","',) or not far.found.startswith("}"):
+        return ""
+    optional = [k.name for k in f.call_keys if k.optional]
+    if not f.call_keys or not f.call_keys[-1].optional:
+        return ""
+    return (f"llama.cpp quirk: the parser's call rule puts the ',' before the optional {shown(optional[-1])} key "
+            f"outside the option, so a call that leaves {shown(optional[-1])} out fails at its closing brace "
+            "(the model must add it).")
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def parse_error(f: Facts) -> tuple[Finding, ...]:
+    if not f.failed:
+        return ()
+    reported = f"llama.cpp reports: {f.error}."
+    far = _furthest(f)
+    if far is not None:
+        at = max(0, min(len(f.output), int(far.offset) - len(f.gp)))
+        expected = " or ".join(_unquoted(e) for e in far.expected)
+        wanted = " or ".join(far.expected)
+        found = far.found if far.found else f.output[at:at + 20]
+        rules = f" (open rules: {' > '.join(far.rules)})" if getattr(far, "rules", ()) else ""
+        describe = far.describe().rstrip(".") if hasattr(far, "describe") else ""
+        detail = (f"In generation prompt + output, {describe}{rules}. " if describe else "") + reported
+    else:
+        at = f.stop
+        expected = wanted = ""
+        found = f.output[at:at + 20]
+        detail = (f"{reported} The offset counts bytes of generation prompt + output; the parser could not go on "
+                  "from there.")
+    near = _near_literal(far.expected if far is not None else (), f.output[at:at + 80]) if far is not None else ""
+    quirk = _optional_key_quirk(f, far)
+    if quirk:
+        detail += " " + quirk
+    line, col = _line_col(f.output, at)
+    want = f", expecting {wanted}" if wanted else ""
+    return (Finding(
+        check="parse-error", severity="cause",
+        summary=f"llama.cpp's parser could not match the output at character {at} (line {line}, column {col}){want}; "
+                f"llama-server answers this request with an error (HTTP 500) instead of a message."
+                + (f" {near}" if near else ""),
+        detail=detail, span=(at, min(len(f.output), at + max(1, len(found)))) if f.output else None,
+        expected=expected, found=found or "(end of output)",
+        fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
+                 "format has there. The other findings say why, when a check recognised the pattern."),)

@@ -1,0 +1,103 @@
+"""Checks about reasoning: why thinking text landed in content (or broke the parse).
+
+Input: ``Facts``. Output: findings. A reasoning end tag with no start (and a generation
+prompt that does not open reasoning); a start tag while thinking is disabled or the
+template has no reasoning; ``reasoning_format`` none, which keeps reasoning in content by
+design.
+"""
+
+from __future__ import annotations
+
+from explorer.triage.facts import Facts
+from explorer.triage.model import Finding, shown
+
+# Tags models use for thinking when the template declares none.
+COMMON_STARTS = ("<think>", "<thinking>", "[THINK]")
+COMMON_ENDS = ("</think>", "</thinking>", "[/THINK]")
+
+
+def _texts(markers) -> tuple[str, ...]:
+    return tuple(m.text for m in markers if m.text)
+
+
+def _opened_by_prompt(f: Facts) -> str | None:
+    gp = f.gp.rstrip()
+    return next((s for s in _texts(f.reasoning_starts) if gp.endswith(s)), None)
+
+
+def _thinking_state(f: Facts) -> str:
+    return (f"enable_thinking is {str(bool(f.request.enable_thinking)).lower()}, and the generation prompt "
+            f"{shown(f.gp[-40:])} does not open reasoning")
+
+
+def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
+    if f.request.reasoning_format == "none" or _opened_by_prompt(f):
+        return ()
+    ends = _texts(f.reasoning_ends) or COMMON_ENDS
+    starts = _texts(f.reasoning_starts) or COMMON_STARTS
+    for end in ends:
+        pos = f.output.find(end)
+        if pos < 0 or any(0 <= f.output.find(s) < pos for s in starts):
+            continue
+        if not (f.failed or f.in_content(end)):
+            return ()
+        start_tag = starts[0]
+        return (Finding(
+            check="reasoning-end-without-start", severity="cause",
+            summary=f"The output closes reasoning with {shown(end)} but never opened it with {shown(start_tag)}, "
+                    "so llama.cpp keeps the reasoning in content"
+                    + ("." if f.calls or not f.tool_names else ", and no tool call after it is read."),
+            detail=f"llama.cpp reads reasoning only between {shown(start_tag)} and {shown(end)}, or after the "
+                   f"generation prompt when the template opens reasoning there; here {_thinking_state(f)}. "
+                   "Text before an unopened end tag is ordinary content.",
+            span=(pos, pos + len(end)), expected=start_tag + " … " + end, found=f.output[:pos + len(end)][-60:],
+            fix_hint=f"Model side: emit {shown(start_tag)} first. Request side: if the template opens reasoning in "
+                     "the generation prompt only with thinking on, send enable_thinking true (and the "
+                     "chat_template_kwargs the template reads)."),)
+    return ()
+
+
+def reasoning_not_extracted(f: Facts) -> tuple[Finding, ...]:
+    if f.request.reasoning_format == "none":
+        return ()
+    starts = _texts(f.reasoning_starts) or COMMON_STARTS
+    for tag in starts:
+        pos = f.output.find(tag)
+        if pos < 0 or not (f.failed or f.in_content(tag)):
+            continue
+        if not f.params.supports_thinking and not _texts(f.reasoning_starts):
+            why = "the template has no reasoning format (llama.cpp found no thinking tags), so its parser has no reasoning rule"
+            hint = "Model side: do not emit thinking with this template, or use the model's own template that declares it."
+        elif not f.request.enable_thinking:
+            why = ("enable_thinking is false: the generation prompt "
+                   f"{shown(f.gp[-40:])} already closed reasoning, so the parser expects the answer right away")
+            hint = "Request side: send enable_thinking true (and the chat_template_kwargs the template reads)."
+        elif f.output[:pos].strip():
+            why = (f"the parser expects {shown(tag)} only at the very start of the reply (after the generation "
+                   "prompt); here it comes later")
+            hint = "Model side: start the reply with the reasoning block, or leave it out."
+        else:
+            continue
+        return (Finding(
+            check="reasoning-not-extracted", severity="cause",
+            summary=f"The output starts a reasoning block with {shown(tag)}, but {why.split(':')[0]}; the "
+                    "reasoning stays in content.",
+            detail=why + ".", span=(pos, pos + len(tag)), expected="no reasoning block here", found=tag,
+            fix_hint=hint),)
+    return ()
+
+
+def reasoning_format_none(f: Facts) -> tuple[Finding, ...]:
+    if f.request.reasoning_format != "none":
+        return ()
+    for tag in _texts(f.reasoning_starts) + _texts(f.reasoning_ends):
+        pos = f.output.find(tag)
+        if pos >= 0:
+            return (Finding(
+                check="reasoning-format-none", severity="warning",
+                summary="The request sets reasoning_format \"none\", so llama.cpp leaves the reasoning in content "
+                        "(tags included).",
+                detail="With reasoning_format none llama.cpp's parser tags reasoning as content by design.",
+                span=(pos, pos + len(tag)), expected="reasoning_format deepseek (llama-server's default)",
+                found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content."),)
+    return ()

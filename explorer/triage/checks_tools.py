@@ -1,0 +1,386 @@
+"""Checks about tool calls: why a call the model meant was not read as one.
+
+Input: ``Facts``. Output: findings, one tuple per check function. Each check is pure and
+reads only the facts: no tool parser for the request, an opener spelled almost right,
+a function name the request does not offer, JSON keys the parser does not take,
+malformed argument JSON, text after the calls, a tool named but never called.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from explorer.triage import markers as mk
+from explorer.triage.facts import Facts
+from explorer.triage.model import Finding, shown
+from explorer.triage.textscan import FENCE, JsonObject, describe_difference, json_object_at, near_misses, similar_tags
+
+_IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
+_HINT_KEYWORDS = ("tool", "call", "function", "action")
+
+
+def is_cause(f: Facts, span: tuple[int, int]) -> bool:
+    """Whether text at ``span`` explains the result: the parse failed, or the text ended
+    up in content. Elsewhere (inside reasoning, or inside a call's arguments that parsed)
+    a look-alike is the model's business and no finding is made."""
+    text = f.output[span[0]:span[1]].strip()
+    return f.failed or f.in_content(text)
+
+
+def _preserved_note(f: Facts, marker: str) -> str:
+    if marker.strip() in f.params.preserved_tokens:
+        return (f" {shown(marker.strip())} is a preserved token: the model normally emits it as one special "
+                "token, so a spelling with other bytes is plain text to llama.cpp.")
+    return ""
+
+
+# --- 1. no tool parser ------------------------------------------------------------------
+
+
+def _call_evidence(f: Facts) -> tuple[tuple[int, int], str] | None:
+    """The first place the output looks like a tool call, and what it is."""
+    candidates = [m.text for m in f.openers]
+    candidates += [t for t in f.params.preserved_tokens
+                   if not t.startswith("</") and any(k in t.lower() for k in _HINT_KEYWORDS)]
+    for marker in candidates:
+        pos = f.output.find(marker.strip())
+        if pos >= 0:
+            return (pos, pos + len(marker.strip())), f"the tool-call marker {shown(marker.strip())}"
+    for obj in f.call_like_objects:
+        return (obj.start, obj.end), f"a JSON object naming {shown(obj.call_name() or '')} with arguments"
+    return None
+
+
+def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
+    reason = f.tool_parser_reason
+    if reason is None:
+        return ()
+    evidence = _call_evidence(f)
+    if evidence is None:
+        return ()
+    span, what = evidence
+    hint = {
+        "the request lists no tools": "Send the tools in the request (tool_choice auto or required).",
+        'the request sets tool_choice "none"': 'Use tool_choice "auto" or "required" when calls are wanted.',
+    }.get(reason, "Start llama-server without --skip-chat-parsing." if "skip" in reason else
+          "Use a template llama.cpp can read a tool-call format from, or a model whose template it routes to a handler.")
+    return (Finding(
+        check="no-tool-parser", severity="cause",
+        summary=f"The output looks like a tool call ({what}), but {reason}, so llama.cpp parses no tool calls "
+                "and returns the text as content.",
+        detail="llama.cpp builds the tool-call part of its parser only when the request offers tools and "
+               "tool_choice is not \"none\" (and the template has a tool-call format); otherwise the parser "
+               "is reasoning + content only.",
+        span=span, expected="a request with tools", found=f.output[span[0]:span[1]], fix_hint=hint),)
+
+
+# --- 2. opener near miss ----------------------------------------------------------------
+
+
+def _opener_here(f: Facts, pos: int, marker: str) -> bool:
+    """An opener at least as long as ``marker`` starts exactly here (after whitespace)."""
+    while pos < len(f.output) and f.output[pos].isspace():
+        pos += 1
+    return any(len(m.text) >= len(marker) and f.output.startswith(m.text.lstrip(), pos) for m in f.openers)
+
+
+def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str) -> Finding:
+    diff = describe_difference(marker.text, found) if kind != "similar tag" else "a different tag"
+    return Finding(
+        check="opener-near-miss", severity="cause",
+        summary=f"The model wrote {shown(found)} where llama.cpp needs exactly {shown(marker.text)} to start "
+                f"a tool call ({diff}), so the call is not recognised.",
+        detail=f"The opener {shown(marker.text)} comes from {marker.origin}. llama.cpp's parser matches it byte "
+               f"for byte; any other spelling is ordinary text.{_preserved_note(f, marker.text)}",
+        span=(start, end), expected=marker.text, found=found,
+        fix_hint=f"Model/template side: the model must emit {shown(marker.text)} exactly as the template renders "
+                 "it (check the prompt shows calls that way and the tokenizer has the token). Request side: "
+                 "nothing loosens the match.")
+
+
+def _marker_misses(f: Facts) -> list[Finding]:
+    out: list[Finding] = []
+    seen: set[int] = set()
+    known = {m.text for m in f.openers + f.closers + f.reasoning_starts + f.reasoning_ends}
+    known |= set(f.params.preserved_tokens)
+    for marker in f.openers:
+        misses = [(m.start, m.end, m.text, "whitespace/case") for m in near_misses(f.output, marker.text)]
+        misses += [(m.start, m.end, m.text, "similar tag") for m in similar_tags(f.output, marker.text, known)]
+        for start, end, found, kind in misses:
+            if start in seen or _opener_here(f, start, marker.text) or not is_cause(f, (start, end)):
+                continue
+            seen.add(start)
+            out.append(_miss_finding(f, marker, start, end, found, kind))
+    return out
+
+
+def _fence_misses(f: Facts) -> list[Finding]:
+    if not f.openers or any("```" in m.text for m in f.openers):
+        return []
+    out: list[Finding] = []
+    for m in FENCE.finditer(f.output):
+        body = m.end()
+        while body < len(f.output) and f.output[body].isspace():
+            body += 1
+        if not f.output.startswith(("{", "["), body):
+            continue
+        obj = json_object_at(f.output, body if f.output[body] == "{" else body + 1)
+        if not obj.looks_like_call:
+            continue
+        close = f.output.find("```", obj.end)
+        end = close + 3 if close >= 0 else obj.end
+        if not is_cause(f, (m.start(), end)):
+            continue
+        marker = f.openers[0]
+        out.append(Finding(
+            check="opener-near-miss", severity="cause",
+            summary=f"The model wrapped the call in a Markdown {shown(m.group(0).strip())} fence instead of "
+                    f"starting it with {shown(marker.text)}, so llama.cpp reads it as content.",
+            detail=f"This template's calls start with {shown(marker.text)} ({marker.origin}); a fenced JSON "
+                   "block is just text to llama.cpp's parser.",
+            span=(m.start(), end), expected=marker.text, found=f.output[m.start():body],
+            fix_hint=f"The model must emit {shown(marker.text)} before the call JSON, as the template renders "
+                     "calls; a fine-tune or a system prompt that shows the format helps."))
+    return out
+
+
+def _bare_json_misses(f: Facts) -> list[Finding]:
+    if not f.openers:
+        return []
+    out: list[Finding] = []
+    marker = f.openers[0]
+    for obj in f.call_like_objects:
+        before = f.output[max(0, obj.start - 200):obj.start].rstrip()
+        if any(before.endswith(m.text.strip()) for m in f.openers) or before.endswith(("```json", "```", "[")):
+            continue
+        if any(m.text.strip() in before[-80:] for m in f.openers) or not is_cause(f, (obj.start, obj.end)):
+            continue  # inside a call that has an opener (e.g. after the function name)
+        out.append(Finding(
+            check="opener-near-miss", severity="cause",
+            summary=f"The model wrote the call as bare JSON without the opener {shown(marker.text)}, so "
+                    "llama.cpp reads it as content.",
+            detail=f"This template's calls start with {shown(marker.text)} ({marker.origin}); llama.cpp does not "
+                   "look for tool calls in plain JSON.",
+            span=(obj.start, obj.end), expected=marker.text, found=f.output[obj.start:min(obj.end, obj.start + 40)],
+            fix_hint=f"The model must emit {shown(marker.text)} before the call, as the template renders calls."))
+    return out
+
+
+def opener_near_miss(f: Facts) -> tuple[Finding, ...]:
+    if f.tool_parser_reason is not None:
+        return ()
+    found = _marker_misses(f)
+    covered = [x.span for x in found]
+    for extra in _fence_misses(f) + _bare_json_misses(f):
+        assert extra.span is not None
+        after_miss = any(f.output[s[1]:extra.span[0]].strip() == "" for s in covered if s and s[1] <= extra.span[0])
+        if not after_miss and not any(s and s[0] < extra.span[1] and extra.span[0] < s[1] for s in covered):
+            found.append(extra)
+            covered.append(extra.span)
+    return tuple(sorted(found, key=lambda x: x.span or (0, 0)))
+
+
+# --- 3. unknown function name -----------------------------------------------------------
+
+
+def _names_after_affixes(f: Facts) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for before, after in f.name_affixes:
+        pos = f.output.find(before)
+        while pos >= 0:
+            start = pos + len(before)
+            end = f.output.find(after, start, start + 120) if after.strip() else -1
+            if end < 0:
+                m = _IDENT.match(f.output, start)
+                end = m.end() if m else start
+            name = f.output[start:end]
+            if name and "\n" not in name.strip():
+                out.append((start, end, name))
+            pos = f.output.find(before, start)
+    return out
+
+
+def _names_in_json(f: Facts) -> list[tuple[int, int, str]]:
+    out: list[tuple[int, int, str]] = []
+    for obj in f.call_like_objects:
+        name = obj.call_name()
+        if name is None:
+            continue
+        at = f.output.find(f'"{name}"', obj.start, obj.end)
+        start = at + 1 if at >= 0 else obj.start
+        out.append((start, start + len(name), name))
+    return out
+
+
+def unknown_function(f: Facts) -> tuple[Finding, ...]:
+    if f.tool_parser_reason is not None:
+        return ()
+    out: list[Finding] = []
+    seen: set[int] = set()
+    for start, end, name in _names_after_affixes(f) + _names_in_json(f):
+        if name in f.tool_names or start in seen or not is_cause(f, (start, end)):
+            continue
+        seen.add(start)
+        close = difflib.get_close_matches(name, f.tool_names, n=1, cutoff=0.5)
+        offered = ", ".join(f.tool_names)
+        out.append(Finding(
+            check="unknown-function", severity="cause",
+            summary=f"The call names {shown(name)}, which is not one of the request's tools"
+                    + (f" (did the model mean {shown(close[0])}?)" if close else "") + ".",
+            detail=f"llama.cpp builds one parser rule per tool of the request ({offered}) and accepts only "
+                   "those exact names, so a call to any other name does not match.",
+            span=(start, end), expected=close[0] if close else offered, found=name,
+            fix_hint="Model side: the model must use a name from the tools it was given. Request side: add "
+                     f"{shown(name)} to the request's tools if the call is legitimate."))
+    return tuple(out)
+
+
+# --- 4. call JSON keys and malformed arguments ------------------------------------------
+
+
+def _uses_json(f: Facts) -> bool:
+    return mk.json_arguments(f.arena)
+
+
+def call_json_keys(f: Facts) -> tuple[Finding, ...]:
+    if f.tool_parser_reason is not None or not f.call_keys:
+        return ()
+    wanted = [k.name for k in f.call_keys]
+    required = [k.name for k in f.call_keys if not k.optional]
+    out: list[Finding] = []
+    for obj in f.call_like_objects:
+        keys = list(obj.value.keys()) if isinstance(obj.value, dict) else []
+        unknown = [k for k in keys if k not in wanted]
+        missing = [k for k in required if k not in keys]
+        shared = [k for k in keys if k in wanted]
+        misordered = shared != [k for k in wanted if k in shared]
+        if not (unknown or missing or misordered) or not is_cause(f, (obj.start, obj.end)):
+            continue
+        problems = []
+        if unknown:
+            problems.append("keys it does not take: " + ", ".join(shown(k) for k in unknown))
+        if missing:
+            problems.append("missing " + ", ".join(shown(k) for k in missing))
+        if misordered:
+            problems.append("keys in another order")
+        expect = ", ".join(k.name + ("?" if k.optional else "") for k in f.call_keys)
+        out.append(Finding(
+            check="call-json-keys", severity="cause",
+            summary=f"The call's JSON has {'; '.join(problems)}: llama.cpp's parser for this template expects "
+                    f"the keys {expect} in that order.",
+            detail="llama.cpp's tool-call rule spells each key as a fixed string in a fixed order (optional "
+                   "ones marked ?); a JSON object with other keys or another order is not a call to it.",
+            span=(obj.start, obj.end), expected=expect, found=", ".join(keys),
+            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."))
+    return tuple(out)
+
+
+def _argument_starts(f: Facts) -> list[int]:
+    """Where a call's JSON should begin: the first ``{`` after each exact opener, and
+    each top-level object that starts like a call."""
+    starts: list[int] = []
+    for marker in f.openers:
+        pos = f.output.find(marker.text)
+        while pos >= 0:
+            brace = f.output.find("{", pos + len(marker.text), pos + len(marker.text) + 200)
+            if brace >= 0:
+                starts.append(brace)
+            pos = f.output.find(marker.text, pos + 1)
+    for obj in f.objects:
+        head = f.output[obj.start:obj.start + 80]
+        if not obj.ok and ('"name"' in head or '"arguments"' in head):
+            starts.append(obj.start)
+    return sorted(set(starts))
+
+
+def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
+    if f.tool_parser_reason is not None or not _uses_json(f):
+        return ()
+    out: list[Finding] = []
+    for start in _argument_starts(f):
+        obj: JsonObject = json_object_at(f.output, start)
+        if obj.ok:
+            continue
+        at = min(obj.end, len(f.output))
+        if not is_cause(f, (start, at)):
+            continue
+        line = f.output.count("\n", start, at) + 1
+        found = f.output[at:at + 12] or "(end of output)"
+        out.append(Finding(
+            check="malformed-arguments", severity="cause",
+            summary=f"The call's JSON is broken: {obj.error.lower()} at output character {at} "
+                    f"(line {line} of the JSON).",
+            detail="llama.cpp parses a call's arguments with its JSON rules (and the tool's schema); JSON that "
+                   "does not parse makes the call fail to match.",
+            span=(at, min(len(f.output), at + 1)) if at < len(f.output) else (start, at),
+            expected="valid JSON (" + obj.error.lower() + ")", found=found,
+            fix_hint="Model side: the arguments must be complete, valid JSON (a truncated output -- max_tokens "
+                     "or a stop string -- looks like this too)."))
+    return tuple(out)
+
+
+# --- 7. text after the calls --------------------------------------------------------------
+
+
+def content_after_calls(f: Facts) -> tuple[Finding, ...]:
+    if f.tool_parser_reason is not None or not f.closers or not f.openers:
+        return ()
+    last_end = -1
+    for marker in f.closers:
+        pos = f.output.rfind(marker.text)
+        if pos >= 0:
+            last_end = max(last_end, pos + len(marker.text))
+    first_open = min((p for p in (f.output.find(m.text) for m in f.openers) if p >= 0), default=-1)
+    if last_end < 0 or first_open < 0 or first_open > last_end:
+        return ()
+    tail = f.output[last_end:]
+    if not tail.strip() or any(m.text.strip() in tail for m in f.openers):
+        return ()
+    lead = len(tail) - len(tail.lstrip())
+    span = (last_end + lead, len(f.output))
+    if f.failed:
+        return (Finding(
+            check="content-after-calls", severity="cause",
+            summary="Text follows the tool calls; this template's format allows nothing after them, so "
+                    "llama.cpp rejects the whole output.",
+            detail="llama.cpp's parser for this template ends with the tool calls (then the end of the output); "
+                   "text after the last call matches nothing.",
+            span=span, expected="the end of the output", found=tail.strip()[:60],
+            fix_hint="Model side: stop after the last call (the template's end-of-turn token is a stop)."),)
+    if f.message is not None and tail.strip() not in f.message.content and not _looks_like_markup(tail, f):
+        return (Finding(
+            check="content-after-calls", severity="warning",
+            summary="Text after the tool calls is dropped: it is in neither content nor the calls.",
+            detail="llama.cpp's parser for this template consumes what follows the calls without keeping it.",
+            span=span, expected="nothing after the calls", found=tail.strip()[:60],
+            fix_hint="Model side: stop after the last call, or put the text before the calls."),)
+    return ()
+
+
+def _looks_like_markup(tail: str, f: Facts) -> bool:
+    """A cut-short call (or JSON) rather than prose: llama.cpp keeps that as a partial call."""
+    return bool(re.search(r"[<{\[]|｜", tail)) or any(c.name and c.name in tail for c in f.calls)
+
+
+# --- 8. a tool named, never called --------------------------------------------------------
+
+
+def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
+    if f.failed or f.calls or f.tool_parser_reason is not None:
+        return ()
+    if opener_near_miss(f):
+        return ()  # the near miss explains it
+    for name in f.tool_names:
+        pos = f.output.find(name)
+        if pos < 0 or any(o.start <= pos < o.end for o in f.objects):
+            continue
+        return (Finding(
+            check="tool-mentioned", severity="info",
+            summary=f"The output mentions the tool {shown(name)}, but llama.cpp found no tool call in it.",
+            detail="Nothing in the output matched the start of a tool call"
+                   + (f" ({', '.join(shown(m.text) for m in f.openers)})" if f.openers else "")
+                   + "; the text is content.",
+            span=(pos, pos + len(name)), expected=f.openers[0].text if f.openers else "", found=name,
+            fix_hint="If a call was meant, the model must write it in the template's tool-call format."),)
+    return ()

@@ -1,0 +1,106 @@
+"""Everything the checks read, worked out once per diagnosis.
+
+Input: ``ChatParams`` (what ``common_chat_templates_apply`` returned), the ``Request``,
+the raw model output and optionally the autoparser's ``TemplateAnalysis``. Output: a
+frozen ``Facts``: llama.cpp's parse (message or error, and where it stopped), the
+request's tool names, whether a tool parser exists, the markers the parser waits for
+(with their origins), reasoning tags, the call shape the parser expects, and the JSON
+objects in the output. Checks are pure functions of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.chat_output import OutputParse, analyse_output
+from explorer.peg.arena import Arena, load_arena
+from explorer.triage import markers as mk
+from explorer.triage.textscan import JsonObject, json_objects
+
+
+@dataclass(frozen=True)
+class Facts:
+    params: Any  # ChatParams
+    request: Any  # Request
+    output: str
+    analysis: Any  # TemplateAnalysis | None
+    arena: Arena
+    parse: OutputParse
+    tool_names: tuple[str, ...]
+    openers: tuple[mk.Marker, ...]
+    closers: tuple[mk.Marker, ...]
+    reasoning_starts: tuple[mk.Marker, ...]
+    reasoning_ends: tuple[mk.Marker, ...]
+    call_keys: tuple[mk.CallKey, ...]
+    name_affixes: tuple[tuple[str, str], ...]
+    objects: tuple[JsonObject, ...]
+
+    # --- the parse ------------------------------------------------------------------
+
+    @property
+    def gp(self) -> str:
+        return self.params.generation_prompt
+
+    @property
+    def message(self) -> Any:
+        return self.parse.message
+
+    @property
+    def error(self) -> Any:
+        return self.parse.error
+
+    @property
+    def failed(self) -> bool:
+        return self.parse.error is not None
+
+    @property
+    def stop(self) -> int:
+        """Where llama.cpp's parse stopped, as an offset into the output (0 when inside
+        the generation prompt)."""
+        return max(0, min(len(self.output), self.parse.result.end - len(self.gp)))
+
+    @property
+    def calls(self) -> tuple[Any, ...]:
+        return self.message.tool_calls if self.message is not None else ()
+
+    def in_content(self, text: str) -> bool:
+        return self.message is not None and bool(text) and text in self.message.content
+
+    # --- the request ----------------------------------------------------------------
+
+    @property
+    def tool_parser_reason(self) -> str | None:
+        """Why this request has no tool-call parser, or None when it has one."""
+        if self.request.force_pure_content:
+            return "llama-server runs with --skip-chat-parsing (force_pure_content): the whole output is content"
+        if not self.tool_names:
+            return "the request lists no tools"
+        if self.request.tool_choice == "none":
+            return 'the request sets tool_choice "none"'
+        if self.analysis is not None and self.params.handler == "autoparser":
+            if self.analysis.tools.format.mode.value == "NONE":
+                return "the autoparser found no tool-call format in the template (tools.format.mode NONE)"
+            if not self.analysis.jinja_caps.supports_tool_calls:
+                return "the template does not render tool calls (supports_tool_calls is false)"
+        return None
+
+    @property
+    def call_like_objects(self) -> tuple[JsonObject, ...]:
+        return tuple(o for o in self.objects if o.looks_like_call)
+
+
+def build_facts(params: Any, request: Any, output: str, analysis: Any = None) -> Facts:
+    arena = load_arena(params.parser)
+    parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format)
+    starts, ends = mk.reasoning_tags(params, analysis)
+    return Facts(
+        params=params, request=request, output=output, analysis=analysis, arena=arena, parse=parse,
+        tool_names=mk.request_tool_names(request),
+        openers=mk.tool_openers(params, arena, analysis),
+        closers=mk.tool_closers(params, arena, analysis),
+        reasoning_starts=starts, reasoning_ends=ends,
+        call_keys=mk.json_call_keys(arena),
+        name_affixes=mk.name_affixes(arena),
+        objects=json_objects(output),
+    )

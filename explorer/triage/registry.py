@@ -1,0 +1,53 @@
+"""The checks, registered in one place, and ``diagnose`` which runs them all.
+
+Input: ``ChatParams``, the ``Request``, the raw output and optionally the
+``TemplateAnalysis``. Output: a ``Diagnosis``: llama.cpp's parse (untouched) and every
+check's findings, causes first. Add a check by writing a pure ``Facts -> findings``
+function and one ``Check`` line in ``CHECKS``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.triage import checks_parse, checks_reasoning, checks_tools
+from explorer.triage.facts import Facts, build_facts
+from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
+
+CHECKS: tuple[Check, ...] = (
+    Check("no-tool-parser", "a tool call in the output of a request that builds no tool parser",
+          checks_tools.no_tool_parser),
+    Check("opener-near-miss", "the tool-call opener spelled almost right, fenced, or left out",
+          checks_tools.opener_near_miss),
+    Check("unknown-function", "a call to a function the request does not offer", checks_tools.unknown_function),
+    Check("call-json-keys", "call JSON with other keys or another key order than the parser's",
+          checks_tools.call_json_keys),
+    Check("malformed-arguments", "call JSON that does not decode", checks_tools.malformed_arguments),
+    Check("reasoning-end-without-start", "a reasoning end tag that nothing opened",
+          checks_reasoning.reasoning_end_without_start),
+    Check("reasoning-not-extracted", "a reasoning block the parser has no place for",
+          checks_reasoning.reasoning_not_extracted),
+    Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
+          checks_reasoning.reasoning_format_none),
+    Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
+    Check("parse-error", "where the parser stopped when llama.cpp throws", checks_parse.parse_error),
+    Check("tool-mentioned", "a tool named in an output with no calls", checks_tools.tool_mentioned),
+)
+
+CHECK_IDS: tuple[str, ...] = tuple(c.id for c in CHECKS)
+
+
+def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Finding, ...]:
+    found: list[Finding] = []
+    for check in checks:
+        found.extend(check.run(facts))
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
+
+
+def diagnose(params: Any, request: Any, output: str, *, analysis: Any = None,
+             checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
+    """llama.cpp's parse of ``output`` for this request, and why it came out that way."""
+    facts = build_facts(params, request, output, analysis)
+    return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
+                     message=facts.message, error=facts.error, findings=run_checks(facts, checks))

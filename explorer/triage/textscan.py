@@ -1,0 +1,151 @@
+"""Looking at model output the way a person would: near misses, JSON objects, tag shapes.
+
+Input: the model output and a marker. Output: places where the output *almost* spells the
+marker (``near_misses``), a byte-level account of how two strings differ
+(``describe_difference``), the JSON objects in the text with their decode errors
+(``json_objects``), ```` ``` ```` fences, and tag-shaped tokens (``tags``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+
+from explorer.triage.model import shown
+
+_TAG = re.compile(r"<\|[^|<>\n]{1,40}\|>|<[^<>\n]{1,40}>|\[/?[A-Z][A-Z_]{1,30}\]|<｜[^｜\n]{1,40}｜>")
+FENCE = re.compile(r"```[ \t]*(json|JSON|javascript|js|tool_call|python)?[ \t]*\n?")
+
+
+@dataclass(frozen=True)
+class Miss:
+    start: int
+    end: int
+    text: str
+
+
+def _fuzzy_pattern(marker: str) -> re.Pattern[str]:
+    """The marker with any whitespace (or none) between its visible characters, any case."""
+    parts: list[str] = []
+    for ch in marker.strip():
+        if ch.isspace():
+            continue
+        parts.append(re.escape(ch))
+    core = r"[ \t]*".join(parts)
+    lead = r"\s*" if marker[:1].isspace() else ""
+    tail = r"[ \t]*\r?\n?" if marker[-1:].isspace() else ""
+    return re.compile(lead + core + tail, re.IGNORECASE)
+
+
+def near_misses(text: str, marker: str) -> tuple[Miss, ...]:
+    """Places spelling ``marker`` with different whitespace or case (never the exact marker)."""
+    if not marker.strip():
+        return ()
+    out: list[Miss] = []
+    for m in _fuzzy_pattern(marker).finditer(text):
+        start = m.start()
+        # the exact marker may start inside a leading-whitespace match
+        if text.startswith(marker, start) or marker in m.group(0):
+            continue
+        out.append(Miss(start, m.end(), m.group(0)))
+    return tuple(out)
+
+
+def _normal(tag: str) -> str:
+    return re.sub(r"[\s_\-|｜▁]", "", tag).lower()
+
+
+def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
+    """Tag-shaped tokens like the marker's tag but spelled differently (``<tool_calls>``,
+    ``<toolcall>``, ``<function_call>``), other than the format's own markers."""
+    core = marker.strip()
+    if not _TAG.fullmatch(core):
+        return ()
+    key = _normal(core)
+    out: list[Miss] = []
+    for m in _TAG.finditer(text):
+        tag = m.group(0)
+        if tag == core or tag in known or any(tag == k.strip() for k in known):
+            continue
+        if tag.startswith("</") != core.startswith("</") or _normal(tag) == key:
+            continue  # a closer, or a whitespace/case variant (near_misses says that one)
+        if difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75:
+            out.append(Miss(m.start(), m.end(), tag))
+    return tuple(out)
+
+
+def describe_difference(expected: str, found: str) -> str:
+    """How ``found`` differs from ``expected``, byte by byte, in words."""
+    ops: list[str] = []
+    sm = difflib.SequenceMatcher(None, expected, found, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        where = f"after {shown(expected[:i1])}" if i1 else "at the start"
+        if i1 == len(expected) and i1:
+            where = "at the end"
+        if op == "insert":
+            ops.append(f"extra {shown(found[j1:j2])} {where}")
+        elif op == "delete":
+            ops.append(f"missing {shown(expected[i1:i2])} {where}")
+        else:
+            ops.append(f"{shown(found[j1:j2])} instead of {shown(expected[i1:i2])} {where}")
+    return "; ".join(ops) if ops else "identical"
+
+
+@dataclass(frozen=True)
+class JsonObject:
+    """A ``{`` in the text and what decoding from there gave."""
+
+    start: int
+    end: int  # end of the decoded value, or where decoding failed
+    value: object | None
+    error: str = ""  # the decoder's message when it failed
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    def call_name(self, name_keys: tuple[str, ...] = ("name",)) -> str | None:
+        if isinstance(self.value, dict):
+            for key in name_keys:
+                if isinstance(self.value.get(key), str):
+                    return self.value[key]
+            fn = self.value.get("function")
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                return fn["name"]
+        return None
+
+    @property
+    def looks_like_call(self) -> bool:
+        if not isinstance(self.value, dict) or self.call_name() is None:
+            return False
+        keys = set(self.value) | set(self.value.get("function", {}) if isinstance(self.value.get("function"), dict) else ())
+        return bool(keys & {"arguments", "parameters", "args", "input"})
+
+
+_DECODER = json.JSONDecoder()
+
+
+def json_object_at(text: str, start: int) -> JsonObject:
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+        return JsonObject(start, end, value)
+    except json.JSONDecodeError as exc:
+        return JsonObject(start, exc.pos, None, exc.msg)
+
+
+def json_objects(text: str, limit: int = 200) -> tuple[JsonObject, ...]:
+    """Top-level JSON objects: each ``{`` not inside an object already decoded."""
+    out: list[JsonObject] = []
+    pos = 0
+    while len(out) < limit:
+        start = text.find("{", pos)
+        if start < 0:
+            break
+        obj = json_object_at(text, start)
+        out.append(obj)
+        pos = obj.end if obj.ok else start + 1
+    return tuple(out)
