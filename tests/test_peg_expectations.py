@@ -230,6 +230,45 @@ def test_the_diagnostic_interpreter_agrees_with_the_engine(text):
         assert f is not None and f.expected and f.offset >= expected.end
 
 
+def _json_values():
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False,
+                        allow_infinity=False), st.text(alphabet='ab"\\\n\u00e9', max_size=4))
+    return st.recursive(scalars, lambda kids: st.one_of(
+        st.lists(kids, max_size=3), st.dictionaries(st.text(alphabet="ab", max_size=2), kids, max_size=3)),
+        max_leaves=8)
+
+
+@st.composite
+def _broken_json_calls(draw):
+    """A call with JSON arguments, then one character deleted, replaced or inserted."""
+    text = "<call>" + json.dumps(draw(_json_values()), indent=draw(st.sampled_from([None, 1]))) + "</call>"
+    i = draw(st.integers(0, len(text)))
+    edit = draw(st.sampled_from(["delete", "replace", "insert", "cut", "none"]))
+    c = draw(st.sampled_from(list('[]{}",: 0e.-x\\')))
+    if edit == "delete":
+        return text[:i] + text[i + 1:]
+    if edit == "replace":
+        return text[:i] + c + text[i + 1:]
+    if edit == "insert":
+        return text[:i] + c + text[i:]
+    return text[:i] if edit == "cut" else text
+
+
+_CALL_ARENA = build_arena(lambda p: p.sequence([
+    p.tag("content", p.until("<call>")), p.zero_or_more(p.rule("call", p.sequence([
+        p.literal("<call>"), p.tag("args", p.json()), p.space(), p.literal("</call>")]))), p.end()]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_broken_json_calls())
+def test_skipping_complete_json_containers_changes_no_report(text):
+    fast, slow = diagnose(_CALL_ARENA, text), diagnose(_CALL_ARENA, text, json_fast=False)
+    assert fast[0] == slow[0]
+    if fast[0] < 0:  # a parse that succeeds reports nothing, whatever it met on the way
+            assert (fast[1].furthest, list(fast[1].expected), fast[1].rules) == \
+            (slow[1].furthest, list(slow[1].expected), slow[1].rules)
+
+
 # --- our example templates ------------------------------------------------------------------
 
 TOOLS = ({"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -409,8 +448,10 @@ def test_oracle_failures_are_at_or_after_llama_cpp_offset():
         arena = load_arena(row["parser"])
         lenient = engine_for(arena).parse(row["_text"], lenient=True)
         f = furthest_failure(arena, row["_text"])
+        slow = diagnose(arena, row["_text"], json_fast=False)[1]
         checked += 1
-        if f is None or not f.expected or f.offset < lenient.end:
+        if f is None or not f.expected or f.offset < lenient.end or \
+                (f.offset, f.expected, f.rules) != (slow.furthest, tuple(slow.expected), slow.rules):
             mismatches.append((row["id"], lenient.end, f))
     print(f"oracle rows that threw: {checked}, furthest failure at/after llama.cpp's offset: "
           f"{checked - len(mismatches)}; first mismatches: {mismatches[:3]}")
@@ -429,8 +470,11 @@ def test_oracle_parsed_rows_fail_only_as_lenient_successes():
         text = row["_text"]
         f = furthest_failure(arena, text)
         strict = engine_for(arena).parse(text, lenient=False)
-        end, _ = diagnose(arena, text)
-        if (end >= 0) != (not strict.fail()) or (end >= 0 and end != strict.end):
+        end, record = diagnose(arena, text)
+        slow_end, slow = diagnose(arena, text, json_fast=False)
+        same_record = (record.furthest, record.expected, record.rules) == (slow.furthest, slow.expected, slow.rules)
+        if (end >= 0) != (not strict.fail()) or (end >= 0 and end != strict.end) or slow_end != end \
+                or (end < 0 and not same_record):
             disagree.append(row["id"])
         if f is None:
             none += 1

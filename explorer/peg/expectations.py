@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.errors import OutputParseError, PegError
+from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.engine import MAX_NODE_DEPTH, deep_recursion, engine_for
 from explorer.peg.nodes import (
@@ -105,12 +106,16 @@ def failure_at(text: str, offset: int, expected: tuple[str, ...], rules: tuple[s
     return FurthestFailure(offset, line, column, expected, rules, text[offset:offset + FOUND_CHARS])
 
 
-def diagnose(arena: Arena, text: str) -> tuple[int, Recorder]:
-    """One non-lenient parse by the diagnostic interpreter: (end or -1, what it recorded)."""
+def diagnose(arena: Arena, text: str, *, json_fast: bool = True) -> tuple[int, Recorder]:
+    """One non-lenient parse by the diagnostic interpreter: (end or -1, what it recorded).
+
+    ``json_fast``: skip complete JSON arrays and objects in one scan (see ``_Compiler.node``);
+    the record is the same either way.
+    """
     if not arena.has_root or not 0 <= arena.root < len(arena):
         raise PegError("No root parser set")
     record = Recorder()
-    fns = _Compiler(arena, text, record).compile()
+    fns = _Compiler(arena, text, record, json_fast).compile()
     with deep_recursion():
         try:
             end = fns[arena.root](0)
@@ -183,8 +188,9 @@ class Recorder:
 class _Compiler:
     """The arena as closures ``fn(pos) -> end or -1`` that record their failures."""
 
-    def __init__(self, arena: Arena, text: str, record: Recorder) -> None:
+    def __init__(self, arena: Arena, text: str, record: Recorder, json_fast: bool = True) -> None:
         self.arena = arena
+        self.json_fast = json_fast
         self.text = text
         self.n = len(text)
         self.record = record
@@ -398,7 +404,44 @@ class _Compiler:
             stack.pop()
             depth[0] -= 1
             return end
+
+        if self.json_fast and name == "json-value" and isinstance(p, Rule) \
+                and json_fast.is_standard_json_value(self.arena, pid):
+            return self._json_containers(node)
         return node
+
+    def _json_containers(self, slow: Fn) -> Fn:
+        """Complete JSON arrays and objects in one scan, the rest by ``slow``.
+
+        Every terminal failure inside a container that completes lies before its closing
+        bracket, and a failing parse always records a failure at or after the end of
+        anything that succeeded (outside look-aheads, where nothing is recorded): so the
+        skipped failures could never be the furthest. Scalars go the slow way, because a
+        number's failures (one more digit, ".", "e") stand at its end. What a scan learns
+        is kept as the engine keeps it, so nested values are not scanned again.
+        """
+        text, n, depth = self.text, self.n, self.depth
+        scan = json_fast.scan_value
+        known: dict[int, tuple[int, int]] = {}
+        unknown = (-1, 0)
+
+        def json_value(pos: int) -> int:
+            if pos >= n or text[pos] not in "[{":
+                return slow(pos)
+            room = MAX_NODE_DEPTH - depth[0]
+            entry = known.get(pos)
+            if entry is not None and (entry[0] < 0 or entry[1] <= room):
+                end = entry[0]
+            else:
+                end, open_starts, closed = scan(text, pos, n, room)
+                if end < 0:
+                    for start, stop, level in closed:
+                        known[start] = (stop, room - 2 * (level - 1))
+                    for start in open_starts:
+                        known[start] = unknown
+                    known[pos] = unknown
+            return end if end >= 0 else slow(pos)
+        return json_value
 
     def ref(self, pid: int, p: Ref) -> Fn:
         fns, arena, name = self.fns, self.arena, p.name
