@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "parse",
     "grammar",
     "roundtrip",
+    "why",
 )
 
 

@@ -45,8 +45,7 @@ def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
         return (Finding(
             check="reasoning-end-without-start", severity="cause",
             summary=f"The output closes reasoning with {shown(end)} but never opened it with {shown(start_tag)}, "
-                    "so llama.cpp keeps the reasoning in content"
-                    + ("." if f.calls or not f.tool_names else ", and no tool call after it is read."),
+                    "so llama.cpp keeps the reasoning in content.",
             detail=f"llama.cpp reads reasoning only between {shown(start_tag)} and {shown(end)}, or after the "
                    f"generation prompt when the template opens reasoning there; here {_thinking_state(f)}. "
                    "Text before an unopened end tag is ordinary content.",

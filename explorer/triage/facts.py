@@ -91,6 +91,8 @@ class Facts:
 
 
 def build_facts(params: Any, request: Any, output: str, analysis: Any = None) -> Facts:
+    if params.handler != "autoparser":
+        analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = load_arena(params.parser)
     parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format)
     starts, ends = mk.reasoning_tags(params, analysis)

@@ -1,0 +1,65 @@
+"""``why TEMPLATE --output-file F``: llama.cpp's parse of a model output, and why.
+
+Input: a TEMPLATE spec, the raw model output and the request switches ``apply`` and
+``parse TEMPLATE`` take (messages, tools, thinking, tool_choice, ...). Output: the parse
+result (message or llama.cpp's error) and the triage findings, as text or (``--json``)
+as one JSON object. Exit 0 whenever the diagnosis ran, whatever the parse gave.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.cli.apply import add_request_arguments, request_from_args
+from explorer.cli.inputs import add_template_argument, template_text
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "why", help="why llama.cpp parsed a model output the way it did (triage findings)",
+        description="Parse model output as llama-server does for the request the switches describe, then "
+                    "explain the result: near-miss tool-call openers, unknown function names, malformed "
+                    "arguments, reasoning tags, where the parse stopped.")
+    add_template_argument(p)
+    p.add_argument("--output-file", metavar="F", required=True, help="the raw model output ('-' for stdin)")
+    add_request_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    p.set_defaults(run=run)
+
+
+def _read_output(path: str) -> str:
+    from explorer.chat_output import decode_output_bytes
+
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return decode_output_bytes(data)
+
+
+def _analysis(text: str, handler: str) -> Any:
+    """The autoparser analysis the parser was built from (None for specialised handlers)."""
+    if handler != "autoparser":
+        return None
+    from explorer.analysis import template_analysis
+    from explorer.render import compile_template
+    from explorer.routing import patch_source
+
+    return template_analysis(compile_template(patch_source(text)))
+
+
+def run(args: argparse.Namespace) -> int:
+    from explorer.handlers.pipeline import apply_template
+    from explorer.triage import diagnose
+
+    text = template_text(args.template)
+    request = request_from_args(text, args)
+    params = apply_template(text, request)
+    output = _read_output(args.output_file)
+    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler))
+    if args.json:
+        print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(f"route: {params.handler}\n" + diagnosis.to_text())
+    return 0
