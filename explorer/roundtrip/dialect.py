@@ -1,16 +1,19 @@
 """The round trip as the model was trained: replies rendered by transformers, parsed by llama.cpp.
 
-Input: the template text, llama.cpp's next-turn ``ChatParams`` (its parser, generation
-prompt and stops), the tools, the thinking setting and the numbered assistant messages.
+Input: the template text, llama.cpp's round-trip setting (tools, thinking, its apply path),
+llama.cpp's next-turn ``ChatParams`` (its parser, generation prompt and stops) and the
+numbered assistant messages.
 Output: one ``RoundTripCase`` per message whose rendering, next-turn prompt, end marker,
 cut and strip come from the transformers dialect (jinja2 as Hugging Face
 ``apply_chat_template`` renders training data) and whose parse is llama.cpp's; and
 ``DialectComparison``: llama.cpp's own round trip of the message next to that one (the
 two replies, their character diff, whether they parse to the same message).
 
-transformers renders the template exactly as published: no llama.cpp source patches, no
-ChatML fallback, no message workarounds (arguments stay the objects the messages give,
-the Hugging Face convention), and its own context (``explorer.render.build_context``).
+transformers renders the template exactly as published (no llama.cpp source patches, no
+ChatML fallback, no touch-ups of the rendered text) with its own context
+(``explorer.render.build_context``: no date variables, ``tools`` and
+``add_generation_prompt`` always defined), but with the very messages and tools
+llama.cpp's template receives, so that every difference is the engines'.
 """
 
 from __future__ import annotations
@@ -23,60 +26,76 @@ from explorer.apply.context import diff_suffix
 from explorer.errors import ExplorerError, TemplateError
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, render
 from explorer.roundtrip.compare import arguments_equal
-from explorer.roundtrip.report import USER, RoundTripCase, exception_json, render_end_marker, run_case
+from explorer.roundtrip.report import (
+    USER, LlamaSetting, RoundTripCase, exception_json, render_end_marker, run_case,
+)
 
 DiffOp = tuple[int, str]  # diff-match-patch: -1 only llama.cpp's, 0 both, 1 only transformers'
 
 
 @dataclass(frozen=True)
 class TransformersSetting:
-    """Renders ``[user, *messages]`` the way ``apply_chat_template`` does for training."""
+    """Renders ``[user, *messages]`` the way ``apply_chat_template`` does for training.
+
+    The template receives the messages and tools llama.cpp's own render gives it (after
+    chat.cpp's workarounds and the handler's message rewrites: e.g. reasoning_content as
+    ``thinking`` for templates that read that field), so that a difference in the reply is
+    the engines' and not the message shape's. When llama.cpp's render of a conversation
+    fails, there is nothing to borrow and the messages go as sent.
+    """
 
     template: CompiledTemplate | None
     compile_error: TemplateError | None
-    tools: tuple[dict[str, Any], ...]
-    enable_thinking: bool
+    llama: LlamaSetting
 
     @classmethod
-    def load(cls, template_text: str, tools: Sequence[dict[str, Any]], enable_thinking: bool) -> "TransformersSetting":
+    def load(cls, template_text: str, llama: LlamaSetting) -> "TransformersSetting":
         try:
             if not template_text.strip() or template_text.strip() == "chatml":
                 raise TemplateError("transformers has no chat template to render: llama.cpp's built-in "
                                     "fallback is llama.cpp's alone")
-            return cls(compile_template(template_text, "transformers"), None, tuple(tools), enable_thinking)
+            return cls(compile_template(template_text, "transformers"), None, llama)
         except TemplateError as exc:
-            return cls(None, exc, tuple(tools), enable_thinking)
+            return cls(None, exc, llama)
+
+    def _inputs(self, messages: tuple[dict[str, Any], ...], add_generation_prompt: bool) -> RenderInputs:
+        flag = self.llama.enable_thinking
+        try:
+            applied = self.llama.applied(messages, add_generation_prompt)
+            conversation, tools = list(applied.rendered_messages), list(applied.tools or ()) or None
+        except ExplorerError:
+            conversation, tools = [USER, *messages], list(self.llama.tools) or None
+        # apply_chat_template(..., enable_thinking=flag, thinking=flag): the round trip's
+        # chat_template_kwargs reach the template as plain variables
+        return RenderInputs(messages=conversation, tools=tools, add_generation_prompt=add_generation_prompt,
+                            enable_thinking=flag, extra_context={"thinking": flag})
 
     def _render(self, messages: tuple[dict[str, Any], ...], add_generation_prompt: bool) -> str:
         if self.template is None:
             assert self.compile_error is not None
             raise self.compile_error
-        flag = self.enable_thinking
-        # apply_chat_template(..., enable_thinking=flag, thinking=flag): the round trip's
-        # chat_template_kwargs reach the template as plain variables
-        inputs = RenderInputs(messages=messages, tools=list(self.tools) or None,
-                              add_generation_prompt=add_generation_prompt, enable_thinking=flag,
-                              extra_context={"thinking": flag})
-        return render(self.template, inputs)
+        return render(self.template, self._inputs(messages, add_generation_prompt))
 
     def render(self, *messages: dict[str, Any]) -> str:
-        return self._render((USER, *messages), False)
+        return self._render(messages, False)
 
     def next_turn(self) -> tuple[str, str]:
         """(P, G): the prompt for the reply and what add_generation_prompt added to it."""
-        with_gen = self._render((USER,), True)
-        return with_gen, diff_suffix(self._render((USER,), False), with_gen)
+        with_gen = self._render((), True)
+        return with_gen, diff_suffix(self._render((), False), with_gen)
 
 
-def transformers_cases(template_text: str, params: Any, tools: Sequence[dict[str, Any]], enable_thinking: bool,
+def transformers_cases(template_text: str, llama: LlamaSetting, params: Any,
                        messages: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[RoundTripCase], tuple[str, ...]]:
     """Every message rendered by transformers, cut by the oracle's rules, parsed with ``params``.
 
     The reply is cut at transformers' own next-turn prompt (the prompt the model saw in
     training); when transformers cannot render that prompt, at llama.cpp's (said in the notes).
     """
-    setting = TransformersSetting.load(template_text, tools, enable_thinking)
+    setting = TransformersSetting.load(template_text, llama)
     notes: list[str] = []
+    if setting.compile_error is not None:
+        notes.append(f"transformers cannot load the template: {setting.compile_error}")
     next_turn: tuple[str, str] | None
     try:
         next_turn = setting.next_turn()
@@ -85,8 +104,6 @@ def transformers_cases(template_text: str, params: Any, tools: Sequence[dict[str
         if setting.template is not None:
             notes.append("transformers cannot render the next-turn prompt ([user] with add_generation_prompt): "
                          f"{exception_json(exc)['message']}; replies are cut at llama.cpp's prompt instead")
-    if setting.compile_error is not None:
-        notes.append(f"transformers cannot load the template: {setting.compile_error}")
     marker = render_end_marker(setting)
     return [run_case(setting, params, marker, mid, msg, next_turn) for mid, msg in messages], tuple(notes)
 

@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
-from explorer.apply import Request, apply_request
+from explorer.apply import AppliedPrompt, Request, apply_request
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.errors import ExplorerError, RequestError
@@ -183,7 +183,9 @@ def exception_json(exc: BaseException) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class _Setting:
+class LlamaSetting:
+    """How llama.cpp renders the round trip's conversations (chat.cpp's apply path)."""
+
     templates: ChatTemplates
     tools: tuple[dict[str, Any], ...]
     caps: Any
@@ -197,8 +199,12 @@ class _Setting:
                        chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
                        add_generation_prompt=add_generation_prompt)
 
+    def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
+        """``messages`` after a user turn, through the whole apply path (messages and prompt)."""
+        return apply_request(self.templates, self.request((USER, *messages), add_generation_prompt), caps=self.caps)
+
     def render(self, *messages: dict) -> str:
-        return apply_request(self.templates, self.request((USER, *messages), False), caps=self.caps).prompt
+        return self.applied(messages, False).prompt
 
 
 def _with_retry_ids(message: dict[str, Any]) -> dict[str, Any]:
@@ -297,7 +303,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     templates = as_templates(template_text)
     tools = tuple(copy.deepcopy(list(tools)))
     caps = template_caps(templates.select(tools_to_template_json(list(tools) or None)))
-    setting = _Setting(templates, tools, caps, enable_thinking)
+    setting = LlamaSetting(templates, tools, caps, enable_thinking)
     params = apply_template(templates, setting.request((USER,), True), caps=caps)
     marker = render_end_marker(setting)
     numbered = _normalise_messages(messages)
@@ -310,7 +316,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     if dialect == "transformers":
         from explorer.roundtrip.dialect import compare_dialects, transformers_cases
 
-        trained, notes = transformers_cases(template_text, params, tools, enable_thinking, numbered)
+        trained, notes = transformers_cases(template_text, setting, params, numbered)
         if explain:
             trained = _explained(trained, params, parallel)
         versus = tuple(compare_dialects(own, other) for own, other in zip(cases, trained))

@@ -1,0 +1,130 @@
+"""The transformers round trip over every oracle template (../shared/oracle/templates).
+
+Each template's oracle messages (a-f, both thinking settings) are rendered by transformers
+as well as by llama.cpp and parsed by llama.cpp's parser. The llama.cpp half must be
+llama.cpp's own round trip (the oracle's roundtrip.jsonl). The transformers half has no
+golden file; its failures and differences were checked by hand against
+docs/jinja-differences.md, and each expectation below names the item that explains it.
+The figures (templates with a differing reply, how many parse differently) are printed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from functools import lru_cache
+from typing import Any
+
+import pytest
+from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
+
+from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, RoundTripReport, roundtrip_report
+
+pytestmark = [requires_oracle, pytest.mark.timeout(900)]
+
+# transformers cannot render these messages, which llama.cpp renders (docs item in brackets)
+TRANSFORMERS_FAILS = {
+    # [2] '"\n" + functions' with functions undefined: every render, the next-turn prompt too
+    "fireworks-ai-llama-3-firefunction-v2": ("abcdef", "TemplateRuntimeError", "'functions' is undefined"),
+    # [1] an attribute of an undefined value (param_fields.description)
+    "CohereForAI-c4ai-command-r-plus-tool_use": ("abcdef", "TemplateRuntimeError", "has no attribute 'description'"),
+    # [6] tools | map(...) is a generator in jinja2; json.dumps refuses it
+    "llama-cpp-deepseek-r1": ("abcdef", "TemplateRuntimeError", "generator is not JSON serializable"),
+    # [11] tool_response_queue.ids.append(...) in the immutable sandbox: tool-call turns only
+    "Kimi-K2-Instruct": ("cdef", "SandboxViolation", "'append'"),
+    "Kimi-K2-Thinking": ("cdef", "SandboxViolation", "'append'"),
+}
+# Solar Open starts with `set add_generation_prompt = add_generation_prompt if
+# add_generation_prompt is defined else true`: llama.cpp leaves the variable undefined
+# when false (docs, "The context each dialect receives"), so its history render ends
+# with the generation prompt; transformers passes false. Tool-call turns (c-f) keep it
+# in the reply (a and b end in the probed end marker, which includes it).
+SOLAR = "upstage-Solar-Open-100B"
+SOLAR_TAIL = "<|begin|>assistant"
+
+
+@lru_cache(maxsize=None)
+def reports() -> dict[tuple[str, bool], RoundTripReport]:
+    return {(name, thinking): roundtrip_report(load_oracle_template(name), enable_thinking=thinking,
+                                               messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS, grammar=False,
+                                               explain=False, dialect="transformers")
+            for name in oracle_template_names() for thinking in (False, True)}
+
+
+def _oracle_lines() -> list[dict[str, Any]]:
+    path = ORACLE / "roundtrip.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_llama_cpp_half_is_llama_cpps_round_trip() -> None:
+    fields = ("raw_output_stripped", "result", "exception", "roundtrip_equal")
+    same, mismatches = 0, []
+    lines = _oracle_lines()
+    for line in lines:
+        key = (line["template"].removesuffix(".jinja"), line["enable_thinking"])
+        versus = {v.message_id: v for v in reports()[key].versus}[line["id"].split("/")[1]]
+        ours = versus.llama.to_json()
+        bad = [f for f in fields if ours.get(f) != line.get(f)]
+        if bad:
+            mismatches.append(f"{line['id']}: {bad}")
+        else:
+            same += 1
+    print(f"\nllama.cpp half: {same}/{len(lines)} oracle lines identical on {', '.join(fields)}", *mismatches[:10],
+          sep="\n  ")
+    assert not mismatches
+
+
+def test_figures_and_hand_checked_differences() -> None:
+    differing: dict[str, set[str]] = defaultdict(set)
+    parse_differently: dict[str, set[str]] = defaultdict(set)
+    fails: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for (name, thinking), rep in reports().items():
+        for v in rep.versus:
+            where = f"{v.message_id}/{str(thinking).lower()}"
+            if v.replies_equal is False:
+                differing[name].add(where)
+                if not v.same_parse:
+                    parse_differently[name].add(where)
+            exc = v.transformers.render_exception
+            if exc is not None and v.llama.render_exception is None:
+                fails[name].add((v.message_id, exc["type"]))
+    total = len({name for name, _ in reports()})
+    print(f"\ntransformers round trip over {total} oracle templates x 6 messages x 2 thinking settings:")
+    print(f"  templates with a message whose transformers reply differs from llama.cpp's: {len(differing)}")
+    for name, where in sorted(differing.items()):
+        print(f"    {name}: {', '.join(sorted(where))}")
+    print(f"  of those, templates where the two replies parse to different messages: {len(parse_differently)}")
+    for name, where in sorted(parse_differently.items()):
+        print(f"    {name}: {', '.join(sorted(where))}")
+    print(f"  templates transformers cannot render (some message llama.cpp renders): {len(fails)}")
+    for name, what in sorted(fails.items()):
+        print(f"    {name}: {', '.join(sorted({m for m, _ in what}))} ({', '.join(sorted({t for _, t in what}))})")
+    assert set(differing) == {SOLAR}
+    assert not parse_differently
+    assert set(fails) == set(TRANSFORMERS_FAILS)
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMERS_FAILS))
+def test_documented_transformers_failures(name: str) -> None:
+    letters, kind, words = TRANSFORMERS_FAILS[name]
+    for thinking in (False, True):
+        for v in reports()[(name, thinking)].versus:
+            exc = v.transformers.render_exception
+            if v.message_id in letters:
+                assert exc is not None and exc["type"] == kind and words in exc["message"], (v.message_id, exc)
+                assert v.replies_equal is None and v.same_parse is None
+            else:
+                assert exc is None and v.replies_equal is True
+
+
+def test_solar_open_history_ends_with_the_generation_prompt_only_in_llama_cpp() -> None:
+    oracle = {line["id"]: line for line in _oracle_lines() if line["template"] == SOLAR + ".jinja"}
+    for thinking in (False, True):
+        for v in reports()[(SOLAR, thinking)].versus:
+            line = oracle[f"{SOLAR}/{v.message_id}/{str(thinking).lower()}"]
+            assert line["raw_output"].endswith(SOLAR_TAIL)  # llama.cpp's own rendering
+            if v.message_id in "cdef":
+                assert v.llama_reply == v.transformers_reply + SOLAR_TAIL
+                assert v.same_parse is True
+            else:
+                assert v.replies_equal is True
