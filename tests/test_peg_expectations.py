@@ -157,6 +157,18 @@ def test_lookahead_internals_are_not_recorded_but_the_lookahead_is():
     assert (f.offset, f.expected) == (0, ('anything but "!"',))
 
 
+def test_a_negated_class_reads_as_anything_but_the_class():
+    f = ff(lambda p: p.sequence([p.literal("1"), p.negate(p.chars("[0-9]", 1, 1)), p.rest()]), "12")
+    assert (f.offset, f.expected) == (1, ("anything but [0-9]",))
+
+
+def test_a_named_rule_stands_in_when_no_terminal_failed_there():
+    # the item matches nothing, so the repetition stops short of its minimum with no
+    # terminal failure at that point: the report names the item
+    f = ff(lambda p: p.sequence([p.one_or_more(p.rule("nothing", p.eps())), p.end()]), "a")
+    assert (f.offset, f.expected) == (0, ("nothing",))
+
+
 @pytest.mark.parametrize("text, offset, expected", [
     ('"ab\\qc"', 4, '["\\\\/bfnrtu]'),   # an escape that JSON does not have
     ('"ab\\u12x4"', 7, "[0-9a-fA-F]"),   # a \\u escape needs four hex digits

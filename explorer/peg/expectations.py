@@ -211,9 +211,9 @@ class _Compiler:
         return build(self, pid, p)
 
     def describe(self, pid: int) -> Callable[[], str]:
-        """The parser's notation, made when a fallback needs it (most never do)."""
+        """The parser as an expected item, made when a fallback needs it (most never do)."""
         arena = self.arena
-        return lambda: expr(arena, pid)
+        return lambda: _shown(arena, pid)
 
     # terminals
 
@@ -267,7 +267,7 @@ class _Compiler:
 
     def chars(self, pid: int, p: Chars) -> Fn:
         scan, note, hi, lo = chars_scanner(self.ctx, p), self.record.note, p.max_count, p.min_count
-        shown = p.pattern if p.pattern.startswith("[") else f"[{p.pattern}]"
+        shown = _class_text(p)
         text, n = self.text, self.n
 
         def chars(pos: int) -> int:
@@ -463,6 +463,20 @@ _BUILDERS: dict[type, Callable[[_Compiler, int, Any], Fn]] = {
     Schema: _Compiler.passthrough, Gbnf: _Compiler.passthrough, Ac: _Compiler.passthrough,
     Atomic: _Compiler.passthrough, Rule: _Compiler.node, Tag: _Compiler.node, Ref: _Compiler.ref,
 }
+
+
+def _class_text(p: Chars) -> str:
+    return p.pattern if p.pattern.startswith("[") else f"[{p.pattern}]"
+
+
+def _shown(arena: Arena, pid: int) -> str:
+    """A parser as an expected item: terminals as the report writes them, the rest in notation."""
+    p = arena.get(pid)
+    if isinstance(p, Literal):
+        return _quote(p.literal)
+    if isinstance(p, Chars) and (p.min_count, p.max_count) == (1, 1):
+        return _class_text(p)
+    return expr(arena, pid)
 
 
 def _in_class(p: Chars, ch: str) -> bool:
