@@ -1,0 +1,394 @@
+"""Triage: every check on outputs we write for our own example templates (and inline ones).
+
+Expected markers come from the template text (asserted to be there), never from the
+triage's own output: chatml-think-tools renders a call as ``<tool_call>\\n{"name": ...}``,
+opens no ``<think>`` in its generation prompt with thinking on, and closes reasoning in
+the prompt (``<think>\\n\\n</think>\\n\\n``) with thinking off.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.analysis import template_analysis
+from explorer.apply import Request
+from explorer.cli import main
+from explorer.errors import OutputParseError
+from explorer.handlers import apply_template
+from explorer.render import compile_template
+from explorer.sources import from_example
+from explorer.triage import CHECK_IDS, CHECKS, build_facts, diagnose, run_checks
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+CALL_JSON = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+CHATML = from_example("chatml-think-tools").text
+GOOD_CALL = f"<tool_call>\n{CALL_JSON}\n</tool_call>"
+
+
+def test_template_text_says_what_the_tests_assume():
+    assert "'<tool_call>\\n{\"name\": \"' + call.name" in CHATML
+    assert "{{- '<|im_start|>assistant\\n' }}" in CHATML
+    assert "{{- '<think>\\n\\n</think>\\n\\n' }}" in CHATML
+
+
+def request(tools=(WEATHER,), **kw) -> Request:
+    return Request(messages=({"role": "user", "content": "hi"},), tools=tuple(tools) if tools else None, **kw)
+
+
+def why(output: str, *, example: str = "chatml-think-tools", source: str | None = None, analysis: bool = True,
+        **kw):
+    text = source if source is not None else from_example(example).text
+    req = request(**kw)
+    params = apply_template(text, req)
+    an = template_analysis(compile_template(text)) if analysis else None
+    return diagnose(params, req, output, analysis=an), params
+
+
+def only(diagnosis, check: str):
+    found = diagnosis.by_check(check)
+    assert len(found) == 1, [(f.check, f.summary) for f in diagnosis.findings]
+    return found[0]
+
+
+def checks_of(diagnosis) -> set[str]:
+    return {f.check for f in diagnosis.findings}
+
+
+# --- the parse is llama.cpp's, untouched ------------------------------------------------
+
+OUTPUTS = [GOOD_CALL, "<think>x</think>\n" + GOOD_CALL, f"<tool_call >\n{CALL_JSON}\n</tool_call>",
+           GOOD_CALL.replace("get_weather", "get_wether"), GOOD_CALL + " done", "plain text", ""]
+
+
+@pytest.mark.parametrize("output", OUTPUTS)
+def test_findings_never_change_the_parse(output):
+    d, params = why(output)
+    try:
+        expected = params.parse(output)
+    except OutputParseError as exc:
+        assert d.message is None and str(d.error) == str(exc)
+    else:
+        assert d.error is None and d.message == expected
+
+
+def test_a_clean_call_has_nothing_to_explain():
+    d, _ = why("<think>x</think>\n" + GOOD_CALL)
+    assert d.findings == ()
+    assert len(d.message.tool_calls) == 1
+    assert "No check found anything" in d.to_text()
+
+
+def test_checks_are_registered_once_and_run_alone():
+    assert len(CHECK_IDS) == len(set(CHECK_IDS))
+    assert {"no-tool-parser", "opener-near-miss", "unknown-function", "malformed-arguments",
+            "reasoning-end-without-start", "parse-error", "content-after-calls", "tool-mentioned"} <= set(CHECK_IDS)
+    req = request()
+    params = apply_template(CHATML, req)
+    facts = build_facts(params, req, f"<tool_call >\n{CALL_JSON}\n</tool_call>")
+    for check in CHECKS:
+        assert all(f.check == check.id for f in run_checks(facts, (check,)))
+
+
+# --- 1. no tool parser -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kw", [{"tools": None}, {"tool_choice": "none"}])
+def test_no_tool_parser(kw):
+    d, _ = why(GOOD_CALL, **kw)
+    f = only(d, "no-tool-parser")
+    assert f.severity == "cause"
+    assert f.span == (0, len("<tool_call>"))
+    assert d.message.tool_calls == () and "<tool_call>" in d.message.content
+
+
+def test_no_tool_parser_skip_chat_parsing():
+    d, _ = why(GOOD_CALL, force_pure_content=True)
+    assert "--skip-chat-parsing" in only(d, "no-tool-parser").summary
+
+
+def test_no_tool_parser_negative():
+    d, _ = why(GOOD_CALL)
+    assert "no-tool-parser" not in checks_of(d)
+    d, _ = why("Just an answer.", tools=None)
+    assert d.findings == ()
+
+
+# --- 2. opener near miss -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("written", ["<tool_call >\n", "<tool_call>", "<TOOL_CALL>\n", "< tool_call>\n",
+                                     "<tool_call>\r\n"])
+def test_opener_near_miss_whitespace_and_case(written):
+    output = "<think>x</think>\n" + written + CALL_JSON + "\n</tool_call>"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert f.severity == "cause"
+    assert f.expected == "<tool_call>\n"
+    start = output.index(written)
+    assert f.span[0] == start and f.found == output[f.span[0]:f.span[1]]
+    assert f.found.strip() == written.strip()
+    assert d.message.tool_calls == ()
+
+
+def test_opener_near_miss_says_which_bytes_differ():
+    d, _ = why(f"<tool_call >\n{CALL_JSON}\n</tool_call>")
+    assert 'extra " "' in only(d, "opener-near-miss").summary
+    d, _ = why(f"<tool_call>{CALL_JSON}</tool_call>")
+    assert 'missing "\\n"' in only(d, "opener-near-miss").summary
+
+
+def test_opener_near_miss_names_its_origin_with_the_analysis():
+    d, _ = why(f"<tool_call >\n{CALL_JSON}\n</tool_call>")
+    detail = only(d, "opener-near-miss").detail
+    assert "grammar trigger" in detail and "tools.format.per_call_start" in detail
+    d, _ = why(f"<tool_call >\n{CALL_JSON}\n</tool_call>", analysis=False)
+    assert "tools.format" not in only(d, "opener-near-miss").detail
+
+
+def test_opener_near_miss_similar_tag():
+    output = f"<tool_calls>\n{CALL_JSON}\n</tool_calls>"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert (f.found, f.expected, f.span) == ("<tool_calls>", "<tool_call>\n", (0, len("<tool_calls>")))
+
+
+def test_opener_near_miss_markdown_fence():
+    output = f"```json\n{CALL_JSON}\n```"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert f.found == "```json\n" and f.span == (0, len(output))
+
+
+def test_opener_near_miss_bare_json():
+    output = f"Sure. {CALL_JSON}"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert f.span == (output.index("{"), len(output))
+    assert "bare JSON" in f.summary
+
+
+def test_opener_near_miss_bracket_format():
+    src = from_example("bracket-tool-calls").text
+    assert "'[TOOL_CALLS]['" in src
+    output = '[/THINK][TOOL_CALL][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "abcdefghi"}]'
+    d, _ = why(output, example="bracket-tool-calls")
+    f = only(d, "opener-near-miss")
+    assert (f.expected, f.found) == ("[TOOL_CALLS]", "[TOOL_CALL]")
+
+
+def test_opener_near_miss_negative():
+    d, _ = why(GOOD_CALL)
+    assert "opener-near-miss" not in checks_of(d)
+    # the look-alike sits inside reasoning and the real call parses: nothing to explain
+    d, _ = why("<think>I could write <tool_call > here</think>\n" + GOOD_CALL)
+    assert d.findings == () and len(d.message.tool_calls) == 1
+
+
+# --- 3. unknown function -------------------------------------------------------------------
+
+
+def test_unknown_function_json():
+    output = GOOD_CALL.replace("get_weather", "get_wether")
+    d, _ = why(output)
+    f = only(d, "unknown-function")
+    start = output.index("get_wether")
+    assert (f.span, f.found, f.expected, f.severity) == ((start, start + 10), "get_wether", "get_weather", "cause")
+    assert d.error is not None
+
+
+def test_unknown_function_tagged():
+    src = from_example("tagged-parameters").text
+    assert "'<function=' + call.name + '>\\n'" in src
+    output = "<tool_calls>\n<function=get_wether>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>"
+    d, _ = why(output, example="tagged-parameters")
+    f = only(d, "unknown-function")
+    start = output.index("get_wether")
+    assert (f.span, f.found, f.expected) == ((start, start + 10), "get_wether", "get_weather")
+
+
+def test_unknown_function_negative():
+    assert "unknown-function" not in checks_of(why(GOOD_CALL)[0])
+
+
+# --- 4. call JSON keys, malformed arguments ----------------------------------------------
+
+
+def test_call_json_keys_order():
+    output = '<tool_call>\n{"arguments": {"city": "Paris"}, "name": "get_weather"}\n</tool_call>'
+    d, _ = why(output)
+    f = only(d, "call-json-keys")
+    assert f.expected == "name, arguments" and f.found == "arguments, name"
+    assert f.span == (output.index("{"), output.rindex("}") + 1)
+
+
+def test_call_json_keys_negative():
+    assert "call-json-keys" not in checks_of(why(GOOD_CALL)[0])
+
+
+def test_malformed_arguments():
+    output = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}\n</tool_call>'
+    d, _ = why(output)
+    f = only(d, "malformed-arguments")
+    at = output.index("</tool_call>")  # the object is still open when the closer comes
+    assert f.span == (at, at + 1) and f.found.startswith("</tool_call>")
+    assert f.severity == "cause" and d.error is not None
+
+
+def test_malformed_arguments_negative():
+    assert "malformed-arguments" not in checks_of(why(GOOD_CALL)[0])
+    # tagged arguments are not JSON: a brace in a value is no error
+    src_out = "<tool_calls>\n<function=get_weather>\n<parameter=city>\n{Paris\n</parameter>\n</function>\n</tool_calls>"
+    assert "malformed-arguments" not in checks_of(why(src_out, example="tagged-parameters")[0])
+
+
+# --- 5. reasoning ------------------------------------------------------------------------------
+
+
+def test_reasoning_end_without_start():
+    output = "x</think>\nThe answer."
+    d, _ = why(output)
+    f = only(d, "reasoning-end-without-start")
+    assert f.span == (1, 1 + len("</think>")) and f.severity == "cause"
+    assert d.message.content.startswith("x</think>")
+
+
+def test_reasoning_end_without_start_negative():
+    assert why("<think>x</think>\nThe answer.")[0].findings == ()
+    # the prompt opened reasoning: [THINK] is the generation prompt of bracket-tool-calls
+    src = from_example("bracket-tool-calls").text
+    assert "{{- '[THINK]' }}" in src
+    d, params = why("x[/THINK]The answer.", example="bracket-tool-calls")
+    assert params.generation_prompt.endswith("[THINK]")
+    assert "reasoning-end-without-start" not in checks_of(d) and d.message.reasoning_content == "x"
+
+
+def test_reasoning_start_while_thinking_disabled():
+    output = "<think>x</think>\nThe answer."
+    d, params = why(output, enable_thinking=False)
+    assert params.generation_prompt.endswith("<think>\n\n</think>\n\n")
+    f = only(d, "reasoning-not-extracted")
+    assert f.span == (0, len("<think>")) and "enable_thinking is false" in f.summary
+
+
+def test_reasoning_in_a_template_without_reasoning():
+    d, params = why("<think>hm</think>Hi.", example="plain-chat", tools=None)
+    assert not params.supports_thinking
+    f = only(d, "reasoning-not-extracted")
+    assert f.found == "<think>" and "no reasoning format" in f.summary
+
+
+def test_reasoning_not_extracted_negative():
+    assert "reasoning-not-extracted" not in checks_of(why("<think>x</think>\nThe answer.")[0])
+
+
+def test_reasoning_format_none():
+    d, _ = why("<think>x</think>\nThe answer.", reasoning_format="none")
+    f = only(d, "reasoning-format-none")
+    assert f.severity == "warning" and f.span == (0, len("<think>"))
+    assert "<think>" in d.message.content
+    assert "reasoning-format-none" not in checks_of(why("<think>x</think>\nThe answer.")[0])
+
+
+# --- 6. parse error --------------------------------------------------------------------------
+
+
+def test_parse_error_says_where_and_what():
+    output = GOOD_CALL.replace("get_weather", "get_wether")
+    d, _ = why(output)
+    f = only(d, "parse-error")
+    start = output.index("get_wether")
+    assert f.severity == "cause" and f.span[0] == start
+    assert "HTTP 500" in f.summary
+    pytest.importorskip("explorer.peg.expectations")
+    assert f.expected == "get_weather"
+
+
+def test_parse_error_negative():
+    assert "parse-error" not in checks_of(why(GOOD_CALL)[0])
+
+
+# --- 7. text after the calls ---------------------------------------------------------------
+
+
+def test_content_after_calls():
+    output = GOOD_CALL + " done"
+    d, _ = why(output)
+    f = only(d, "content-after-calls")
+    assert (f.span, f.found, f.severity) == ((len(GOOD_CALL) + 1, len(output)), "done", "cause")
+    assert d.error is not None
+
+
+def test_content_after_calls_negative():
+    assert "content-after-calls" not in checks_of(why(GOOD_CALL + "\n")[0])
+
+
+# --- 8. a tool named, never called ---------------------------------------------------------
+
+
+def test_tool_mentioned():
+    output = "I will call get_weather now."
+    d, _ = why(output)
+    f = only(d, "tool-mentioned")
+    assert f.severity == "info" and f.span == (12, 23)
+
+
+def test_tool_mentioned_negative():
+    assert why("Hello there.")[0].findings == ()
+    assert "tool-mentioned" not in checks_of(why(GOOD_CALL)[0])
+
+
+# --- inline template: a format of our own ------------------------------------------------------
+
+INLINE = (
+    "{%- for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+    "{%- if m.tool_calls %}{%- for c in m.tool_calls %}[[call]]{\"name\": \"{{ c.function.name }}\", "
+    "\"arguments\": {{ c.function.arguments | tojson }}}[[/call]]{%- endfor %}{%- endif %}<|end|>{%- endfor %}"
+    "{%- if add_generation_prompt %}<|assistant|>{%- endif %}"
+)
+INLINE_CALL = '[[call]]{"name": "get_weather", "arguments": {"city": "Paris"}}[[/call]]'
+
+
+def test_inline_template_opener():
+    d, params = why(INLINE_CALL, source=INLINE)
+    assert d.findings == () and len(d.message.tool_calls) == 1
+    output = "Let me look. " + INLINE_CALL.replace("[[call]]", "[[ call ]]")
+    f = only(why(output, source=INLINE)[0], "opener-near-miss")
+    assert (f.expected, f.found, f.span) == ("[[call]]", "[[ call ]]", (13, 23))
+
+
+def test_inline_template_without_analysis_uses_the_params():
+    output = INLINE_CALL.replace("[[call]]", "[[CALL]]")
+    f = only(why(output, source=INLINE, analysis=False)[0], "opener-near-miss")
+    assert (f.expected, f.found) == ("[[call]]", "[[CALL]]")
+    assert "grammar trigger" in f.detail
+
+
+# --- CLI -----------------------------------------------------------------------------------
+
+
+def test_cli_why(tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    out.write_text(f"<tool_call >\n{CALL_JSON}\n</tool_call>", encoding="utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([WEATHER]), encoding="utf-8")
+    assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools),
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"]["tool_calls"] == []
+    assert [f["check"] for f in data["findings"]] == ["opener-near-miss"]
+    assert data["findings"][0]["expected"] == "<tool_call>\n"
+    assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools)]) == 0
+    assert "[cause] opener-near-miss" in capsys.readouterr().out
+
+
+def test_cli_why_runs_when_llama_cpp_throws(tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    out.write_text(GOOD_CALL.replace("get_weather", "get_wether"), encoding="utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([WEATHER]), encoding="utf-8")
+    assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools)]) == 0
+    text = capsys.readouterr().out
+    assert "HTTP 500" in text and "unknown-function" in text

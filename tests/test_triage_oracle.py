@@ -1,0 +1,98 @@
+"""Triage against llama.cpp's own parses of the canitoolcall fixtures (../shared/oracle/parse).
+
+Each fixture is replayed as the oracle did (its tools, tool_choice auto, its thinking
+flag and kwargs, the template's parallel-calls default); the diagnosis's parse must be
+llama.cpp's (message or exception), and every fixture llama.cpp rejects must get at
+least one "cause" finding. The counts per check are printed.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import pytest
+
+from oracle_data import ORACLE, requires_oracle
+
+pytestmark = requires_oracle
+
+
+def _rows() -> list[dict]:
+    rows: list[dict] = []
+    for path in sorted((ORACLE / "parse").glob("*.jsonl")):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows
+
+
+def _diagnose(row: dict, fixture) -> object:
+    from explorer.analysis import template_analysis
+    from explorer.apply import Request
+    from explorer.handlers import apply_template
+    from explorer.render import compile_template
+    from explorer.triage import diagnose
+
+    source = (ORACLE / "templates" / row["template"]).read_text(encoding="utf-8")
+    req = Request(messages=({"role": "user", "content": "Hello"},), tools=tuple(fixture.tools), tool_choice="auto",
+                  parallel_tool_calls=row["parallel_tool_calls"], enable_thinking=row["enable_thinking"],
+                  chat_template_kwargs=row["chat_template_kwargs"])
+    params = apply_template(source, req)
+    assert params.parser == row["parser"], row["id"]
+    analysis = template_analysis(compile_template(source)) if params.handler == "autoparser" else None
+    return diagnose(params, req, fixture.raw_output, analysis=analysis)
+
+
+# a few templates, all their fixtures (passing ones too: the checks must stay quiet enough)
+TEMPLATES = ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "meta-llama-Llama-3.3-70B-Instruct.jinja",
+             "Kimi-K2-Instruct.jinja", "GLM-4.6.jinja", "Qwen-Qwen3-0.6B.jinja")
+
+
+def test_every_llama_cpp_failure_gets_a_cause():
+    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
+    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    rows = [r for r in _rows() if r["exception"] is not None or r["template"] in TEMPLATES]
+    counts: collections.Counter[tuple[str, str]] = collections.Counter()
+    parse_mismatches: list[str] = []
+    without_cause: list[str] = []
+    causes_on_clean_parses = 0
+    for row in rows:
+        d = _diagnose(row, fixtures[row["id"]])
+        for f in d.findings:
+            counts[(f.check, f.severity)] += 1
+        threw = d.error is not None
+        if threw != (row["exception"] is not None) or (not threw and d.message.to_oracle_json() != row["result"]):
+            parse_mismatches.append(row["id"])
+        if row["exception"] is not None and not d.causes:
+            without_cause.append(row["id"])
+        if row["exception"] is None and d.causes:
+            causes_on_clean_parses += 1
+    failures = sum(1 for r in rows if r["exception"] is not None)
+    print(f"\n{len(rows)} fixtures diagnosed ({failures} llama.cpp rejects); findings per check:")
+    for (check, severity), n in sorted(counts.items()):
+        print(f"  {check:30} {severity:8} {n}")
+    print(f"clean parses with a cause finding: {causes_on_clean_parses}")
+    print(f"parse mismatches: {len(parse_mismatches)} {parse_mismatches[:5]}")
+    print(f"failures without a cause: {len(without_cause)} {without_cause[:5]}")
+    assert not parse_mismatches
+    assert not without_cause
+    assert failures >= 39
+
+
+def test_known_failures_are_explained_specifically():
+    """Hand-read reasons for a few rejects (from the fixture text and the oracle parser)."""
+    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
+    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    rows = {r["id"]: r for r in _rows()}
+    expect = {
+        # Mistral Nemo's call rule wants "name" before "arguments"
+        "mistral/vllm-v3-arguments-before-name": "call-json-keys",
+        # Llama 3.3's call rule spells the arguments key "parameters"
+        "llama/l3-vllm-arguments-key": "call-json-keys",
+        # "after tool" follows </tool_call>; GLM 4.6's format ends with the calls
+        "glm/glm45-ollama-content-after-call": "content-after-calls",
+        # the call's JSON misses its closing brace before ```
+        "deepseek/vllm-v3-malformed-missing-brace": "malformed-arguments",
+    }
+    for fid, check in expect.items():
+        d = _diagnose(rows[fid], fixtures[fid])
+        assert check in {f.check for f in d.causes}, (fid, [(f.check, f.summary) for f in d.findings])
