@@ -206,6 +206,10 @@ def test_found_is_cut_to_forty_characters():
     assert f.found == "z" * 40
 
 
+def test_no_parser_is_the_content_only_parser_which_accepts_anything():
+    assert furthest_failure(None, "<tool_call>{") is None
+
+
 def test_a_root_without_end_accepts_trailing_text_as_llama_cpp_does():
     assert ff(lambda p: p.literal("ok"), "ok and more") is None
 
@@ -279,6 +283,22 @@ def test_skipping_complete_json_containers_changes_no_report(text):
     if fast[0] < 0:  # a parse that succeeds reports nothing, whatever it met on the way
             assert (fast[1].furthest, list(fast[1].expected), fast[1].rules) == \
             (slow[1].furthest, list(slow[1].expected), slow[1].rules)
+
+
+_MIXED_ARENA = build_arena(lambda p: p.sequence([
+    p.tag("text", p.until_one_of(["<a>", "</b>"])),
+    p.choice([p.literal("<a>"), p.literal("</b>")]),
+    p.repeat(p.sequence([p.peek(p.any()), p.chars("[a-c]", 0, 2), p.optional(p.literal(";"))]), 0, 3),
+    p.negate(p.literal("x")), p.optional(p.tag("tail", p.chars("[^x]", 1, -1))), p.end()]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="<>/ab;cx", max_size=16))
+def test_the_interpreter_agrees_with_the_engine_on_scanners_and_look_aheads(text):
+    expected = Engine(_MIXED_ARENA).parse(text, lenient=False)
+    end, record = diagnose(_MIXED_ARENA, text)
+    assert (end >= 0) == (not expected.fail())
+    assert end == expected.end if end >= 0 else (record.expected and record.furthest >= expected.end)
 
 
 # --- our example templates ------------------------------------------------------------------
@@ -377,6 +397,14 @@ def test_bracket_calls_missing_list_close():
     text, f = diagnose_example("bracket-tool-calls", good[:-1] + "}")
     assert f.offset == len(text) - 1
     assert q("]") in f.expected
+
+
+def test_bracket_call_without_its_optional_id_fails_at_the_comma():
+    # the parser writes ws "," ws ("id" ...)? before the closing brace: the comma is not optional
+    output = 'ok[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    text, f = diagnose_example("bracket-tool-calls", output)
+    assert f.offset == text.index("}]")
+    assert f.expected == (q(","),) and f.rules[-1] == "tool"
 
 
 def test_explain_mismatch_follows_the_parse_error():

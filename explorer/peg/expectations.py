@@ -89,8 +89,13 @@ class FurthestFailure:
                 "description": self.describe()}
 
 
-def furthest_failure(arena: Arena, text: str) -> FurthestFailure | None:
-    """The furthest failure of a final (non-lenient) parse of ``text``; None when it parses."""
+def furthest_failure(arena: Arena | None, text: str) -> FurthestFailure | None:
+    """The furthest failure of a final (non-lenient) parse of ``text``; None when it parses.
+
+    A missing or empty arena is llama.cpp's content-only parser, which accepts any text.
+    """
+    if arena is None or len(arena) == 0:
+        return None
     if len(text) > MAX_DIAGNOSED_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_DIAGNOSED_BYTES:
         return _undiagnosed(arena, text)
     end, record = diagnose(arena, text)
