@@ -458,6 +458,24 @@ def test_cli_explain_on_a_good_parse_prints_nothing_more(tmp_path, capsys):
     assert explained == plain and explained[0] == 0 and "explain" not in explained[2]
 
 
+def test_parse_batch_explain_adds_the_report_per_line(tmp_path, capsys):
+    arena, prompt = example_parser("chatml-think-tools")
+    broken = CHATML_CALL.replace("</tool_call>", "</tool_cal>")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": i, "parser": arena.dumps(), "generation_prompt": prompt,
+                                        "raw_output": out}) + "\n"
+                            for i, out in (("good", CHATML_CALL), ("bad", broken))), encoding="utf-8")
+    assert main(["parse-batch", str(rows)]) == 0
+    plain = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["parse-batch", str(rows), "--explain"]) == 0
+    explained = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert all("explain" not in row for row in plain)
+    assert [{k: v for k, v in row.items() if k != "explain"} for row in explained] == plain
+    assert explained[0]["explain"] is None
+    report = explained[1]["explain"]
+    assert report["offset"] == (prompt + broken).index("</tool_cal>") and q("</tool_call>") in report["expected"]
+
+
 # --- llama.cpp's own parsers ----------------------------------------------------------------
 
 

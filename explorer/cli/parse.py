@@ -7,7 +7,8 @@ shaped like the oracle's parse rows (``parser``, ``generation_prompt``, ``format
 message llama-server would return (oracle ``result`` shape) or llama.cpp's exception;
 for the batch one line per input: ``{"id", "result", "exception", "streaming_final"}``.
 With ``--explain`` a parse that fails also prints ``explain: <where and what was expected>``
-on stderr (``explorer.peg.expectations``); stdout is unchanged.
+on stderr (``explorer.peg.expectations``), stdout unchanged; ``parse-batch --explain`` adds
+that report as an ``explain`` field to each line.
 
 A positional TEMPLATE runs the whole pipeline instead (routing, analysis or handler,
 generator) for the request the switches describe, as ``apply`` does.
@@ -68,7 +69,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--notation", action="store_true", help="print the parser as PEG rules and exit")
     p.add_argument("--explain", action="store_true",
                    help="when the output does not match: print on stderr where the parse got "
-                        "furthest and what it expected there (a separate diagnostic pass)")
+                        "furthest and what it expected there (a separate diagnostic pass; "
+                        "not with --stream)")
     add_request_arguments(p, reasoning_format=False)
     p.set_defaults(run=run)
 
@@ -79,6 +81,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--out", metavar="OUT.jsonl", default="-")
     b.add_argument("--full-streaming", action="store_true",
                    help="also simulate streaming per character (the oracle's streaming_* fields)")
+    b.add_argument("--explain", action="store_true",
+                   help="add 'explain' to each line: where a failing parse got furthest and what it "
+                        "expected there (null when the output parsed)")
     b.set_defaults(run=run_batch)
 
 
@@ -183,8 +188,9 @@ def raw_output_for(row: dict[str, Any]) -> str:
     return outputs[row["id"]]
 
 
-def replay_row(row: dict[str, Any], *, full_streaming: bool = False) -> dict[str, Any]:
-    """One oracle-shaped row through our parser: the oracle's result fields."""
+def replay_row(row: dict[str, Any], *, full_streaming: bool = False, explain: bool = False) -> dict[str, Any]:
+    """One oracle-shaped row through our parser: the oracle's result fields (and, with
+    ``explain``, the furthest failure of a parse that threw)."""
     arena = load_arena(row["parser"]) if row.get("parser") else None
     text = raw_output_for(row)
     gp = row.get("generation_prompt") or ""
@@ -195,6 +201,9 @@ def replay_row(row: dict[str, Any], *, full_streaming: bool = False) -> dict[str
         "result": full.message.to_oracle_json() if full.message else None,
         "exception": exception_json(full.error) if full.error else None,
     }
+    if explain:
+        failure = explain_mismatch(full, arena)
+        out["explain"] = failure.to_json() if failure is not None else None
     if full_streaming:
         out.update(stream_summary(arena, text, generation_prompt=gp, format=fmt))
     else:
@@ -218,7 +227,7 @@ def run_batch(args: argparse.Namespace) -> int:
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
     try:
         for row in _rows(args.input):
-            out.write(json.dumps(replay_row(row, full_streaming=args.full_streaming),
+            out.write(json.dumps(replay_row(row, full_streaming=args.full_streaming, explain=args.explain),
                                  ensure_ascii=False) + "\n")
     finally:
         if out is not sys.stdout:
