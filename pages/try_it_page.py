@@ -12,6 +12,7 @@ from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
 from pages import _shared as sh
 from pages import _roundtrip_section as rts
+from pages import _why_section as ws
 from pages._roundtrip_section import OUTPUT_KEY
 
 UNCONSUMED = "not consumed by the parser"
@@ -150,7 +151,7 @@ def _versus(tmpl: Any, settings: sh.RequestSettings, setup_key: tuple[Any, ...],
         _side(right, differing)
 
 
-def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any) -> None:
+def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any, why: Any = None) -> None:
     with st.expander("Bug report (Markdown for a llama.cpp issue)"):
         result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
         analysis = sh.analysis(sh.compiled(source))
@@ -161,6 +162,7 @@ def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any) -> Non
             analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False),
             raw_output=text, parsed_json=json.dumps(result, indent=2, ensure_ascii=False),
             permalink=sh.permalink_url(st.session_state.get("_try_query")),
+            findings=why.findings if why is not None else None,
         )
         st.code(md, language="markdown")
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown")
@@ -237,11 +239,23 @@ def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.Cha
         st.error(f"{parsed.error} — llama-server answers this request with an error.")
     else:
         _message(parsed.message)
+    why = _why(tmpl, settings, text, partial)
     if setup.handler not in ("autoparser", sh.PURE_CONTENT):
         _versus(tmpl, settings, setup_key, text, partial)
     _coloured(parsed, setup.generation_prompt, by)
     _scrubber(setup_key, text, setup, parsed, partial)
-    _bug_report(source, setup, text, parsed)
+    _bug_report(source, setup, text, parsed, why)
+
+
+def _why(tmpl: Any, settings: sh.RequestSettings, text: str, partial: bool) -> Any:
+    """The "Why this result?" section right under the parsed message; the diagnosis, or None."""
+    d = sh.guarded(lambda: ws.diagnosis(tmpl, settings, text), context="explaining the result")
+    if d is None:
+        return None
+    ws.render_why(d)
+    if partial:
+        st.caption("The explanation is for the final (non-partial) parse of the whole output.")
+    return d
 
 
 sh.require_app()

@@ -10,8 +10,9 @@ from __future__ import annotations
 import base64
 import binascii
 import importlib
+import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -268,6 +269,28 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
+def _inline(text: str) -> str:
+    """A string as inline code, its whitespace escaped so newlines show (``<tool_call>\\n``)."""
+    shown = json.dumps(text, ensure_ascii=False)[1:-1]
+    ticks = "``" if "`" in shown else "`"
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{ticks}{pad}{shown}{pad}{ticks}"
+
+
+def _findings_markdown(findings: Sequence[Any]) -> list[str]:
+    if not findings:
+        return ["No check found anything to explain."]
+    lines: list[str] = []
+    for f in findings:
+        line = f"- **{f.severity}** `{f.check}`: {f.summary}"
+        if f.expected or f.found:
+            line += f" (expected {_inline(f.expected)}, found {_inline(f.found)})"
+        if f.fix_hint:
+            line += f" Fix: {f.fix_hint}"
+        lines.append(line)
+    return lines
+
+
 def bug_report_markdown(
     *,
     title: str,
@@ -282,8 +305,13 @@ def bug_report_markdown(
     expected: str | None = None,
     permalink: str | None = None,
     max_template_chars: int = 20_000,
+    findings: Sequence[Any] | None = None,
 ) -> str:
-    """A self-contained Markdown bug report for llama.cpp's chat parsing of one template."""
+    """A self-contained Markdown bug report for llama.cpp's chat parsing of one template.
+
+    ``findings``: the triage's findings (``explorer.triage.Finding``: check, severity,
+    summary, expected, found, fix_hint) so the report says why; left out when None.
+    """
     lines = [
         f"### {title}",
         "",
@@ -299,6 +327,8 @@ def bug_report_markdown(
         lines += ["", "**Model output (verbatim)**", "", _fence(raw_output)]
     if parsed_json is not None:
         lines += ["", "**Parsed message**", "", _fence(parsed_json, "json")]
+    if findings is not None:
+        lines += ["", "**Why (Template Explorer's triage)**", ""] + _findings_markdown(findings)
     if expected:
         lines += ["", "**Expected**", "", expected]
     if analysis_json is not None:

@@ -1,0 +1,96 @@
+"""The Try it page's "Why this result?" section (display only).
+
+Input: a ``Diagnosis`` (``explorer.triage.diagnose``: llama.cpp's parse and the findings
+that explain it). Output: Streamlit elements: the verdict, the output with each finding's
+span highlighted, and per finding its summary, expected vs found with whitespace visible,
+llama.cpp's side of the story and the fix hint. ``diagnosis`` is the page's cached call of
+the library (keyed on the template sha256, the request settings and the output).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import streamlit as st
+
+from explorer import ui_support as ui
+from pages import _shared as sh
+
+TITLE = "Why this result?"
+SEVERITY_STYLE = {"cause": ("#c92a2a", "#fff5f5", "cause"), "warning": ("#e67700", "#fff9db", "warning"),
+                  "info": ("#1c7ed6", "#e7f5ff", "info")}
+SPAN_COLOURS = {"cause": "#ffc9c9", "warning": "#ffec99", "info": "#a5d8ff"}
+
+
+@st.cache_data(show_spinner="Explaining the result…", max_entries=64)
+def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, output: str, _tmpl: Any) -> Any:
+    from explorer.handlers import apply_template
+    from explorer.triage import diagnose
+
+    caps_value = sh.caps(_tmpl)
+    analysis_value = sh.analysis(_tmpl)
+    tools = ui.parse_tools_json(settings.tools_json)
+    parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
+    request = sh._request(settings, tools, parallel)  # the request the page parsed with
+    params = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
+    return diagnose(params, request, output, analysis=analysis_value)
+
+
+def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str) -> Any:
+    """The triage of ``output`` for the page's request (cached), or None when the stage is absent."""
+    if sh.stage("explorer.triage") is None:
+        return None
+    return _diagnosis(tmpl.sha256, tmpl.dialect, settings, output, tmpl)
+
+
+def _visible(text: str) -> str:
+    return ui.visible_whitespace_html(text, spaces="all") or '<span style="color:#999">∅</span>'
+
+
+def _finding_html(f: Any) -> str:
+    colour, background, label = SEVERITY_STYLE.get(f.severity, SEVERITY_STYLE["info"])
+    parts = [f'<div style="border-left:4px solid {colour};background:{background};padding:6px 10px;margin:4px 0 10px 0">',
+             f'<div><b style="color:{colour}">{label}</b> · <code>{html.escape(f.check)}</code></div>',
+             f'<div style="margin:4px 0">{html.escape(f.summary)}</div>']
+    if f.expected or f.found:
+        parts.append('<table style="border-collapse:collapse;margin:4px 0">'
+                     f'<tr><td style="padding:2px 8px 2px 0;color:#555">expected</td>'
+                     f'<td style="{ui.MONO}">{_visible(f.expected)}</td></tr>'
+                     f'<tr><td style="padding:2px 8px 2px 0;color:#555">found</td>'
+                     f'<td style="{ui.MONO}">{_visible(f.found)}</td></tr></table>')
+    if f.span is not None:
+        parts.append(f'<div style="color:#555;font-size:90%">at output characters {f.span[0]}–{f.span[1]}</div>')
+    if f.detail:
+        parts.append(f'<div style="color:#333;font-size:90%;margin-top:4px">{html.escape(f.detail)}</div>')
+    if f.fix_hint:
+        parts.append(f'<div style="margin-top:4px"><b>Fix:</b> {html.escape(f.fix_hint)}</div>')
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _highlighted_output(d: Any) -> None:
+    spans = [ui.Span(f.span[0], f.span[1], f"{f.severity}: {f.check}") for f in d.findings
+             if f.span is not None and f.span[1] > f.span[0]]
+    if not spans:
+        return
+    colours = {s.tag: SPAN_COLOURS.get(s.tag.split(":")[0], "#eee") for s in spans}
+    out_html, legend = ui.spans_html(d.output, spans, colours=colours)
+    st.caption("The output, with the place each finding points at highlighted:")
+    st.html(ui.mono_block(out_html))
+    st.html(ui.legend_html(legend))
+
+
+def render_why(d: Any) -> None:
+    """The section: verdict, highlighted output, then every finding (causes first)."""
+    st.subheader(TITLE)
+    st.caption(d.verdict)
+    if not d.findings:
+        st.success(d.nothing_found)
+        return
+    causes = len(d.causes)
+    st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
+               + (f", {causes} of them a cause" if causes else "")
+               + ". Findings explain llama.cpp's answer; they never change it.")
+    _highlighted_output(d)
+    st.html("".join(_finding_html(f) for f in d.findings))

@@ -1,0 +1,68 @@
+"""Try it's "Why this result?" section under streamlit.testing (AppTest), and the bug report's findings."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import ui_support as ui
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+CHATML = "chatml-think-tools"
+CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+# the template renders '<tool_call>\n{"name": ...' (see explorer/examples/chatml-think-tools.jinja)
+NEAR_MISS = f"<tool_call >\n{CALL}\n</tool_call>"
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def try_it() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
+    at.run()
+    at.switch_page("pages/try_it_page.py").run()
+    return at
+
+
+def shown(at: AppTest) -> str:
+    parts = [str(e.value) for kind in ("subheader", "markdown", "caption", "success", "code") for e in getattr(at, kind)]
+    parts += [html.unescape(e.proto.body) for e in at.get("html")]
+    return "\n".join(parts)
+
+
+def test_try_it_explains_an_opener_near_miss():
+    at = try_it()
+    at.text_area(key="try_output").input(NEAR_MISS).run()
+    assert not at.exception, [e.value for e in at.exception]
+    subheaders = [s.value for s in at.subheader]
+    assert "Why this result?" in subheaders
+    assert subheaders.index("Why this result?") == subheaders.index("Parsed message") + 1
+    text = shown(at)
+    assert "opener-near-miss" in text
+    assert "<tool_call >" in text  # the near miss, as found
+    # expected vs found with whitespace visible (the newline of the opener as a glyph)
+    assert "<tool_call>↵" in text.replace('<span style="color:#b08a3a;opacity:.75">↵</span>', "↵")
+    # the span is highlighted in the output
+    assert 'title="cause: opener-near-miss"' in "\n".join(e.proto.body for e in at.get("html"))
+    # and the bug report says why
+    report = next(c.value for c in at.code if "Bug report" in c.value or "### Chat parsing" in c.value)
+    assert "**Why (Template Explorer's triage)**" in report and "`opener-near-miss`" in report
+
+
+def test_try_it_says_plainly_when_nothing_is_wrong():
+    at = try_it()
+    at.text_area(key="try_output").input(f"<tool_call>\n{CALL}\n</tool_call>").run()
+    assert not at.exception
+    assert any("No check found anything" in s.value for s in at.success)
+
+
+def test_bug_report_is_unchanged_without_findings():
+    common = dict(title="t", source_name="s", source_origin="o", sha256="x", template_text="{{ x }}",
+                  raw_output="out", parsed_json="{}")
+    assert ui.bug_report_markdown(**common) == ui.bug_report_markdown(**common, findings=None)
+    assert "Why" not in ui.bug_report_markdown(**common)
+    assert "No check found anything" in ui.bug_report_markdown(**common, findings=())
