@@ -23,11 +23,11 @@ PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box
 CASE_NOTE_KEY = "_try_case_note"  # what the last round-trip case button did
 
 
-@st.cache_resource(show_spinner="Round-tripping the template's own replies…", max_entries=32)
-def _roundtrip_report(sha256: str, thinking: bool, _text: str) -> Any:
+@st.cache_data(show_spinner="Round-tripping the template's own replies…", max_entries=32)
+def _roundtrip_report(sha256: str, thinking: bool, dialect: str, _text: str) -> Any:
     from explorer.roundtrip import roundtrip_report
 
-    return roundtrip_report(_text, enable_thinking=thinking)
+    return roundtrip_report(_text, enable_thinking=thinking, dialect=dialect)
 
 
 def _load_case(row: rv.CaseRow, missing: list[str], tools_json: str) -> None:
@@ -67,19 +67,51 @@ def section(outcome: tuple[Any, BaseException | None], source: Any, offered: lis
         sh.not_available("explorer.roundtrip", "The round-trip self-test")
         return
     rows = rv.case_rows(report)
-    st.caption("Each assistant message is rendered with the template, its reply cut out of the rendering as "
-               "llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the next turn, and "
-               "checked against that request's grammar (tools: " + ", ".join(rv.tool_names(report.tools)) + "). "
-               + rv.summary(report))
-    if dialect != "llama.cpp":
-        st.caption(f"The round trip always renders with llama.cpp's own Jinja engine, not the {dialect} dialect.")
-    label = f"Verdicts per message ({report.equal_count}/{len(report.cases)} exact)"
+    tools = ", ".join(rv.tool_names(report.tools))
+    trained = getattr(report, "dialect", "llama.cpp") == "transformers"
+    if trained:
+        st.caption("Each assistant message is rendered as Hugging Face transformers renders training data (jinja2, "
+                   "the template as published, transformers' own context, the messages llama.cpp's template "
+                   "receives), its reply cut out of the rendering as llama.cpp's oracle harness does, parsed with "
+                   "the parser llama.cpp builds for the next turn, and checked against that request's grammar "
+                   f"(tools: {tools}). " + rv.summary(report))
+        for note in report.dialect_notes:
+            st.warning(f"Round trip ({dialect}): {note}")
+    else:
+        st.caption("Each assistant message is rendered with llama.cpp's own Jinja engine, its reply cut out of the "
+                   "rendering as llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the "
+                   f"next turn, and checked against that request's grammar (tools: {tools}). " + rv.summary(report))
+    what = "replies as trained, " if trained else ""
+    label = f"Verdicts per message ({what}{report.equal_count}/{len(report.cases)} exact)"
     with st.expander(label, expanded=True):
         sh.table(rv.table_rows(rows))
         for row in rows:
             if row.checker_note:
                 st.info(row.checker_note)
         _case_buttons(rows, offered, report)
+    if trained:
+        _trained_vs_llama(report)
+
+
+def _trained_vs_llama(report: Any) -> None:
+    """Per message: the reply the model was trained on next to the one llama.cpp renders."""
+    rows = rv.dialect_rows(report)
+    differing = [r for r in rows if r.differs]
+    st.caption(rv.dialect_summary(report))
+    with st.expander(f"Trained reply vs llama.cpp's reply ({len(differing)}/{len(rows)} differ)",
+                     expanded=bool(differing)):
+        sh.table(rv.dialect_table_rows(rows))
+        for row in rows:
+            if row.verdict == "same":
+                continue
+            st.markdown(rv.markdown_escape(row.headline))
+            if row.differs:
+                view = ui.pair_view(row.llama_reply or "", row.transformers_reply or "")
+                left, right = st.columns(2)
+                left.caption("llama.cpp renders")
+                left.html(ui.mono_block(view.html_a))
+                right.caption("transformers renders (what the model was trained on)")
+                right.html(ui.mono_block(view.html_b))
 
 
 def compute(source: Any, settings: sh.RequestSettings) -> tuple[Any, BaseException | None]:
@@ -87,7 +119,7 @@ def compute(source: Any, settings: sh.RequestSettings) -> tuple[Any, BaseExcepti
     if ui.optional_module("explorer.roundtrip", "roundtrip_report") is None:
         return None, None
     try:
-        return _roundtrip_report(source.sha256, settings.thinking, source.text), None
+        return _roundtrip_report(source.sha256, settings.thinking, sh.dialect(), source.text), None
     except Exception as exc:  # noqa: BLE001 - shown in place in the Round trip section
         if not isinstance(exc, ExplorerError):
             traceback.print_exc()
@@ -102,7 +134,9 @@ def alarms(report: Any) -> None:
                        icon=":material/report:")
     refused = rv.all_refused(report)
     if refused is not None:
-        st.warning("Round trip: the template refuses to render any assistant message, so none of its replies can "
+        who = "the template refuses" if getattr(report, "dialect", "llama.cpp") == "llama.cpp" else \
+            f"under the {report.dialect} dialect the template refuses"
+        st.warning(f"Round trip: {who} to render any assistant message, so none of its replies can "
                    f"be parsed back: {refused}")
 
 

@@ -520,3 +520,112 @@ def test_try_it_warns_when_streaming_ends_elsewhere_than_the_final_parse():
     assert len(warned) == 1 and "the final parse throws" in warned[0]
     at.text_area(key="try_output").input(HAND_PREFILLS[CHATML]).run()
     assert not [w for w in at.warning if "Streaming and non-streaming disagree" in w.value]
+
+
+# --- the transformers dialect: the replies the model was trained on ------------------------------
+
+# tagged-parameters prints a non-string argument with tojson; this copy prints it bare, so the two
+# engines write nested values differently (docs/jinja-differences.md item 4: llama.cpp prints objects
+# and arrays of objects as nothing, jinja2 as Python's str())
+def bare_values_template() -> str:
+    from explorer.sources import from_example
+
+    text = from_example("tagged-parameters").text
+    bare = text.replace("{{- value | tojson }}", "{{- value }}")
+    assert bare != text
+    return bare
+
+
+def versus(mid: str, llama_reply: str | None, trained_reply: str | None, *, llama_result=None,
+           trained_result=None, trained_refused: str | None = None):
+    from explorer.roundtrip import compare_dialects
+
+    def one(reply, result, refused=None):
+        if refused is not None:
+            return RoundTripCase(mid, MESSAGES["c"], None, "P", "G",
+                                 render_exception={"type": "SandboxViolation", "message": refused})
+        return RoundTripCase(mid, MESSAGES["c"], "R", "P", "G", strip=Strip(reply, "none", ""), result=result,
+                             exception=None if result else {"type": "std::runtime_error", "message": "no match"})
+
+    return compare_dialects(one(llama_reply, llama_result), one(trained_reply, trained_result, trained_refused))
+
+
+def parsed(args: str) -> dict:
+    return {"role": "assistant", "content": "", "reasoning_content": "",
+            "tool_calls": [{"name": "get_weather", "arguments": args, "id": ""}]}
+
+
+def test_dialect_rows_name_what_the_model_was_trained_on():
+    from types import SimpleNamespace
+
+    rep = SimpleNamespace(versus=(
+        versus("a", "same", "same", llama_result=parsed("{}"), trained_result=parsed("{}")),
+        versus("b", '{"x": 2}', '{"x": 2.0}', llama_result=parsed('{"x": 2}'), trained_result=parsed('{"x": 2.0}')),
+        versus("c", '{"x": 3.14159}', '{"x": 3.14159265}', llama_result=parsed('{"x": 3.14159}'),
+               trained_result=parsed('{"x": 3.14159265}')),
+        versus("d", "<a>", "&lt;a&gt;"),
+        versus("e", "ok", None, llama_result=parsed("{}"),
+               trained_refused="sandbox violation: access to attribute 'append' (line 41: {%- set _ = x.append(1) %})"),
+    ))
+    rows = {r.message_id: r for r in rv.dialect_rows(rep)}
+    assert [rows[m].verdict for m in "abcde"] == ["same", "same_message", "parsed_differently", "both_rejected",
+                                                  "transformers_refuses"]
+    assert [r["trained vs llama.cpp"] for r in rv.dialect_table_rows(list(rows.values()))] == [
+        "= same reply", "≠ reply, same message", "≠ reply, parsed differently", "≠ reply, parser rejects both",
+        "! transformers cannot render"]
+    assert rows["b"].headline == ("Message b: the model was trained on '{\"x\": 2.0}'; llama.cpp renders "
+                                  "'{\"x\": 2}' and parses the trained reply as get_weather({\"x\": 2.0}), "
+                                  "the same message as its own rendering.")
+    assert rows["c"].headline.endswith("while its own rendering parses as get_weather({\"x\": 3.14159}).")
+    assert "parses the trained reply as nothing: the parser rejects it (no match), as it does its own" \
+        in rows["d"].headline
+    assert rows["e"].headline == ("Message e: transformers cannot render it (sandbox violation: access to "
+                                  "attribute 'append' (line 41)), so no model was trained on it as written; "
+                                  "llama.cpp renders 'ok'.")
+    assert rv.dialect_summary(rep) == ("Of 5 messages, transformers renders 1 exactly as llama.cpp does and 3 "
+                                       "differently (1 of them parse to a different message, 1 the parser rejects "
+                                       "either way); it cannot render 1.")
+
+
+def test_differing_parts_keep_a_little_context():
+    a = "x" * 50 + "<when></when>" + "y" * 50
+    b = "x" * 50 + "<when>{'date': 1}</when>" + "y" * 50
+    left, right = rv.differing_parts(a, b, context=6)
+    # six shared characters either side of the difference (which starts after '<when>')
+    assert left == "…<when></when…"
+    assert right == "…<when>{'date': 1}</when…"
+    assert rv.differing_parts("ab", "ac") == ("ab", "ac")
+
+
+def test_markdown_escape_keeps_replies_verbatim():
+    assert rv.markdown_escape("<tool_call> *x* [a](b) 1.") == r"\<tool\_call\> \*x\* \[a\]\(b\) 1\."
+
+
+def test_the_transformers_dialect_shows_the_trained_round_trip():
+    at = page(ui.SourceRequest("text", text=bare_values_template()), dialect="transformers")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    shown = texts(at)
+    assert "rendered as Hugging Face transformers renders training data" in shown
+    assert "always renders with llama.cpp's own Jinja engine" not in shown
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("Verdicts per message (replies as trained, ") for label in labels)
+    assert "Trained reply vs llama.cpp's reply (1/9 differ)" in labels
+    table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
+    verdicts = dict(zip(table["message"], table["trained vs llama.cpp"]))
+    assert verdicts.pop("i-nested").startswith("≠ reply")
+    assert set(verdicts.values()) == {"= same reply"}
+    # jinja2 writes the nested object as Python's str(); llama.cpp writes nothing
+    headline = next(m.value for m in at.markdown if m.value.startswith("Message i\\-nested"))
+    assert "\\{'date': '2025\\-01\\-02', 'times': \\[" in headline
+    assert "\\<parameter=when\\>\\\\n\\\\n\\</parameter\\>" in headline
+    assert "llama.cpp renders" in [c.value for c in at.caption]
+
+
+def test_the_llama_cpp_dialect_shows_llama_cpps_own_round_trip():
+    at = page(ui.SourceRequest("text", text=bare_values_template()))
+    assert not at.exception, [e.value for e in at.exception]
+    shown = texts(at)
+    assert "rendered with llama.cpp's own Jinja engine" in shown
+    assert "transformers" not in " ".join(e.label for e in at.expander)
+    assert not [t for t in at.table if "trained vs llama.cpp" in t.value.columns]

@@ -4,11 +4,14 @@ Input: a ``RoundTripReport`` (``explorer.roundtrip.roundtrip_report``) and the t
 the page's request offers. Output: one frozen ``CaseRow`` per assistant message (what kind
 of message, did it survive, what was lost in the report's own words, the grammar's
 verdicts), the loud warnings for a grammar that refuses its own parser's output, and the
-reply the raw-output box starts with. Nothing here renders or parses: the report did.
+reply the raw-output box starts with; for a transformers-dialect report, one ``DialectRow`` per
+message (trained reply vs llama.cpp's, in one triage sentence). Nothing here renders or
+parses: the report did.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -227,3 +230,155 @@ def tool_names(tools: Sequence[Mapping[str, Any]] | None) -> list[str]:
         if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
             out.append(fn["name"])
     return out
+
+
+# --- the transformers round trip: what the model was trained on, read by llama.cpp -----
+
+DIALECT_VERDICTS: Mapping[str, str] = {
+    "same": "= same reply",
+    "same_message": "≠ reply, same message",
+    "parsed_differently": "≠ reply, parsed differently",
+    "both_rejected": "≠ reply, parser rejects both",
+    "transformers_refuses": "! transformers cannot render",
+    "llama_refuses": "! llama.cpp cannot render",
+    "neither": "! neither engine renders",
+}
+
+
+@dataclass(frozen=True)
+class DialectRow:
+    """One message rendered by both engines, as the comparison table shows it."""
+
+    message_id: str
+    kind: str
+    verdict: str  # a key of DIALECT_VERDICTS
+    headline: str  # the triage sentence: trained on X; llama.cpp renders Y and parses X as Z
+    llama_reply: str | None
+    transformers_reply: str | None
+
+    @property
+    def verdict_label(self) -> str:
+        return DIALECT_VERDICTS[self.verdict]
+
+    @property
+    def differs(self) -> bool:
+        return self.verdict in ("same_message", "parsed_differently", "both_rejected")
+
+
+def _short(text: str, n: int = 80) -> str:
+    return repr(text if len(text) <= n else text[: n - 1] + "…")
+
+
+def _raised(exception: Mapping[str, Any] | None) -> str:
+    """The error's own words and template line number, without the quoted source line."""
+    message = str((exception or {}).get("message", "")).split("template raised an exception: ", 1)[-1]
+    where = re.search(r" \(line (\d+)(?::| *\))", message)
+    if where:
+        message = message[: where.start()] + f" (line {where.group(1)})"
+    lines = message.strip().splitlines()
+    return lines[0] if lines else "it raised"
+
+
+def parse_words(result: Mapping[str, Any] | None, exception: Mapping[str, Any] | None = None) -> str:
+    """A parse in a few words: "content 'Hi' + get_weather({"city": "Paris"})"."""
+    if result is None:
+        said = (exception or {}).get("message")
+        return "nothing: the parser rejects it" + (f" ({said})" if said else "")
+    parts = []
+    if result.get("reasoning_content"):
+        parts.append(f"reasoning {_short(str(result['reasoning_content']), 40)}")
+    if result.get("content"):
+        parts.append(f"content {_short(str(result['content']), 40)}")
+    parts += [f"{c.get('name', '')}({c.get('arguments', '')})" for c in result.get("tool_calls") or []]
+    return " + ".join(parts) or "an empty message"
+
+
+def _dialect_verdict(versus: Any) -> str:
+    llama_refused = versus.llama.render_exception is not None
+    transformers_refused = versus.transformers.render_exception is not None
+    if llama_refused and transformers_refused:
+        return "neither"
+    if transformers_refused:
+        return "transformers_refuses"
+    if llama_refused:
+        return "llama_refuses"
+    if versus.replies_equal:
+        return "same"
+    if versus.llama.result is None and versus.transformers.result is None:
+        return "both_rejected"
+    return "same_message" if versus.same_parse else "parsed_differently"
+
+
+def differing_parts(a: str, b: str, context: int = 24) -> tuple[str, str]:
+    """Where two replies differ, with a little shared text around it (elided with …)."""
+    from explorer.ui_support.diffs import common_prefix_len, common_suffix_len
+
+    p = common_prefix_len(a, b)
+    s = common_suffix_len(a, b, p)
+    start = max(0, p - context)
+
+    def cut(text: str) -> str:
+        end = len(text) - s
+        stop = min(len(text), end + context)
+        return ("…" if start else "") + text[start:stop] + ("…" if stop < len(text) else "")
+
+    return cut(a), cut(b)
+
+
+def dialect_headline(versus: Any) -> str:
+    """What triage asks of one message: does llama.cpp read back what the model was trained to emit?"""
+    mid, verdict = versus.message_id, _dialect_verdict(versus)
+    trained, own = versus.transformers_reply, versus.llama_reply
+    read = parse_words(versus.transformers.result, versus.transformers.exception)
+    if verdict == "neither":
+        return f"Message {mid}: neither engine renders it ({_raised(versus.llama.render_exception)})."
+    if verdict == "transformers_refuses":
+        return (f"Message {mid}: transformers cannot render it ({_raised(versus.transformers.render_exception)}), "
+                f"so no model was trained on it as written; llama.cpp renders {_short(own or '')}.")
+    if verdict == "llama_refuses":
+        return (f"Message {mid}: the model was trained on {_short(trained or '')}; llama.cpp cannot render it "
+                f"({_raised(versus.llama.render_exception)}) and parses the trained reply as {read}.")
+    if verdict == "same":
+        return f"Message {mid}: both engines render the same reply; llama.cpp parses it as {read}."
+    tail = {"same_message": "the same message as its own rendering",
+            "both_rejected": "as it does its own rendering"}.get(
+        verdict, f"while its own rendering parses as {parse_words(versus.llama.result, versus.llama.exception)}")
+    ours, theirs = differing_parts(own or "", trained or "")
+    return (f"Message {mid}: the model was trained on {_short(theirs, 120)}; llama.cpp renders {_short(ours, 120)} "
+            f"and parses the trained reply as {read}, {tail}.")
+
+
+def dialect_rows(report: Any) -> tuple[DialectRow, ...]:
+    return tuple(DialectRow(str(v.message_id), message_kind(v.llama.message), _dialect_verdict(v), dialect_headline(v),
+                            v.llama_reply, v.transformers_reply) for v in report.versus)
+
+
+def dialect_table_rows(rows: Sequence[DialectRow]) -> list[dict[str, str]]:
+    """The comparison table, one dict per message (column name -> cell)."""
+    return [{"message": r.message_id, "kind": r.kind, "trained vs llama.cpp": r.verdict_label} for r in rows]
+
+
+def dialect_summary(report: Any) -> str:
+    """One line: how many trained replies llama.cpp renders alike, differently, or not at all."""
+    rows = dialect_rows(report)
+    count = {key: sum(1 for r in rows if r.verdict == key) for key in DIALECT_VERDICTS}
+    differ = count["same_message"] + count["parsed_differently"] + count["both_rejected"]
+    text = (f"Of {len(rows)} messages, transformers renders {count['same']} exactly as llama.cpp does and "
+            f"{differ} differently ({count['parsed_differently']} of them parse to a different message")
+    if count["both_rejected"]:
+        text += f", {count['both_rejected']} the parser rejects either way"
+    text += ")"
+    refused = count["transformers_refuses"] + count["neither"]
+    if refused:
+        text += f"; it cannot render {refused}"
+    if count["llama_refuses"]:
+        text += f"; llama.cpp cannot render {count['llama_refuses']} that transformers renders"
+    return text + "."
+
+
+MARKDOWN_SPECIALS = frozenset("\\`*_{}[]<>()#+-.!|~$")
+
+
+def markdown_escape(text: str) -> str:
+    """Text shown as Markdown verbatim (the replies quoted in a headline hold markup characters)."""
+    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
