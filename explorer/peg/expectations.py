@@ -10,10 +10,12 @@ itself only says that the output does not match.
 
 The diagnosis is a separate pass with its own small interpreter of the arena: the
 engine's normal path (``explorer.peg.engine``) is not touched, so its results, speed and
-llama.cpp fidelity cannot change. The interpreter runs without the engine's shortcuts
-(JSON fast path, first-character dispatch of choices) because those answer in bulk and
-would hide the terminal failures; the terminals themselves reuse the engine's scanners
-(``explorer.peg.scanners``) so success, failure and end positions are the engine's.
+llama.cpp fidelity cannot change. The interpreter tries every option of a choice (the
+engine skips options by their first character) and keeps the engine's JSON fast path
+only for arrays and objects that complete, whose inner failures can never be the
+furthest; everything else runs terminal by terminal so each failure is seen. The
+terminals reuse the engine's scanners (``explorer.peg.scanners``), so success, failure
+and end positions are the engine's (tests compare the two on llama.cpp's parsers).
 
 Rules of the record: a failure at a lower offset than the furthest one is dropped, one
 at the same offset is merged (expected items deduplicated, in the order they were
@@ -114,8 +116,8 @@ def failure_at(text: str, offset: int, expected: tuple[str, ...], rules: tuple[s
 def diagnose(arena: Arena, text: str, *, json_fast: bool = True) -> tuple[int, Recorder]:
     """One non-lenient parse by the diagnostic interpreter: (end or -1, what it recorded).
 
-    ``json_fast``: skip complete JSON arrays and objects in one scan (see ``_Compiler.node``);
-    the record is the same either way.
+    ``json_fast``: skip complete JSON arrays and objects in one scan (see
+    ``_Compiler._json_containers``); the record of a failing parse is the same either way.
     """
     if not arena.has_root or not 0 <= arena.root < len(arena):
         raise PegError("No root parser set")
