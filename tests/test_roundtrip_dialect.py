@@ -183,7 +183,10 @@ def test_string_plus_undefined_fails_every_transformers_render() -> None:
 
 
 def test_append_fails_only_where_the_template_appends() -> None:
-    v = by_id(report(template("append")))
+    rep = report(template("append"))
+    v = by_id(rep)
+    explained = {c.message_id: c.explanation for c in rep.cases}
+    assert explained["int"][0].startswith("transformers cannot render this message: sandbox violation")
     assert v["plain"].transformers.render_exception is None and v["plain"].replies_equal is True
     for mid in ("two", "pi", "int"):
         exc = v[mid].transformers.render_exception

@@ -148,13 +148,16 @@ def _call_notes(case: RoundTripCase, report_parallel: bool, entry: str, result: 
             f"{_short(json.dumps(want_args, ensure_ascii=False))}"]
 
 
-def explain_case(case: RoundTripCase, params: Any, parallel_tool_calls: bool = True) -> RoundTripCase:
+def explain_case(case: RoundTripCase, params: Any, parallel_tool_calls: bool = True,
+                 engine: str | None = None) -> RoundTripCase:
+    """``engine``: who rendered, when not llama.cpp (named where a render failed)."""
     notes = _render_notes(case)
     if case.render_exception is not None:
         message = case.render_exception.get("message", "")
         # the template's own words, without llama.cpp's wrapping
         said = message.split("template raised an exception: ", 1)[-1].strip().splitlines()
-        notes.append("the template refuses to render this message" + (f": {said[0]}" if said else ""))
+        refuses = f"{engine} cannot render this message" if engine else "the template refuses to render this message"
+        notes.append(refuses + (f": {said[0]}" if said else ""))
         return replace(case, explanation=tuple(notes))
     if case.equal:
         kept = [n for n in notes if n.startswith("the template rejected the tool-call ids")]

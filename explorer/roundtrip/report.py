@@ -318,7 +318,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
 
         trained, notes = transformers_cases(template_text, setting, params, numbered)
         if explain:
-            trained = _explained(trained, params, parallel)
+            trained = _explained(trained, params, parallel, engine="transformers")
         versus = tuple(compare_dialects(own, other) for own, other in zip(cases, trained))
         cases = trained
     if grammar:
@@ -331,7 +331,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                            dialect=dialect, versus=versus, dialect_notes=notes)
 
 
-def _explained(cases: list[RoundTripCase], params: Any, parallel: bool) -> list[RoundTripCase]:
+def _explained(cases: list[RoundTripCase], params: Any, parallel: bool,
+               engine: str | None = None) -> list[RoundTripCase]:
     from explorer.roundtrip.explain import explain_case
 
-    return [explain_case(c, params, parallel) for c in cases]
+    return [explain_case(c, params, parallel, engine) for c in cases]
