@@ -41,6 +41,7 @@ TRANSFORMERS_FAILS = {
 # in the reply (a and b end in the probed end marker, which includes it).
 SOLAR = "upstage-Solar-Open-100B"
 SOLAR_TAIL = "<|begin|>assistant"
+MINICPM = "openbmb-MiniCPM5-1B"
 
 
 @lru_cache(maxsize=None)
@@ -128,3 +129,36 @@ def test_solar_open_history_ends_with_the_generation_prompt_only_in_llama_cpp() 
                 assert v.same_parse is True
             else:
                 assert v.replies_equal is True
+
+
+@lru_cache(maxsize=None)
+def default_reports() -> dict[tuple[str, bool], RoundTripReport]:
+    """The page's own inputs: messages a-f plus escapes, non-ASCII and nested arguments."""
+    return {(name, thinking): roundtrip_report(load_oracle_template(name), enable_thinking=thinking, grammar=False,
+                                               explain=False, dialect="transformers")
+            for name in oracle_template_names() for thinking in (False, True)}
+
+
+def test_default_messages_add_one_documented_difference() -> None:
+    differing: dict[str, set[str]] = defaultdict(set)
+    parse_differently: dict[str, set[str]] = defaultdict(set)
+    for (name, thinking), rep in default_reports().items():
+        for v in rep.versus:
+            if v.replies_equal is False:
+                differing[name].add(f"{v.message_id}/{str(thinking).lower()}")
+                if not v.same_parse:
+                    parse_differently[name].add(f"{v.message_id}/{str(thinking).lower()}")
+    print("\nwith the default messages (a-f, g-escapes, h-unicode, i-nested):")
+    print(f"  templates with a differing reply: {len(differing)}; parsed differently: {len(parse_differently)}")
+    for name, where in sorted(differing.items()):
+        print(f"    {name}: {', '.join(sorted(where))} (parsed differently: {', '.join(sorted(parse_differently[name])) or '-'})")
+    assert set(differing) == {SOLAR, MINICPM}
+    # docs item 4, MiniCPM5 line 77 `{{- param_value }}`: llama.cpp prints an object or an array of
+    # objects as nothing, jinja2 as Python's str()
+    for thinking in (False, True):
+        v = {x.message_id: x for x in default_reports()[(MINICPM, thinking)].versus}["i-nested"]
+        assert '<param name="when"></param><param name="attendees"></param>' in v.llama_reply
+        assert ("<param name=\"when\">{'date': '2025-01-02', 'times': ['12:00', '13:30']}</param>"
+                "<param name=\"attendees\">[{'name': 'Zoë', 'vip': True}, {'name': 'Al'}]</param>") in v.transformers_reply
+    assert differing[MINICPM] == {"i-nested/false", "i-nested/true"}
+
