@@ -237,6 +237,15 @@ def test_malformed_arguments():
     assert f.severity == "cause" and d.error is not None
 
 
+def test_truncated_arguments_are_a_warning():
+    output = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par'
+    d, _ = why(output)
+    f = only(d, "malformed-arguments")
+    # llama.cpp's lenient parse: a partial call, no error
+    assert d.error is None and len(d.message.tool_calls) == 1
+    assert f.severity == "warning" and f.span == (output.index("{"), len(output))
+
+
 def test_malformed_arguments_negative():
     assert "malformed-arguments" not in checks_of(why(GOOD_CALL)[0])
     # tagged arguments are not JSON: a brace in a value is no error
@@ -364,6 +373,61 @@ def test_inline_template_without_analysis_uses_the_params():
     f = only(why(output, source=INLINE, analysis=False)[0], "opener-near-miss")
     assert (f.expected, f.found) == ("[[call]]", "[[CALL]]")
     assert "grammar trigger" in f.detail
+
+
+# --- the reply's shape: bare-JSON formats, Python-style calls, tool_choice required ----------
+
+BARE = (
+    "{%- for m in messages %}<|{{ m.role }}|>"
+    "{%- if m.tool_calls %}{%- for c in m.tool_calls %}{\"name\": \"{{ c.function.name }}\", "
+    "\"parameters\": {{ c.function.arguments | tojson }}}{%- endfor %}{%- else %}{{ m.content }}{%- endif %}"
+    "<|end|>{%- endfor %}{%- if add_generation_prompt %}<|assistant|>{%- endif %}"
+)
+
+
+def test_json_opens_call_in_a_bare_json_format():
+    good = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+    d, _ = why(good, source=BARE)
+    assert d.findings == () and len(d.message.tool_calls) == 1
+    output = 'The capital is in {"country": "France"}.'
+    d, _ = why(output, source=BARE)
+    f = only(d, "json-opens-call")
+    assert f.span == (output.index("{"), output.index("}") + 1) and d.error is not None
+
+
+def test_json_opens_call_negative():
+    # chatml's content stops at "<tool_call>\n", not at a brace: JSON in prose is content
+    d, _ = why('The capital is in {"country": "France"}.')
+    assert d.findings == () and d.message.content.startswith("The capital")
+
+
+def test_pythonic_call():
+    output = "get_weather(city='Paris')"
+    d, _ = why(output)
+    f = only(d, "pythonic-call")
+    assert f.span == (0, len(output)) and f.expected == "<tool_call>\n"
+    assert "tool-mentioned" not in checks_of(d)
+
+
+def test_pythonic_call_negative():
+    assert "pythonic-call" not in checks_of(why("I would use get_weather for that.")[0])
+
+
+def test_required_call_missing():
+    d, _ = why("Hello", tool_choice="required")
+    f = only(d, "required-call-missing")
+    # llama.cpp's parse is lenient: the missing call is "unfinished", not an error
+    assert d.error is None and f.severity == "warning" and f.span is None
+    assert "required-call-missing" not in checks_of(why(GOOD_CALL, tool_choice="required")[0])
+    assert "required-call-missing" not in checks_of(why("Hello")[0])
+
+
+def test_no_tool_parser_for_a_template_without_tool_calls():
+    d, _ = why(GOOD_CALL, example="plain-chat")
+    f = only(d, "no-tool-parser")
+    assert "does not render tool calls" in f.summary
+    d, _ = why(GOOD_CALL, example="plain-chat", analysis=False)
+    assert "no tool-call rules" in only(d, "no-tool-parser").summary
 
 
 # --- CLI -----------------------------------------------------------------------------------

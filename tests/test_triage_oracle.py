@@ -96,3 +96,24 @@ def test_known_failures_are_explained_specifically():
     for fid, check in expect.items():
         d = _diagnose(rows[fid], fixtures[fid])
         assert check in {f.check for f in d.causes}, (fid, [(f.check, f.summary) for f in d.findings])
+
+
+def test_a_specialised_handler_is_read_through_its_params():
+    """Qwen3-Coder is routed to its handler; its trigger <tool_call> is the opener."""
+    from explorer.apply import Request
+    from explorer.handlers import apply_template
+    from explorer.triage import diagnose
+
+    source = (ORACLE / "templates" / "Qwen3-Coder.jinja").read_text(encoding="utf-8")
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    req = Request(messages=({"role": "user", "content": "Hello"},), tools=(weather,))
+    params = apply_template(source, req)
+    assert params.handler == "qwen3-coder"
+    good = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>"
+    assert diagnose(params, req, good).findings == ()
+    d = diagnose(params, req, good.replace("<tool_call>", "<Tool_Call>", 1))
+    f = d.by_check("opener-near-miss")[0]
+    assert (f.expected.strip(), f.found.strip(), f.span[0]) == ("<tool_call>", "<Tool_Call>", 0)
+    d = diagnose(params, req, good.replace("get_weather", "get_wether"))
+    assert d.by_check("unknown-function")[0].found == "get_wether"

@@ -9,7 +9,7 @@ the request, the raw model output and optionally the autoparser analysis. Output
 Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks read),
 ``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
 origins), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``,
-``checks_reasoning``, ``checks_parse`` (the checks), ``registry`` (CHECKS, diagnose).
+``checks_format``, ``checks_reasoning``, ``checks_parse`` (the checks), ``registry`` (CHECKS, diagnose).
 """
 
 from explorer.triage.facts import Facts, build_facts

@@ -11,6 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 
+from explorer.peg.chat_mappers import json_brace_depth
+
+from explorer.triage import checks_format
 from explorer.triage import markers as mk
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
@@ -21,11 +24,11 @@ _HINT_KEYWORDS = ("tool", "call", "function", "action")
 
 
 def is_cause(f: Facts, span: tuple[int, int]) -> bool:
-    """Whether text at ``span`` explains the result: the parse failed, or the text ended
-    up in content. Elsewhere (inside reasoning, or inside a call's arguments that parsed)
-    a look-alike is the model's business and no finding is made."""
+    """Whether text at ``span`` explains the result: the parse failed, the text ended up in
+    content, or it is nowhere in the message (dropped). Inside reasoning, or inside a call
+    that parsed, a look-alike is the model's business and no finding is made."""
     text = f.output[span[0]:span[1]].strip()
-    return f.failed or f.in_content(text)
+    return f.failed or f.in_content(text) or not f.kept(text)
 
 
 def _preserved_note(f: Facts, marker: str) -> str:
@@ -305,6 +308,10 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
         at = min(obj.end, len(f.output))
         if not is_cause(f, (start, at)):
             continue
+        rest = f.output[start:]
+        if json_brace_depth(rest) > 0 and not f.failed and not any(m.text.strip() in rest for m in f.closers):
+            out.append(_truncated(f, start))
+            continue
         line = f.output.count("\n", start, at) + 1
         found = f.output[at:at + 12] or "(end of output)"
         out.append(Finding(
@@ -315,9 +322,20 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
                    "does not parse makes the call fail to match.",
             span=(at, min(len(f.output), at + 1)) if at < len(f.output) else (start, at),
             expected="valid JSON (" + obj.error.lower() + ")", found=found,
-            fix_hint="Model side: the arguments must be complete, valid JSON (a truncated output -- max_tokens "
-                     "or a stop string -- looks like this too)."))
+            fix_hint="Model side: the arguments must be complete, valid JSON."))
     return tuple(out)
+
+
+def _truncated(f: Facts, start: int) -> Finding:
+    return Finding(
+        check="malformed-arguments", severity="warning",
+        summary="The call's JSON is cut short at the end of the output (still open braces); llama.cpp's lenient "
+                "parse returns what it has, a partial call.",
+        detail="llama.cpp parses every output leniently: running out of text is \"need more input\", not an "
+               "error, so a call cut off mid-arguments comes back with incomplete arguments.",
+        span=(start, len(f.output)), expected="the rest of the call's JSON", found=f.output[-20:],
+        fix_hint="Generation side: the output was truncated (max_tokens, or a stop string inside the call); "
+                 "raise the limit or check the stops.")
 
 
 # --- 7. text after the calls --------------------------------------------------------------
@@ -369,8 +387,8 @@ def _looks_like_markup(tail: str, f: Facts) -> bool:
 def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
     if f.failed or f.calls or f.tool_parser_reason is not None:
         return ()
-    if opener_near_miss(f):
-        return ()  # the near miss explains it
+    if opener_near_miss(f) or checks_format.pythonic_call(f):
+        return ()  # those explain it
     for name in f.tool_names:
         pos = f.output.find(name)
         if pos < 0 or any(o.start <= pos < o.end for o in f.objects):

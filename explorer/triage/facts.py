@@ -34,6 +34,7 @@ class Facts:
     reasoning_ends: tuple[mk.Marker, ...]
     call_keys: tuple[mk.CallKey, ...]
     name_affixes: tuple[tuple[str, str], ...]
+    content_stops: tuple[str, ...]
     objects: tuple[JsonObject, ...]
 
     # --- the parse ------------------------------------------------------------------
@@ -64,6 +65,14 @@ class Facts:
     def calls(self) -> tuple[Any, ...]:
         return self.message.tool_calls if self.message is not None else ()
 
+    def kept(self, text: str) -> bool:
+        """Whether ``text`` survives somewhere in the message (content, reasoning, a call)."""
+        m = self.message
+        if m is None or not text:
+            return m is not None
+        return (text in m.content or text in m.reasoning_content
+                or any(text in c.arguments or text in c.name for c in m.tool_calls))
+
     def in_content(self, text: str) -> bool:
         return self.message is not None and bool(text) and text in self.message.content
 
@@ -78,11 +87,16 @@ class Facts:
             return "the request lists no tools"
         if self.request.tool_choice == "none":
             return 'the request sets tool_choice "none"'
+        if self.params.handler == "pure-content":
+            return "the request was applied with force_pure_content: the whole output is content"
         if self.analysis is not None and self.params.handler == "autoparser":
-            if self.analysis.tools.format.mode.value == "NONE":
-                return "the autoparser found no tool-call format in the template (tools.format.mode NONE)"
             if not self.analysis.jinja_caps.supports_tool_calls:
                 return "the template does not render tool calls (supports_tool_calls is false)"
+            if self.analysis.tools.format.mode.value == "NONE":
+                return "the autoparser found no tool-call format in the template (tools.format.mode NONE)"
+        if not mk.has_tool_rules(self.arena):
+            return ("the parser llama.cpp built for this request has no tool-call rules (it read no tool-call "
+                    "format from the template)")
         return None
 
     @property
@@ -104,5 +118,6 @@ def build_facts(params: Any, request: Any, output: str, analysis: Any = None) ->
         reasoning_starts=starts, reasoning_ends=ends,
         call_keys=mk.json_call_keys(arena),
         name_affixes=mk.name_affixes(arena),
+        content_stops=mk.content_stops(arena),
         objects=json_objects(output),
     )

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.peg.arena import Arena
-from explorer.peg.nodes import Atomic, Choice, Literal, Ref, Repetition, Rule, Sequence, Space, Tag, children_of
+from explorer.peg.nodes import Atomic, Choice, Literal, Ref, Repetition, Rule, Sequence, Space, Tag, Until, children_of
 
 TOOL_RULES = ("tool-call", "tool-calls", "tool-call-root")
 _KEY_LITERAL = re.compile(r'^"([A-Za-z_][\w-]*)"$')
@@ -244,3 +244,20 @@ def _reaches_json(arena: Arena, pid: int, seen: set[int]) -> bool:
     if isinstance(node, Rule) and node.name in ("json-value", "json-object"):
         return True
     return any(_reaches_json(arena, c, seen) for c in children_of(node))
+
+
+def content_stops(arena: Arena) -> tuple[str, ...]:
+    """The texts the content rule stops at (its ``until`` delimiters): where the parser
+    leaves content to try something else (reasoning end, a tool call)."""
+    out: list[str] = []
+    for node in arena.parsers:
+        if isinstance(node, Tag) and node.tag == "content":
+            inner = arena.get(node.child)
+            if isinstance(inner, Until):
+                out += [d for d in inner.delimiters if d not in out]
+    return tuple(out)
+
+
+def has_tool_rules(arena: Arena) -> bool:
+    """Whether the parser can produce a tool call at all (a ``tool-name`` tag somewhere)."""
+    return any(isinstance(node, Tag) and node.tag in ("tool-name", "tool") for node in arena.parsers)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.triage import checks_parse, checks_reasoning, checks_tools
+from explorer.triage import checks_format, checks_parse, checks_reasoning, checks_tools
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
 
@@ -23,6 +23,10 @@ CHECKS: tuple[Check, ...] = (
     Check("call-json-keys", "call JSON with other keys or another key order than the parser's",
           checks_tools.call_json_keys),
     Check("malformed-arguments", "call JSON that does not decode", checks_tools.malformed_arguments),
+    Check("json-opens-call", "a '{' that starts a call in a bare-JSON format, but is no call",
+          checks_format.json_opens_call),
+    Check("pythonic-call", "a Python-style call where the format writes calls otherwise", checks_format.pythonic_call),
+    Check("required-call-missing", 'tool_choice "required" and no call', checks_format.required_call_missing),
     Check("reasoning-end-without-start", "a reasoning end tag that nothing opened",
           checks_reasoning.reasoning_end_without_start),
     Check("reasoning-not-extracted", "a reasoning block the parser has no place for",

@@ -1,0 +1,96 @@
+"""Checks about the shape of the whole reply: what this template's format does with it.
+
+Input: ``Facts``. Output: findings. A format whose calls are bare JSON objects treats any
+``{`` as the start of a call (llama.cpp quirk: prose with JSON in it is rejected); a
+Python-style call (``name(arg=...)``) where the format wants JSON; ``tool_choice``
+"required" with no call in the output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from explorer.triage.facts import Facts
+from explorer.triage.model import Finding, shown
+
+
+def _brace_stop(f: Facts) -> str | None:
+    return next((s for s in f.content_stops if s.strip() in ("{", "[{")), None)
+
+
+def json_opens_call(f: Facts) -> tuple[Finding, ...]:
+    """llama.cpp quirk: when calls are bare JSON, content ends at the first ``{`` and the rest
+    must be calls, so an answer holding JSON that is not a call is rejected outright."""
+    if f.tool_parser_reason is not None or not f.failed:
+        return ()
+    stop = _brace_stop(f)
+    if stop is None:
+        return ()
+    pos = f.output.find(stop.strip())
+    if pos < 0:
+        return ()
+    obj = next((o for o in f.objects if o.start == pos), None)
+    if obj is not None and obj.looks_like_call:
+        return ()  # a call, just not the one the parser wanted: the other checks say why
+    end = obj.end if obj is not None and obj.ok else min(len(f.output), pos + 1)
+    return (Finding(
+        check="json-opens-call", severity="cause",
+        summary=f"In this template's format a tool call is a bare JSON object, so llama.cpp takes the first "
+                f"{shown(stop.strip())} in the output as the start of a call; this one is not a call, so the whole "
+                "output is rejected.",
+        detail=f"llama.cpp quirk: the content rule stops at {shown(stop)} (the start of a call in this format) and "
+               "everything after it must parse as tool calls; there is no way back to content, so ordinary JSON "
+               "(or a brace in prose) after the start of the reply fails the parse.",
+        span=(pos, end), expected="a tool call (or no \"{\" at all)", found=f.output[pos:min(end, pos + 40)],
+        fix_hint="Model side: avoid JSON in plain answers with this template, or use tool_choice \"none\" when "
+                 "no call is wanted (llama.cpp then builds a content-only parser)."),)
+
+
+_PY_CALL = r"\b({names})\s*\("
+
+
+def pythonic_call(f: Facts) -> tuple[Finding, ...]:
+    """A Python-style call of an offered tool where the format spells calls otherwise."""
+    if f.tool_parser_reason is not None or f.calls or not f.tool_names:
+        return ()
+    if any("(" in m.text for m in f.openers):
+        return ()  # the format itself uses parentheses
+    pattern = re.compile(_PY_CALL.format(names="|".join(re.escape(n) for n in f.tool_names)))
+    m = pattern.search(f.output)
+    if m is None or not (f.failed or f.in_content(m.group(0))):
+        return ()
+    close = f.output.find(")", m.end())
+    end = close + 1 if close >= 0 else len(f.output)
+    opener = f.openers[0].text if f.openers else ""
+    how = f"starting with {shown(opener)}" if opener else "as JSON"
+    return (Finding(
+        check="pythonic-call", severity="cause",
+        summary=f"The model wrote a Python-style call {shown(m.group(1) + '(…)')}; this template's format writes "
+                f"calls {how}, so llama.cpp does not read it as a call.",
+        detail="llama.cpp parses only the call format the template renders (the autoparser's analysis or the "
+               "routed handler); Python-style calls (as Llama 4 emits them) are ordinary text to it.",
+        span=(m.start(), end), expected=opener or "a JSON call", found=f.output[m.start():min(end, m.start() + 40)],
+        fix_hint="Use the model's own chat template (its call format), or a model that calls tools the way this "
+                 "template renders them."),)
+
+
+def required_call_missing(f: Facts) -> tuple[Finding, ...]:
+    if f.request.tool_choice != "required" or f.tool_parser_reason is not None or f.calls:
+        return ()
+    if any(m.text.strip() in f.output for m in f.openers) or f.call_like_objects:
+        return ()  # a call was attempted: the other checks say why it did not parse
+    if f.failed:
+        summary = ("The request sets tool_choice \"required\", so llama.cpp's parser requires a tool call, and the "
+                   "output has none: the parse fails.")
+        detail = "With tool_choice \"required\" llama.cpp builds a parser whose tool calls are not optional."
+    else:
+        summary = ("The request sets tool_choice \"required\" but the output has no tool call; llama.cpp still "
+                   "returns it as content.")
+        detail = ("llama.cpp quirk: the parser's tool calls are required, but the parse is always lenient, so "
+                  "output that ends before any call counts as unfinished rather than wrong. In llama-server the "
+                  "grammar (not lazy with \"required\") keeps a constrained model from answering without a call.")
+    return (Finding(
+        check="required-call-missing", severity="cause" if f.failed else "warning",
+        summary=summary, detail=detail, span=None, expected="a tool call", found=f.output[:40],
+        fix_hint="Request side: use tool_choice \"auto\" when a plain answer is acceptable. Model side: with "
+                 "\"required\" the model must call a tool (sample with llama-server's grammar on)."),)
