@@ -273,3 +273,12 @@ def test_default_tools_with_transformers() -> None:
     rep = roundtrip_report(template("tojson"), enable_thinking=False, dialect="transformers", grammar=False,
                            tools=DEFAULT_TOOLS + TOOLS)
     assert all(v.replies_equal for v in rep.versus if v.replies_equal is not None)
+
+
+def test_no_template_is_llama_cpps_chatml_but_nothing_for_transformers() -> None:
+    rep = report("", messages=MESSAGES[:1])
+    assert any("transformers cannot load the template" in n and "no chat template" in n for n in rep.dialect_notes)
+    v = rep.versus[0]
+    assert v.transformers.render_exception is not None and v.transformers.render_exception["type"] == "TemplateError"
+    # llama.cpp renders with its built-in ChatML template
+    assert v.llama_reply == "Done."

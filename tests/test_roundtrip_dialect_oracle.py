@@ -162,3 +162,12 @@ def test_default_messages_add_one_documented_difference() -> None:
                 "<param name=\"attendees\">[{'name': 'Zoë', 'vip': True}, {'name': 'Al'}]</param>") in v.transformers_reply
     assert differing[MINICPM] == {"i-nested/false", "i-nested/true"}
 
+
+
+def test_transformers_gets_the_messages_llama_cpps_template_receives() -> None:
+    """LFM2.5 reads ``message.thinking`` (line 78); llama.cpp's handler copies reasoning_content
+    there. The trained reply of b keeps its reasoning: the rewrite reached transformers too."""
+    for thinking in (False, True):
+        v = {x.message_id: x for x in reports()[("LFM2.5-8B-A1B", thinking)].versus}["b"]
+        assert v.transformers_reply == "<think>The user wants weather. I should answer.</think>It is sunny."
+        assert v.replies_equal is True
