@@ -456,3 +456,36 @@ def test_cli_why_runs_when_llama_cpp_throws(tmp_path, capsys):
     assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools)]) == 0
     text = capsys.readouterr().out
     assert "HTTP 500" in text and "unknown-function" in text
+
+
+# --- properties ----------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PIECES = st.sampled_from(["<tool_call>", "<tool_call>\n", "<tool_call >", "</tool_call>", "<think>", "</think>",
+                          "{", "}", '"name"', ": ", '"get_weather"', '"arguments"', ",", "\n", " ", "x", "```json",
+                          "get_weather(", ")", "[", "]", "é", "get_wether"])
+_PARAMS = apply_template(CHATML, request())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(PIECES, max_size=30).map("".join))
+def test_any_output_is_diagnosed_without_changing_the_parse(output):
+    d = diagnose(_PARAMS, request(), output)
+    try:
+        expected = _PARAMS.parse(output)
+    except OutputParseError:
+        assert d.message is None and d.error is not None and d.causes
+    else:
+        assert d.error is None and d.message == expected
+    for f in d.findings:
+        assert f.check in CHECK_IDS and f.severity in ("cause", "warning", "info") and f.summary
+        if f.span is not None:
+            assert 0 <= f.span[0] <= f.span[1] <= len(output)
+
+
+def test_a_repeated_mistake_is_listed_ten_times_then_summed_up():
+    output = f"<tool_call >\n{CALL_JSON}\n</tool_call>\n" * 30
+    found = why(output)[0].by_check("opener-near-miss")
+    assert len(found) == 11 and "20 more" in found[-1].summary

@@ -41,10 +41,23 @@ CHECKS: tuple[Check, ...] = (
 CHECK_IDS: tuple[str, ...] = tuple(c.id for c in CHECKS)
 
 
+MAX_PER_CHECK = 10  # a long output can repeat one mistake thousands of times
+
+
+def _capped(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    if len(findings) <= MAX_PER_CHECK:
+        return findings
+    first = findings[0]
+    more = Finding(check=first.check, severity="info",
+                   summary=f"…and {len(findings) - MAX_PER_CHECK} more findings like these.",
+                   detail=f"Only the first {MAX_PER_CHECK} findings of a check are listed.")
+    return findings[:MAX_PER_CHECK] + (more,)
+
+
 def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Finding, ...]:
     found: list[Finding] = []
     for check in checks:
-        found.extend(check.run(facts))
+        found.extend(_capped(check.run(facts)))
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
 

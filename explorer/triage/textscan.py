@@ -64,14 +64,22 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
     if not _TAG.fullmatch(core):
         return ()
     key = _normal(core)
+    stripped_known = {k.strip() for k in known}
+    verdicts: dict[str, bool] = {}
+
+    def similar(tag: str) -> bool:
+        if tag == core or tag in stripped_known:
+            return False
+        if tag.startswith("</") != core.startswith("</") or _normal(tag) == key:
+            return False  # a closer, or a whitespace/case variant (near_misses says that one)
+        return difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75
+
     out: list[Miss] = []
     for m in _TAG.finditer(text):
         tag = m.group(0)
-        if tag == core or tag in known or any(tag == k.strip() for k in known):
-            continue
-        if tag.startswith("</") != core.startswith("</") or _normal(tag) == key:
-            continue  # a closer, or a whitespace/case variant (near_misses says that one)
-        if difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75:
+        if tag not in verdicts:
+            verdicts[tag] = similar(tag)
+        if verdicts[tag]:
             out.append(Miss(m.start(), m.end(), tag))
     return tuple(out)
 
