@@ -96,13 +96,13 @@ def section(outcome: tuple[Any, BaseException | None], source: Any, offered: lis
 def _trained_vs_llama(report: Any) -> None:
     """Per message: the reply the model was trained on next to the one llama.cpp renders."""
     rows = rv.dialect_rows(report)
-    differing = [r for r in rows if r.differs]
     st.caption(rv.dialect_summary(report))
-    with st.expander(f"Trained reply vs llama.cpp's reply ({len(differing)}/{len(rows)} differ)",
-                     expanded=bool(differing)):
+    with st.expander(rv.dialect_label(rows), expanded=any(r.verdict != "same" for r in rows)):
         sh.table(rv.dialect_table_rows(rows))
+        for sentence in rv.refusal_groups(rows):
+            st.markdown(rv.markdown_escape(sentence[0].upper() + sentence[1:]))
         for row in rows:
-            if row.verdict == "same":
+            if row.verdict in ("same", "transformers_refuses"):
                 continue
             st.markdown(rv.markdown_escape(row.headline))
             if row.differs:

@@ -629,3 +629,36 @@ def test_the_llama_cpp_dialect_shows_llama_cpps_own_round_trip():
     assert "rendered with llama.cpp's own Jinja engine" in shown
     assert "transformers" not in " ".join(e.label for e in at.expander)
     assert not [t for t in at.table if "trained vs llama.cpp" in t.value.columns]
+
+
+def test_refusals_are_grouped_by_reason_and_counted_in_the_label():
+    from types import SimpleNamespace
+
+    sandbox = "sandbox violation: access to attribute 'append' of 'list' object is unsafe. (line 7: {%- x %})"
+    rep = SimpleNamespace(versus=(
+        versus("a", "hi", "hi", llama_result=parsed("{}"), trained_result=parsed("{}")),
+        versus("c", "call", None, llama_result=parsed("{}"), trained_refused=sandbox),
+        versus("d", "calls", None, llama_result=parsed("{}"), trained_refused=sandbox),
+        versus("e", '{"x": 2}', '{"x": 2.0}', llama_result=parsed('{"x": 2}'), trained_result=parsed('{"x": 2.0}')),
+    ))
+    rows = rv.dialect_rows(rep)
+    assert rv.refusal_groups(rows) == [
+        "transformers cannot render messages c, d (sandbox violation: access to attribute 'append' of 'list' object "
+        "is unsafe. (line 7)), which llama.cpp renders: no model was trained on these replies as llama.cpp writes "
+        "them."]
+    assert rv.dialect_label(rows) == "Trained reply vs llama.cpp's reply (1/4 differ, transformers cannot render 2)"
+
+
+def test_a_template_transformers_cannot_render_says_so_once():
+    """Our own template appends to a list while rendering a call: the immutable sandbox refuses it
+    (docs item 11) for every message with a tool call, and only for those."""
+    from test_roundtrip_dialect import template
+
+    at = page(ui.SourceRequest("text", text=template("append")), dialect="transformers")
+    assert not at.exception, [e.value for e in at.exception]
+    calls = ["c", "d", "e", "f", "g\\-escapes", "h\\-unicode", "i\\-nested"]
+    said = [m.value for m in at.markdown if m.value.startswith("Transformers cannot render")]
+    assert len(said) == 1 and said[0].startswith(f"Transformers cannot render messages {', '.join(calls)} \\(sandbox")
+    assert "Trained reply vs llama.cpp's reply (0/9 differ, transformers cannot render 7)" in [e.label for e in at.expander]
+    table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
+    assert list(table["trained vs llama.cpp"]) == ["= same reply", "= same reply"] + ["! transformers cannot render"] * 7

@@ -255,6 +255,7 @@ class DialectRow:
     headline: str  # the triage sentence: trained on X; llama.cpp renders Y and parses X as Z
     llama_reply: str | None
     transformers_reply: str | None
+    refusal: str | None = None  # why transformers cannot render the message (its own words, line)
 
     @property
     def verdict_label(self) -> str:
@@ -350,7 +351,31 @@ def dialect_headline(versus: Any) -> str:
 
 def dialect_rows(report: Any) -> tuple[DialectRow, ...]:
     return tuple(DialectRow(str(v.message_id), message_kind(v.llama.message), _dialect_verdict(v), dialect_headline(v),
-                            v.llama_reply, v.transformers_reply) for v in report.versus)
+                            v.llama_reply, v.transformers_reply,
+                            _raised(v.transformers.render_exception) if v.transformers.render_exception else None)
+                 for v in report.versus)
+
+
+def dialect_label(rows: Sequence[DialectRow]) -> str:
+    """The comparison's expander title: how many replies differ (and how many cannot be rendered)."""
+    differing = sum(1 for r in rows if r.differs)
+    refused = sum(1 for r in rows if r.verdict in ("transformers_refuses", "neither"))
+    extra = f", transformers cannot render {refused}" if refused else ""
+    return f"Trained reply vs llama.cpp's reply ({differing}/{len(rows)} differ{extra})"
+
+
+def refusal_groups(rows: Sequence[DialectRow]) -> list[str]:
+    """One sentence per distinct reason transformers cannot render messages (llama.cpp can)."""
+    groups: dict[str, list[str]] = {}
+    for row in rows:
+        if row.verdict == "transformers_refuses" and row.refusal:
+            groups.setdefault(row.refusal, []).append(row.message_id)
+    out = []
+    for reason, ids in groups.items():
+        which = f"message {ids[0]}" if len(ids) == 1 else f"messages {', '.join(ids)}"
+        out.append(f"transformers cannot render {which} ({reason}), which llama.cpp renders: no model was "
+                   "trained on these replies as llama.cpp writes them.")
+    return out
 
 
 def dialect_table_rows(rows: Sequence[DialectRow]) -> list[dict[str, str]]:
