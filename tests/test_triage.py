@@ -330,7 +330,16 @@ def test_content_after_calls():
     assert d.error is not None
 
 
+def test_text_between_calls():
+    output = GOOD_CALL + "\nand also\n" + GOOD_CALL
+    d, _ = why(output)
+    f = only(d, "content-after-calls")
+    start = output.index("and also")
+    assert (f.span, f.found) == ((start, start + len("and also")), "and also") and d.error is not None
+
+
 def test_content_after_calls_negative():
+    assert "content-after-calls" not in checks_of(why(GOOD_CALL + "\n" + GOOD_CALL)[0])
     assert "content-after-calls" not in checks_of(why(GOOD_CALL + "\n")[0])
 
 

@@ -25,6 +25,11 @@ def _opened_by_prompt(f: Facts) -> str | None:
     return next((s for s in _texts(f.reasoning_starts) if gp.endswith(s)), None)
 
 
+def _origin(markers, tag: str) -> str:
+    found = next((m for m in markers if m.text == tag), None)
+    return f" ({shown(tag)} comes from {found.origin})" if found is not None else ""
+
+
 def _thinking_state(f: Facts) -> str:
     return (f"enable_thinking is {str(bool(f.request.enable_thinking)).lower()}, and the generation prompt "
             f"{shown(f.gp[-40:])} does not open reasoning")
@@ -48,7 +53,8 @@ def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
                     "so llama.cpp keeps the reasoning in content.",
             detail=f"llama.cpp reads reasoning only between {shown(start_tag)} and {shown(end)}, or after the "
                    f"generation prompt when the template opens reasoning there; here {_thinking_state(f)}. "
-                   "Text before an unopened end tag is ordinary content.",
+                   "Text before an unopened end tag is ordinary content."
+                   + _origin(f.reasoning_starts, start_tag) + _origin(f.reasoning_ends, end),
             span=(pos, pos + len(end)), expected=start_tag + " … " + end, found=f.output[:pos + len(end)][-60:],
             fix_hint=f"Model side: emit {shown(start_tag)} first. Request side: if the template opens reasoning in "
                      "the generation prompt only with thinking on, send enable_thinking true (and the "
@@ -81,7 +87,7 @@ def reasoning_not_extracted(f: Facts) -> tuple[Finding, ...]:
             check="reasoning-not-extracted", severity="cause",
             summary=f"The output starts a reasoning block with {shown(tag)}, but {why.split(':')[0]}; the "
                     "reasoning stays in content.",
-            detail=why + ".", span=(pos, pos + len(tag)), expected="no reasoning block here", found=tag,
+            detail=why + "." + _origin(f.reasoning_starts, tag), span=(pos, pos + len(tag)), expected="no reasoning block here", found=tag,
             fix_hint=hint),)
     return ()
 

@@ -352,6 +352,9 @@ def content_after_calls(f: Facts) -> tuple[Finding, ...]:
     first_open = min((p for p in (f.output.find(m.text) for m in f.openers) if p >= 0), default=-1)
     if last_end < 0 or first_open < 0 or first_open > last_end:
         return ()
+    between = _text_between_calls(f)
+    if between:
+        return between
     tail = f.output[last_end:]
     if not tail.strip() or any(m.text.strip() in tail for m in f.openers):
         return ()
@@ -373,6 +376,33 @@ def content_after_calls(f: Facts) -> tuple[Finding, ...]:
             detail="llama.cpp's parser for this template consumes what follows the calls without keeping it.",
             span=span, expected="nothing after the calls", found=tail.strip()[:60],
             fix_hint="Model side: stop after the last call, or put the text before the calls."),)
+    return ()
+
+
+def _text_between_calls(f: Facts) -> tuple[Finding, ...]:
+    """Prose between one call's closer and the next call's opener, when the parse failed."""
+    if not f.failed:
+        return ()
+    closers = [m.text for m in f.closers]
+    openers = [m.text.strip() for m in f.openers]
+    for closer in closers:
+        pos = f.output.find(closer)
+        while pos >= 0:
+            end = pos + len(closer)
+            nxt = min((p for p in (f.output.find(o, end) for o in openers) if p >= 0), default=-1)
+            gap = f.output[end:nxt] if nxt >= 0 else ""
+            if gap.strip() and not any(c in gap for c in closers):
+                lead = len(gap) - len(gap.lstrip())
+                span = (end + lead, end + len(gap.rstrip()))
+                return (Finding(
+                    check="content-after-calls", severity="cause",
+                    summary="Text stands between two tool calls; this template's format allows only whitespace "
+                            "there, so llama.cpp rejects the whole output.",
+                    detail="llama.cpp's parser reads the calls as one run (calls separated by whitespace, then the "
+                           "end of the output); prose between them matches nothing.",
+                    span=span, expected="whitespace, then the next call", found=gap.strip()[:60],
+                    fix_hint="Model side: put all text before the first call."),)
+            pos = f.output.find(closer, end)
     return ()
 
 
