@@ -150,5 +150,7 @@ def prefill(report: Any, offered: list[str]) -> None:
     pick = rv.choose_prefill(report, offered) if report is not None else None
     st.session_state[OUTPUT_KEY] = st.session_state[PREFILL_KEY] = pick.text if pick else ""
     if pick:
-        st.caption(f"The box starts with the template's own reply for {pick.why}. Type over it freely, or load "
-                   "another message's reply under Round trip.")
+        trained = " as transformers renders it (what the model was trained on)" \
+            if getattr(report, "dialect", "llama.cpp") == "transformers" else ""
+        st.caption(f"The box starts with the template's own reply{trained} for {pick.why}. Type over it freely, "
+                   "or load another message's reply under Round trip.")

@@ -620,6 +620,7 @@ def test_the_transformers_dialect_shows_the_trained_round_trip():
     assert "\\{'date': '2025\\-01\\-02', 'times': \\[" in headline
     assert "\\<parameter=when\\>\\\\n\\\\n\\</parameter\\>" in headline
     assert "llama.cpp renders" in [c.value for c in at.caption]
+    assert "The box starts with the template's own reply as transformers renders it" in shown
 
 
 def test_the_llama_cpp_dialect_shows_llama_cpps_own_round_trip():
