@@ -274,6 +274,15 @@ def test_reasoning_end_without_start_negative():
     assert "reasoning-end-without-start" not in checks_of(d) and d.message.reasoning_content == "x"
 
 
+def test_reasoning_start_repeated_after_the_prompt_opened_it():
+    # bracket-tool-calls' generation prompt ends with [THINK] (asserted above)
+    d, _ = why("[THINK]x[/THINK]The answer.", example="bracket-tool-calls")
+    f = only(d, "reasoning-start-repeated")
+    assert (f.span, f.found, f.severity) == ((0, len("[THINK]")), "[THINK]", "warning")
+    assert d.message.reasoning_content.startswith("[THINK]")
+    assert "reasoning-start-repeated" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
+
+
 def test_reasoning_start_while_thinking_disabled():
     output = "<think>x</think>\nThe answer."
     d, params = why(output, enable_thinking=False)

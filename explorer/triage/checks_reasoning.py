@@ -106,3 +106,28 @@ def reasoning_format_none(f: Facts) -> tuple[Finding, ...]:
                 span=(pos, pos + len(tag)), expected="reasoning_format deepseek (llama-server's default)",
                 found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content."),)
     return ()
+
+
+def reasoning_start_repeated(f: Facts) -> tuple[Finding, ...]:
+    """The prompt opened reasoning and the model opens it again: the tag is kept as text."""
+    opened = _opened_by_prompt(f)
+    if opened is None or f.request.reasoning_format == "none":
+        return ()
+    lead = len(f.output) - len(f.output.lstrip())
+    if not f.output.startswith(opened, lead):
+        return ()
+    m = f.message
+    kept = m is not None and (opened in m.reasoning_content or opened in m.content)
+    if not (kept or f.failed):
+        return ()
+    return (Finding(
+        check="reasoning-start-repeated", severity="warning",
+        summary=f"The generation prompt already opens reasoning with {shown(opened)}, and the model writes "
+                f"{shown(opened)} again, so llama.cpp keeps the second one as text"
+                + (" inside reasoning_content." if m is not None and opened in m.reasoning_content else "."),
+        detail=f"llama.cpp parses the generation prompt {shown(f.gp[-40:])} in front of the output: reasoning is "
+               f"already open when the output starts, and a second {shown(opened)} is ordinary reasoning text."
+               + _origin(f.reasoning_starts, opened),
+        span=(lead, lead + len(opened)), expected="the reasoning itself (the tag is in the prompt)", found=opened,
+        fix_hint=f"Model side: do not repeat {shown(opened)} (the chat template already emits it). A client can "
+                 "strip the leading tag from reasoning_content."),)

@@ -31,6 +31,8 @@ CHECKS: tuple[Check, ...] = (
           checks_reasoning.reasoning_end_without_start),
     Check("reasoning-not-extracted", "a reasoning block the parser has no place for",
           checks_reasoning.reasoning_not_extracted),
+    Check("reasoning-start-repeated", "a reasoning start tag the generation prompt already wrote",
+          checks_reasoning.reasoning_start_repeated),
     Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
           checks_reasoning.reasoning_format_none),
     Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
