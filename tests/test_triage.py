@@ -328,6 +328,46 @@ def test_parse_error_negative():
     assert "parse-error" not in checks_of(why(GOOD_CALL)[0])
 
 
+def _unanchored_params(additional_stops: tuple[str, ...] = ()):
+    """A hand-built parser with no end-of-input, like some llama.cpp handlers: content up to
+    <call>, then optionally <call>NAME</call>."""
+    from explorer.handlers import ChatParams
+    from explorer.peg.builder import build_arena
+
+    arena = build_arena(lambda p: p.sequence([
+        p.tag("content", p.until("<call>")),
+        p.optional(p.rule("tool-call", p.tag("tool", p.sequence([
+            p.tag("tool-open", p.literal("<call>")), p.tag("tool-name", p.literal("get_weather")),
+            p.tag("tool-close", p.literal("</call>"))])))),
+    ]))
+    return ChatParams(handler="test", why="", format="peg-native", prompt="", generation_prompt="", grammar="",
+                      grammar_lazy=False, grammar_triggers=(), preserved_tokens=(), parser=arena.dumps(),
+                      additional_stops=additional_stops, supports_thinking=False, thinking_start_tag="",
+                      thinking_end_tags=())
+
+
+def test_unconsumed_output_is_dropped_without_an_error():
+    params = _unanchored_params()
+    output = "Hi<call>get_wether</call>"
+    d = diagnose(params, request(), output)
+    assert d.error is None and d.message.content == "Hi" and d.message.tool_calls == ()
+    f = only(d, "unconsumed-output")
+    assert f.severity == "cause" and f.span == (2, len(output)) and f.found == "<call>get_wether</call>"
+    assert "does not require the end of the output" in f.detail
+    pytest.importorskip("explorer.peg.expectations")
+    assert f.expected == "get_weather"
+
+
+def test_unconsumed_output_after_a_stop_string_is_info():
+    d = diagnose(_unanchored_params(("<call>",)), request(), "Hi<call>get_wether</call>")
+    assert only(d, "unconsumed-output").severity == "info"
+
+
+def test_unconsumed_output_negative():
+    d = diagnose(_unanchored_params(), request(), "Hi<call>get_weather</call>")
+    assert d.findings == () and [c.name for c in d.message.tool_calls] == ["get_weather"]
+
+
 # --- 7. text after the calls ---------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ import importlib
 import json
 from typing import Any
 
+from explorer.peg.nodes import End
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
 from explorer.triage.textscan import describe_difference, near_misses
@@ -113,3 +114,59 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         expected=expected, found=found or "(end of output)",
         fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
                  "format has there. The other findings say why, when a check recognised the pattern."),)
+
+
+def _record_at(f: Facts) -> Any:
+    """The furthest terminal failure of the diagnostic pass even when the parse succeeded
+    (``furthest_failure`` answers None then): what the parser tried last."""
+    try:
+        module = importlib.import_module("explorer.peg.expectations")
+        end, record = module.diagnose(f.arena, f.gp + f.output)
+        if record.furthest < 0:
+            return None
+        return module.failure_at(f.gp + f.output, record.furthest, tuple(record.expected), record.rules or ())
+    except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
+        return None
+
+
+def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
+    """llama.cpp quirk: a parser whose root does not require the end of the text succeeds
+    where its tool calls stop matching, and the rest of the output is silently dropped."""
+    if f.failed or f.parse.result.end >= len(f.parse.input):
+        return ()
+    at = f.stop
+    rest = f.output[at:]
+    if not rest.strip() or f.kept(rest.strip()):
+        return ()
+    lead = len(rest) - len(rest.lstrip())
+    stop = next((s for s in f.params.additional_stops if s and rest.lstrip().startswith(s)), None)
+    if stop is not None:
+        return (Finding(
+            check="unconsumed-output", severity="info",
+            summary=f"The parser stops at {shown(stop)}, one of llama-server's stop strings for this template: "
+                    "a real server ends generation there, so the text after it never reaches the parser.",
+            detail="The chat params list additional stops; llama-server cuts the output at them before parsing.",
+            span=(at + lead, len(f.output)), expected="the end of the output", found=rest.strip()[:60],
+            fix_hint="Nothing to fix when the output came from llama-server; a raw output from elsewhere should "
+                     "be cut at the stop first."),)
+    far = _record_at(f)
+    expected = where = gave_up = ""
+    if far is not None and far.offset >= f.parse.result.end:
+        expected = " or ".join(_unquoted(e) for e in far.expected)
+        at_far = max(0, far.offset - len(f.gp))
+        where = f" In generation prompt + output, {far.describe()}."
+        gave_up = (f" The parse got furthest at character {at_far}, expecting "
+                   f"{' or '.join(far.expected[:4])}{' …' if len(far.expected) > 4 else ''}, found "
+                   f"{shown(f.output[at_far:at_far + 12])}.")
+    anchored = any(isinstance(p, End) for p in f.arena.parsers)
+    quirk = ("" if anchored else " llama.cpp quirk: this parser does not require the end of the output, so when "
+             "its tool calls stop matching it succeeds there and returns no error.")
+    return (Finding(
+        check="unconsumed-output", severity="cause",
+        summary=f"llama.cpp's parser stopped at output character {at + lead} without an error and dropped the "
+                f"rest of the output ({len(rest.strip())} characters are in neither content nor a tool call)."
+                + gave_up,
+        detail=("llama.cpp maps only what its parser consumed." + where + quirk).strip(),
+        span=(at + lead, len(f.output)), expected=expected, found=rest.strip()[:60],
+        fix_hint="Model side: the dropped text must follow the template's format exactly (see what the parser "
+                 "expected). The Try it page tints this part as not consumed by the parser."),)

@@ -415,7 +415,7 @@ def _looks_like_markup(tail: str, f: Facts) -> bool:
 
 
 def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
-    if f.failed or f.calls or f.tool_parser_reason is not None:
+    if f.failed or f.calls or f.tool_parser_reason is not None or f.parse.result.end < len(f.parse.input):
         return ()
     if opener_near_miss(f) or checks_format.pythonic_call(f):
         return ()  # those explain it

@@ -37,6 +37,8 @@ CHECKS: tuple[Check, ...] = (
           checks_reasoning.reasoning_format_none),
     Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
     Check("parse-error", "where the parser stopped when llama.cpp throws", checks_parse.parse_error),
+    Check("unconsumed-output", "output the parser stopped before, without an error (dropped)",
+          checks_parse.unconsumed_output),
     Check("tool-mentioned", "a tool named in an output with no calls", checks_tools.tool_mentioned),
 )
 
