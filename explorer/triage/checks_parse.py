@@ -121,10 +121,13 @@ def _record_at(f: Facts) -> Any:
     (``furthest_failure`` answers None then): what the parser tried last."""
     try:
         module = importlib.import_module("explorer.peg.expectations")
-        end, record = module.diagnose(f.arena, f.gp + f.output)
+        text = f.gp + f.output
+        if len(text.encode("utf-8", "surrogatepass")) > getattr(module, "MAX_DIAGNOSED_BYTES", 1_000_000):
+            return None
+        end, record = module.diagnose(f.arena, text)
         if record.furthest < 0:
             return None
-        return module.failure_at(f.gp + f.output, record.furthest, tuple(record.expected), record.rules or ())
+        return module.failure_at(text, record.furthest, tuple(record.expected), record.rules or ())
     except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
         return None
 
