@@ -283,6 +283,21 @@ def test_reasoning_start_repeated_after_the_prompt_opened_it():
     assert "reasoning-start-repeated" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
 
 
+def test_call_in_reasoning():
+    output = f"<think>I will call it: {GOOD_CALL}</think>\nok"
+    d, _ = why(output)
+    f = only(d, "call-in-reasoning")
+    start = output.index("<tool_call>")
+    assert (f.span, f.found, f.expected) == ((start, start + len("<tool_call>")), "<tool_call>", "</think> before the call")
+    assert d.message.tool_calls == () and "<tool_call>" in d.message.reasoning_content
+
+
+def test_call_in_reasoning_negative():
+    # a mention in the reasoning and a real call after it: nothing to explain
+    d, _ = why(f"<think>use <tool_call> then</think>\n{GOOD_CALL}")
+    assert "call-in-reasoning" not in checks_of(d) and len(d.message.tool_calls) == 1
+
+
 def test_reasoning_start_while_thinking_disabled():
     output = "<think>x</think>\nThe answer."
     d, params = why(output, enable_thinking=False)

@@ -131,3 +131,30 @@ def reasoning_start_repeated(f: Facts) -> tuple[Finding, ...]:
         span=(lead, lead + len(opened)), expected="the reasoning itself (the tag is in the prompt)", found=opened,
         fix_hint=f"Model side: do not repeat {shown(opened)} (the chat template already emits it). A client can "
                  "strip the leading tag from reasoning_content."),)
+
+
+def call_in_reasoning(f: Facts) -> tuple[Finding, ...]:
+    """A tool call written before reasoning ends: llama.cpp keeps it as reasoning text."""
+    m = f.message
+    if m is None or not m.reasoning_content or f.tool_parser_reason is not None or m.tool_calls:
+        return ()
+    for marker in f.openers:
+        text = marker.text.strip()
+        inside = m.reasoning_content.find(text)
+        if inside < 0:
+            continue
+        pos = f.output.find(text)
+        end_tag = next((e for e in _texts(f.reasoning_ends) if e in f.output[pos:]), "")
+        return (Finding(
+            check="call-in-reasoning", severity="cause",
+            summary=f"A tool call ({shown(text)}) sits inside the reasoning block"
+                    + (f", before {shown(end_tag)}" if end_tag else "")
+                    + ", so llama.cpp keeps it as reasoning text, not as a call.",
+            detail="llama.cpp reads tool calls only after the reasoning block ends; inside it everything is "
+                   f"reasoning_content. The opener {shown(marker.text)} comes from {marker.origin}.",
+            span=(pos, pos + len(text)), expected=f"{end_tag} before the call" if end_tag else "the call after the reasoning",
+            found=text,
+            fix_hint="Model side: close the reasoning before calling a tool."
+                     + (" Request side: with thinking forced open by the generation prompt, the model must still "
+                        "write the end tag first." if _opened_by_prompt(f) else "")),)
+    return ()
