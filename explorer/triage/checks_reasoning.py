@@ -2,8 +2,9 @@
 
 Input: ``Facts``. Output: findings. A reasoning end tag with no start (and a generation
 prompt that does not open reasoning); a start tag while thinking is disabled or the
-template has no reasoning; ``reasoning_format`` none, which keeps reasoning in content by
-design.
+template has no reasoning; a start tag the generation prompt already wrote; a tool call
+inside the reasoning block; ``reasoning_format`` none, which keeps reasoning in content
+by design.
 """
 
 from __future__ import annotations

@@ -85,16 +85,17 @@ def leading_literal(arena: Arena, pid: int, depth: int = 0) -> str:
 def tool_openers(params: Any, arena: Arena, analysis: Any = None) -> tuple[Marker, ...]:
     """Every text that starts a tool call for this request's parser."""
     found: list[tuple[str, str]] = []
+    whose = "" if params.handler == "autoparser" else f" of llama.cpp's {params.handler} handler"
     for trig in params.grammar_triggers:
         if trig.type == "WORD":
-            found.append((trig.value, "grammar trigger (WORD): the lazy grammar wakes up on it"))
+            found.append((trig.value, f"grammar trigger (WORD){whose}: the lazy grammar wakes up on it"))
     if analysis is not None:
         fmt = analysis.tools.format
         found.append((fmt.section_start, _field_origin(analysis, "tools.format.section_start")))
         found.append((fmt.per_call_start, _field_origin(analysis, "tools.format.per_call_start")))
     for name in TOOL_RULES:
         if arena.has_rule(name):
-            found.append((leading_literal(arena, arena.rule_id(name)), f"parser rule {name}"))
+            found.append((leading_literal(arena, arena.rule_id(name)), f"parser rule {name}{whose}"))
     return tuple(m for m in _merge(found) if len(m.text.strip()) >= 2)
 
 
