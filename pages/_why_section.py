@@ -81,12 +81,20 @@ def _highlighted_output(d: Any) -> None:
     st.html(ui.legend_html(legend))
 
 
+def _checks_list() -> None:
+    from explorer.triage import CHECKS
+
+    with st.expander(f"What the triage looks for ({len(CHECKS)} checks)"):
+        sh.table([{"check": c.id, "looks for": c.looks_for} for c in CHECKS])
+
+
 def render_why(d: Any) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
     st.caption(d.verdict)
     if not d.findings:
         st.success(d.nothing_found)
+        _checks_list()
         return
     causes = len(d.causes)
     st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
@@ -94,3 +102,4 @@ def render_why(d: Any) -> None:
                + ". Findings explain llama.cpp's answer; they never change it.")
     _highlighted_output(d)
     st.html("".join(_finding_html(f) for f in d.findings))
+    _checks_list()

@@ -9,6 +9,7 @@ story, where in the output, expected vs found bytes, and what would make it pars
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -125,6 +126,4 @@ class Diagnosis:
 
 def shown(text: str) -> str:
     """A string quoted with its whitespace escaped (``"<tool_call>\\n"``)."""
-    import json
-
     return json.dumps(text, ensure_ascii=False)
