@@ -52,7 +52,8 @@ def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: Any)
         cols = st.columns(per_row)
         for col, row in zip(cols, loadable[start:start + per_row]):
             col.button(f"Load {row.message_id}", key=f"try_rt_{row.message_id}",
-                       help=f"{row.kind}: {row.outcome_label}", on_click=_load_case, args=(row, rv.missing_tools(row.calls, offered), tools_json),
+                       help=f"{row.kind}: {row.outcome_label}", on_click=_load_case,
+                       args=(row, rv.missing_tools(row.calls, offered), tools_json),
                        width="stretch")
 
 

@@ -660,6 +660,8 @@ def test_a_template_transformers_cannot_render_says_so_once():
     calls = ["c", "d", "e", "f", "g\\-escapes", "h\\-unicode", "i\\-nested"]
     said = [m.value for m in at.markdown if m.value.startswith("Transformers cannot render")]
     assert len(said) == 1 and said[0].startswith(f"Transformers cannot render messages {', '.join(calls)} \\(sandbox")
-    assert "Trained reply vs llama.cpp's reply (0/9 differ, transformers cannot render 7)" in [e.label for e in at.expander]
+    labels = [e.label for e in at.expander]
+    assert "Trained reply vs llama.cpp's reply (0/9 differ, transformers cannot render 7)" in labels
     table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
-    assert list(table["trained vs llama.cpp"]) == ["= same reply", "= same reply"] + ["! transformers cannot render"] * 7
+    refused = ["! transformers cannot render"] * 7
+    assert list(table["trained vs llama.cpp"]) == ["= same reply", "= same reply"] + refused

@@ -151,7 +151,8 @@ def test_default_messages_add_one_documented_difference() -> None:
     print("\nwith the default messages (a-f, g-escapes, h-unicode, i-nested):")
     print(f"  templates with a differing reply: {len(differing)}; parsed differently: {len(parse_differently)}")
     for name, where in sorted(differing.items()):
-        print(f"    {name}: {', '.join(sorted(where))} (parsed differently: {', '.join(sorted(parse_differently[name])) or '-'})")
+        again = ", ".join(sorted(parse_differently[name])) or "-"
+        print(f"    {name}: {', '.join(sorted(where))} (parsed differently: {again})")
     assert set(differing) == {SOLAR, MINICPM}
     # docs item 4, MiniCPM5 line 77 `{{- param_value }}`: llama.cpp prints an object or an array of
     # objects as nothing, jinja2 as Python's str()
@@ -159,7 +160,8 @@ def test_default_messages_add_one_documented_difference() -> None:
         v = {x.message_id: x for x in default_reports()[(MINICPM, thinking)].versus}["i-nested"]
         assert '<param name="when"></param><param name="attendees"></param>' in v.llama_reply
         assert ("<param name=\"when\">{'date': '2025-01-02', 'times': ['12:00', '13:30']}</param>"
-                "<param name=\"attendees\">[{'name': 'Zoë', 'vip': True}, {'name': 'Al'}]</param>") in v.transformers_reply
+                "<param name=\"attendees\">[{'name': 'Zoë', 'vip': True}, {'name': 'Al'}]</param>") \
+            in v.transformers_reply
     assert differing[MINICPM] == {"i-nested/false", "i-nested/true"}
 
 

@@ -214,7 +214,8 @@ def _with_retry_ids(message: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _render_case(setting: Any, message: dict[str, Any]) -> tuple[dict, str | None, dict | None, dict | None, bool | None]:
+def _render_case(setting: Any, message: dict[str, Any]
+                 ) -> tuple[dict, str | None, dict | None, dict | None, bool | None]:
     """(message used, R, render_exception, render_exception_first, ids rewritten)."""
     try:
         return message, setting.render(message), None, None, None
