@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from explorer.cli.inputs import add_template_argument, parse_bool, template_text
+from explorer.jinja_compat import DIALECTS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +26,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_template_argument(p)
     p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
                    help="enable_thinking (default true)")
+    p.add_argument("--dialect", choices=DIALECTS, default="llama.cpp",
+                   help="the engine that renders the replies: llama.cpp's (default) or transformers' "
+                        "(the text the model was trained on, set next to llama.cpp's per message); "
+                        "the parser is llama.cpp's either way")
     p.add_argument("--no-grammar", action="store_true", help="skip the grammar verdicts")
     p.add_argument("--json", action="store_true", help="print the whole report as JSON")
     p.set_defaults(run=run)
@@ -75,9 +80,22 @@ def format_table(report: Any) -> str:
 def run(args: argparse.Namespace) -> int:
     from explorer.roundtrip import roundtrip_report
 
-    report = roundtrip_report(template_text(args.template), enable_thinking=args.thinking, grammar=not args.no_grammar)
+    report = roundtrip_report(template_text(args.template), enable_thinking=args.thinking,
+                              grammar=not args.no_grammar, dialect=args.dialect)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
         print(format_table(report))
+        if report.versus:
+            print("\n" + format_versus(report))
     return 0
+
+
+def format_versus(report: Any) -> str:
+    """The transformers round trip set next to llama.cpp's: a summary, then one line per message."""
+    from explorer.ui_support.roundtrip_view import dialect_headline, dialect_summary
+
+    lines = ["trained (transformers) vs llama.cpp:", dialect_summary(report)]
+    lines += [f"note: {n}" for n in report.dialect_notes]
+    lines += [dialect_headline(v) for v in report.versus]
+    return "\n".join(lines)
