@@ -369,7 +369,9 @@ def content_after_calls(f: Facts) -> tuple[Finding, ...]:
                    "text after the last call matches nothing.",
             span=span, expected="the end of the output", found=tail.strip()[:60],
             fix_hint="Model side: stop after the last call (the template's end-of-turn token is a stop)."),)
-    if f.message is not None and tail.strip() not in f.message.content and not _looks_like_markup(tail, f):
+    unconsumed = f.parse.result.end < len(f.parse.input)  # the unconsumed-output check says it
+    if (f.message is not None and not unconsumed and tail.strip() not in f.message.content
+            and not _looks_like_markup(tail, f)):
         return (Finding(
             check="content-after-calls", severity="warning",
             summary="Text after the tool calls is dropped: it is in neither content nor the calls.",

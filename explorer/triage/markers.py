@@ -82,6 +82,33 @@ def leading_literal(arena: Arena, pid: int, depth: int = 0) -> str:
     return ""
 
 
+def trailing_literal(arena: Arena, pid: int, depth: int = 0) -> str:
+    """The text a parser must end with (as far as it is fixed); "" when unknown."""
+    if depth > 40:
+        return ""
+    node = arena.get(pid)
+    if isinstance(node, Literal):
+        return node.literal
+    if isinstance(node, (Rule, Atomic, Tag)):
+        return trailing_literal(arena, node.child, depth + 1)
+    if isinstance(node, Ref) and arena.has_rule(node.name):
+        return trailing_literal(arena, arena.rule_id(node.name), depth + 1)
+    if isinstance(node, Sequence):
+        out = ""
+        for child in reversed(node.children):
+            part = arena.get(child)
+            if isinstance(part, Literal):
+                out = part.literal + out
+                continue
+            if isinstance(part, Space):
+                if out:
+                    return out  # whitespace may stand before the closer: it ends here
+                continue
+            return trailing_literal(arena, child, depth + 1) + out
+        return out
+    return ""
+
+
 def tool_openers(params: Any, arena: Arena, analysis: Any = None) -> tuple[Marker, ...]:
     """Every text that starts a tool call for this request's parser."""
     found: list[tuple[str, str]] = []
@@ -106,9 +133,13 @@ def tool_closers(params: Any, arena: Arena, analysis: Any = None) -> tuple[Marke
         fmt = analysis.tools.format
         found.append((fmt.section_end, _field_origin(analysis, "tools.format.section_end")))
         found.append((fmt.per_call_end, _field_origin(analysis, "tools.format.per_call_end")))
-    for pid, node in enumerate(arena.parsers):
+    whose = "" if params.handler == "autoparser" else f" of llama.cpp's {params.handler} handler"
+    for name in TOOL_RULES:
+        if arena.has_rule(name):
+            found.append((trailing_literal(arena, arena.rule_id(name)), f"parser rule {name}{whose}"))
+    for node in arena.parsers:
         if isinstance(node, Tag) and node.tag == "tool-close":
-            found.append((leading_literal(arena, node.child), "parser tag tool-close"))
+            found.append((leading_literal(arena, node.child), f"parser tag tool-close{whose}"))
     return tuple(m for m in _merge(found) if len(m.text.strip()) >= 2)
 
 
