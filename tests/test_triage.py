@@ -562,3 +562,17 @@ def test_a_repeated_mistake_is_listed_ten_times_then_summed_up():
     output = f"<tool_call >\n{CALL_JSON}\n</tool_call>\n" * 30
     found = why(output)[0].by_check("opener-near-miss")
     assert len(found) == 11 and "20 more" in found[-1].summary
+
+
+def test_every_registered_check_has_a_positive_test_here():
+    from pathlib import Path
+
+    source = Path(__file__).read_text(encoding="utf-8")
+    missing = [c for c in CHECK_IDS if f'"{c}")' not in source]
+    assert not missing, missing
+
+
+def test_content_after_calls_without_the_analysis():
+    output = GOOD_CALL + " done"
+    f = only(why(output, analysis=False)[0], "content-after-calls")
+    assert f.found == "done" and f.span == (len(GOOD_CALL) + 1, len(output))
