@@ -179,6 +179,17 @@ def test_opener_near_miss_bracket_format():
     assert (f.expected, f.found) == ("[TOOL_CALLS]", "[TOOL_CALL]")
 
 
+def test_name_prefix_near_miss_tagged():
+    src = from_example("tagged-parameters").text
+    assert "'<function=' + call.name + '>\\n'" in src
+    output = "<tool_calls>\n<function =get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>"
+    d, _ = why(output, example="tagged-parameters")
+    f = only(d, "opener-near-miss")
+    start = output.index("<function =")
+    assert (f.expected, f.found, f.span) == ("<function=", "<function =", (start, start + len("<function =")))
+    assert "function name" in f.summary and "tools.function.name_prefix" in f.detail
+
+
 def test_opener_near_miss_negative():
     d, _ = why(GOOD_CALL)
     assert "opener-near-miss" not in checks_of(d)

@@ -88,13 +88,13 @@ def _opener_here(f: Facts, pos: int, marker: str) -> bool:
     return any(len(m.text) >= len(marker) and f.output.startswith(m.text.lstrip(), pos) for m in f.openers)
 
 
-def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str) -> Finding:
+def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str, role: str = "a tool call") -> Finding:
     diff = describe_difference(marker.text, found) if kind != "similar tag" else "a different tag"
     return Finding(
         check="opener-near-miss", severity="cause",
         summary=f"The model wrote {shown(found)} where llama.cpp needs exactly {shown(marker.text)} to start "
-                f"a tool call ({diff}), so the call is not recognised.",
-        detail=f"The opener {shown(marker.text)} comes from {marker.origin}. llama.cpp's parser matches it byte "
+                f"{role} ({diff}), so the call is not recognised.",
+        detail=f"The marker {shown(marker.text)} comes from {marker.origin}. llama.cpp's parser matches it byte "
                f"for byte; any other spelling is ordinary text.{_preserved_note(f, marker.text)}",
         span=(start, end), expected=marker.text, found=found,
         fix_hint=f"Model/template side: the model must emit {shown(marker.text)} exactly as the template renders "
@@ -107,14 +107,17 @@ def _marker_misses(f: Facts) -> list[Finding]:
     seen: set[int] = set()
     known = {m.text for m in f.openers + f.closers + f.reasoning_starts + f.reasoning_ends}
     known |= set(f.params.preserved_tokens)
-    for marker in f.openers:
+    known |= {m.text for m in f.name_prefixes}
+    roles = [(m, "a tool call") for m in f.openers] + [(m, "a function name") for m in f.name_prefixes]
+    for marker, role in roles:
         misses = [(m.start, m.end, m.text, "whitespace/case") for m in near_misses(f.output, marker.text)]
-        misses += [(m.start, m.end, m.text, "similar tag") for m in similar_tags(f.output, marker.text, known)]
+        if role == "a tool call":
+            misses += [(m.start, m.end, m.text, "similar tag") for m in similar_tags(f.output, marker.text, known)]
         for start, end, found, kind in misses:
             if start in seen or _opener_here(f, start, marker.text) or not is_cause(f, (start, end)):
                 continue
             seen.add(start)
-            out.append(_miss_finding(f, marker, start, end, found, kind))
+            out.append(_miss_finding(f, marker, start, end, found, kind, role))
     return out
 
 

@@ -30,6 +30,7 @@ class Facts:
     tool_names: tuple[str, ...]
     openers: tuple[mk.Marker, ...]
     closers: tuple[mk.Marker, ...]
+    name_prefixes: tuple[mk.Marker, ...]
     reasoning_starts: tuple[mk.Marker, ...]
     reasoning_ends: tuple[mk.Marker, ...]
     call_keys: tuple[mk.CallKey, ...]
@@ -115,6 +116,7 @@ def build_facts(params: Any, request: Any, output: str, analysis: Any = None) ->
         tool_names=mk.request_tool_names(request),
         openers=mk.tool_openers(params, arena, analysis),
         closers=mk.tool_closers(params, arena, analysis),
+        name_prefixes=mk.name_prefixes(params, arena, analysis),
         reasoning_starts=starts, reasoning_ends=ends,
         call_keys=mk.json_call_keys(arena),
         name_affixes=mk.name_affixes(arena),

@@ -293,3 +293,18 @@ def content_stops(arena: Arena) -> tuple[str, ...]:
 def has_tool_rules(arena: Arena) -> bool:
     """Whether the parser can produce a tool call at all (a ``tool-name`` tag somewhere)."""
     return any(isinstance(node, Tag) and node.tag in ("tool-name", "tool") for node in arena.parsers)
+
+
+_MARKUP = re.compile(r"[<\[|｜=]")
+
+
+def name_prefixes(params: Any, arena: Arena, analysis: Any = None) -> tuple[Marker, ...]:
+    """Markup that stands right before a function name (``<function=``, ``<call name="``),
+    from the analysis (tools.function.name_prefix) and the parser's sequences."""
+    whose = "" if params.handler == "autoparser" else f" of llama.cpp's {params.handler} handler"
+    found: list[tuple[str, str]] = []
+    if analysis is not None:
+        found.append((analysis.tools.function.name_prefix, _field_origin(analysis, "tools.function.name_prefix")))
+    found += [(before, f"the text before tool-name in the parser{whose}") for before, _ in name_affixes(arena)]
+    return tuple(m for m in _merge(found) if len(m.text.strip()) >= 2 and _MARKUP.search(m.text)
+                 and re.search(r"\w", m.text))

@@ -17,7 +17,8 @@ from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
 CHECKS: tuple[Check, ...] = (
     Check("no-tool-parser", "a tool call in the output of a request that builds no tool parser",
           checks_tools.no_tool_parser),
-    Check("opener-near-miss", "the tool-call opener spelled almost right, fenced, or left out",
+    Check("opener-near-miss", "the tool-call opener (or the markup before a function name) spelled almost right, "
+          "a similar tag, a Markdown fence, or bare JSON without the opener",
           checks_tools.opener_near_miss),
     Check("unknown-function", "a call to a function the request does not offer", checks_tools.unknown_function),
     Check("call-json-keys", "call JSON with other keys or another key order than the parser's",
