@@ -34,7 +34,7 @@ def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, out
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
     request = sh._request(settings, tools, parallel)  # the request the page parsed with
     params = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
-    return diagnose(params, request, output, analysis=analysis_value)
+    return diagnose(params, request, output, analysis=analysis_value, template=_tmpl)
 
 
 def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str) -> Any:

@@ -275,6 +275,30 @@ def test_reasoning_end_without_start():
     assert d.message.content.startswith("x</think>")
 
 
+THINK_OPT = (
+    "{%- for m in messages %}<|{{ m.role }}|>{%- if m.reasoning_content %}<think>{{ m.reasoning_content }}</think>"
+    "{%- endif %}{{ m.content }}<|end|>{%- endfor %}{%- if add_generation_prompt %}<|assistant|>"
+    "{%- if enable_thinking is defined and enable_thinking %}<think>{%- endif %}{%- endif %}"
+)
+
+
+def test_reasoning_end_without_start_says_which_thinking_setting_opens_it():
+    req = request(enable_thinking=False)
+    params = apply_template(THINK_OPT, req)
+    assert params.generation_prompt == "<|assistant|>"
+    d = diagnose(params, req, "x</think>answer", template=THINK_OPT)
+    f = only(d, "reasoning-end-without-start")
+    # the template writes <think> into the generation prompt only when enable_thinking is true
+    assert "send enable_thinking true" in f.fix_hint and '"<think>"' in f.fix_hint
+    # chatml never opens <think> in its prompt: the hint says so
+    d, _ = why("x</think>\nThe answer.")
+    f = only(d, "reasoning-end-without-start")
+    assert "Request side" in f.fix_hint  # without the template, both sides are suggested
+    req = request()
+    d = diagnose(apply_template(CHATML, req), req, "x</think>\nThe answer.", template=CHATML)
+    assert "does not make this template's generation prompt open reasoning" in only(d, "reasoning-end-without-start").fix_hint
+
+
 def test_reasoning_end_without_start_negative():
     assert why("<think>x</think>\nThe answer.")[0].findings == ()
     # the prompt opened reasoning: [THINK] is the generation prompt of bracket-tool-calls

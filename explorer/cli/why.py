@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     request = request_from_args(text, args)
     params = apply_template(text, request)
     output = _read_output(args.output_file)
-    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler))
+    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler), template=text)
     if args.json:
         print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
     else:

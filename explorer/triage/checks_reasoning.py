@@ -36,6 +36,15 @@ def _thinking_state(f: Facts) -> str:
             f"{shown(f.gp[-40:])} does not open reasoning")
 
 
+def _flip_opens(f: Facts) -> str | None:
+    """The start tag the generation prompt would end with under the other enable_thinking."""
+    flipped = f.flipped_generation_prompt
+    if flipped is None:
+        return None
+    starts = _texts(f.reasoning_starts) or COMMON_STARTS
+    return next((s for s in starts if flipped.rstrip().endswith(s)), None)
+
+
 def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
     if f.request.reasoning_format == "none" or _opened_by_prompt(f):
         return ()
@@ -57,10 +66,23 @@ def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
                    "Text before an unopened end tag is ordinary content."
                    + _origin(f.reasoning_starts, start_tag) + _origin(f.reasoning_ends, end),
             span=(pos, pos + len(end)), expected=start_tag + " … " + end, found=f.output[:pos + len(end)][-60:],
-            fix_hint=f"Model side: emit {shown(start_tag)} first. Request side: if the template opens reasoning in "
-                     "the generation prompt only with thinking on, send enable_thinking true (and the "
-                     "chat_template_kwargs the template reads)."),)
+            fix_hint=_end_without_start_hint(f, start_tag)),)
     return ()
+
+
+def _end_without_start_hint(f: Facts, start_tag: str) -> str:
+    opens = _flip_opens(f)
+    flip = str(not f.request.enable_thinking).lower()
+    if opens is not None:
+        return (f"Request side: send enable_thinking {flip}: this template's generation prompt then ends with "
+                f"{shown(opens)}, so llama.cpp reads the text up to the end tag as reasoning. Model side: or emit "
+                f"{shown(start_tag)} first.")
+    if f.flipped_generation_prompt is not None:
+        return (f"Model side: emit {shown(start_tag)} first (enable_thinking {flip} does not make this template's "
+                "generation prompt open reasoning either).")
+    return (f"Model side: emit {shown(start_tag)} first. Request side: if the template opens reasoning in the "
+            "generation prompt only with thinking on, send enable_thinking true (and the chat_template_kwargs "
+            "the template reads).")
 
 
 def reasoning_not_extracted(f: Facts) -> tuple[Finding, ...]:

@@ -10,7 +10,8 @@ objects in the output. Checks are pure functions of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.chat_output import OutputParse, analyse_output
@@ -37,6 +38,25 @@ class Facts:
     name_affixes: tuple[tuple[str, str], ...]
     content_stops: tuple[str, ...]
     objects: tuple[JsonObject, ...]
+    template: Any = None  # the chat template (text or compiled), when the caller has it
+
+    @functools.cached_property
+    def flipped_generation_prompt(self) -> str | None:
+        """The generation prompt with enable_thinking the other way (None without the
+        template, or when that request cannot be applied): does thinking change it?"""
+        if self.template is None:
+            return None
+        from explorer.errors import ExplorerError
+        from explorer.handlers import apply_template
+
+        flip = not self.request.enable_thinking
+        kwargs = {k: (flip if k in ("enable_thinking", "thinking") else v)
+                  for k, v in self.request.chat_template_kwargs.items()}
+        try:
+            return apply_template(self.template, replace(self.request, enable_thinking=flip,
+                                                         chat_template_kwargs=kwargs)).generation_prompt
+        except ExplorerError:
+            return None
 
     # --- the parse ------------------------------------------------------------------
 
@@ -105,7 +125,7 @@ class Facts:
         return tuple(o for o in self.objects if o.looks_like_call)
 
 
-def build_facts(params: Any, request: Any, output: str, analysis: Any = None) -> Facts:
+def build_facts(params: Any, request: Any, output: str, analysis: Any = None, template: Any = None) -> Facts:
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = load_arena(params.parser)
@@ -122,4 +142,5 @@ def build_facts(params: Any, request: Any, output: str, analysis: Any = None) ->
         name_affixes=mk.name_affixes(arena),
         content_stops=mk.content_stops(arena),
         objects=json_objects(output),
+        template=template,
     )

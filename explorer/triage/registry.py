@@ -68,9 +68,13 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
     return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
 
 
-def diagnose(params: Any, request: Any, output: str, *, analysis: Any = None,
+def diagnose(params: Any, request: Any, output: str, *, analysis: Any = None, template: Any = None,
              checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
-    """llama.cpp's parse of ``output`` for this request, and why it came out that way."""
-    facts = build_facts(params, request, output, analysis)
+    """llama.cpp's parse of ``output`` for this request, and why it came out that way.
+
+    ``template`` (the chat template the params came from, optional): lets the reasoning
+    checks say whether the other enable_thinking setting would open reasoning.
+    """
+    facts = build_facts(params, request, output, analysis, template)
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=run_checks(facts, checks))
