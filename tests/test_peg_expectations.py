@@ -22,7 +22,7 @@ from explorer.handlers import apply_template
 from explorer.peg import NEED_MORE_INPUT, Builder, build_arena, load_arena
 from explorer.peg.engine import MAX_NODE_DEPTH, Engine, engine_for
 from explorer.peg.expectations import (
-    MAX_DIAGNOSED_BYTES, FurthestFailure, diagnose, furthest_failure,
+    MAX_DIAGNOSED_BYTES, FurthestFailure, diagnose, failure_at, furthest_attempt, furthest_failure,
 )
 from explorer.sources import from_example
 from oracle_data import ORACLE, requires_oracle
@@ -206,6 +206,33 @@ def test_found_is_cut_to_forty_characters():
     assert f.found == "z" * 40
 
 
+def test_furthest_attempt_of_a_success_that_left_text():
+    # no end anchor: the call stops matching at "x" and the rest is left unparsed
+    def fn(p: Builder) -> int:
+        call = p.rule("call", p.sequence([p.literal("<c>"), p.chars("[a-z]", 1, -1), p.literal("</c>")]))
+        return p.zero_or_more(p.sequence([call, p.space()]))
+
+    arena = build_arena(fn)
+    text = "<c>ab</c> <c>a1</c>"
+    assert furthest_failure(arena, text) is None
+    f = furthest_attempt(arena, text)
+    assert (f.offset, f.expected, f.rules) == (text.index("1"), ("[a-z]", q("</c>")), ("call",))
+    # all consumed: the repetition still says what a next call would need at the end
+    f = furthest_attempt(arena, "<c>ab</c>")
+    assert (f.offset, f.expected, f.found) == (9, (q("<c>"),), "")
+
+
+def test_furthest_attempt_of_a_failing_parse_is_its_furthest_failure():
+    arena = build_arena(lambda p: p.sequence([p.literal("<c>"), p.chars("[a-z]", 1, -1), p.literal("</c>"), p.end()]))
+    failure = furthest_failure(arena, "<c>a1</c>")
+    assert failure is not None and furthest_attempt(arena, "<c>a1</c>") == failure
+
+
+def test_failure_at_places_an_offset_in_lines_and_columns():
+    f = failure_at("ab\ncd\nef", 4, (q("x"),), ("r",))
+    assert (f.line, f.column, f.found, f.expected, f.rules) == (2, 2, "d\nef", (q("x"),), ("r",))
+
+
 def test_no_parser_is_the_content_only_parser_which_accepts_anything():
     assert furthest_failure(None, "<tool_call>{") is None
 
@@ -272,7 +299,8 @@ def _broken_json_calls(draw):
 
 _CALL_ARENA = build_arena(lambda p: p.sequence([
     p.tag("content", p.until("<call>")), p.zero_or_more(p.rule("call", p.sequence([
-        p.literal("<call>"), p.tag("args", p.json()), p.space(), p.literal("</call>")]))), p.end()]))
+        p.literal("<call>"), p.tag("args", p.json()), p.space(), p.literal("</call>")]))),
+    p.optional(p.end())]))  # no end anchor: successes that stop early have a furthest attempt too
 
 
 @settings(max_examples=400, deadline=None)
@@ -280,7 +308,8 @@ _CALL_ARENA = build_arena(lambda p: p.sequence([
 def test_skipping_complete_json_containers_changes_no_report(text):
     fast, slow = diagnose(_CALL_ARENA, text), diagnose(_CALL_ARENA, text, json_fast=False)
     assert fast[0] == slow[0]
-    if fast[0] < 0:  # a parse that succeeds reports nothing, whatever it met on the way
+    # a success's record counts only at or after its end (furthest_attempt)
+    if fast[0] < 0 or max(fast[1].furthest, slow[1].furthest) >= fast[0]:
             assert (fast[1].furthest, list(fast[1].expected), fast[1].rules) == \
             (slow[1].furthest, list(slow[1].expected), slow[1].rules)
 

@@ -106,6 +106,24 @@ def furthest_failure(arena: Arena | None, text: str) -> FurthestFailure | None:
     return failure_at(text, record.furthest, tuple(record.expected), record.rules or ())
 
 
+def furthest_attempt(arena: Arena | None, text: str) -> FurthestFailure | None:
+    """Where the parser got furthest, whether or not the parse succeeded.
+
+    For a failing parse this is ``furthest_failure``. For one that succeeds (a root with
+    no end anchor stops where its calls stop matching and llama.cpp drops the rest) it is
+    the furthest terminal failure at or after the end of the parse: what the parser tried
+    on the text it left. None when nothing failed there, with no arena, or over the bound.
+    """
+    if arena is None or len(arena) == 0:
+        return None
+    if len(text) > MAX_DIAGNOSED_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_DIAGNOSED_BYTES:
+        return _undiagnosed(arena, text)
+    end, record = diagnose(arena, text)
+    if record.furthest < 0 or record.furthest < end:
+        return None  # (a failure before the end of a successful parse: an option not taken)
+    return failure_at(text, record.furthest, tuple(record.expected), record.rules or ())
+
+
 def failure_at(text: str, offset: int, expected: tuple[str, ...], rules: tuple[str, ...]) -> FurthestFailure:
     """A ``FurthestFailure`` at ``offset`` of ``text`` (line, column and found filled in)."""
     line = text.count("\n", 0, offset) + 1
@@ -117,7 +135,8 @@ def diagnose(arena: Arena, text: str, *, json_fast: bool = True) -> tuple[int, R
     """One non-lenient parse by the diagnostic interpreter: (end or -1, what it recorded).
 
     ``json_fast``: skip complete JSON arrays and objects in one scan (see
-    ``_Compiler._json_containers``); the record of a failing parse is the same either way.
+    ``_Compiler._json_containers``). The record of a failing parse is the same either way,
+    and so is that of a successful one when it lies at or after the parse's end.
     """
     if not arena.has_root or not 0 <= arena.root < len(arena):
         raise PegError("No root parser set")
