@@ -313,7 +313,7 @@ class _Compiler:
     def string(self, pid: int, p: String) -> Fn:
         scan, record, text, n = string_scanner(self.ctx, p.delimiter, None), self.record, self.text, self.n
         delim = p.delimiter
-        escapes = "[" + ("\\\\" if delim == "\\" else delim) + "\\\\/bfnrtu]"
+        escapes = "[" + ("\\" + delim if delim in "]\\^-" else delim) + "\\\\/bfnrtu]"
 
         def string(pos: int) -> int:
             status, _, end, _ = scan(pos)
