@@ -151,3 +151,39 @@ def test_calls_llama_cpp_loses_are_explained():
     print(f"\n{len(lost)} fixtures lose calls in llama.cpp; causes: {dict(counts)}; unexplained: {unexplained}")
     assert len(lost) >= 30
     assert not unexplained
+
+
+def test_round_trips_that_survive_get_no_cause():
+    """False-positive guard: the template's own replies (../shared/oracle/roundtrip.jsonl, cut
+    out of its rendering) that llama.cpp parses back to the input message get no "cause"
+    finding, and the diagnosis's parse is llama.cpp's for every line."""
+    from explorer.analysis import template_analysis
+    from explorer.apply import Request
+    from explorer.handlers import apply_template
+    from explorer.render import compile_template
+    from explorer.triage import diagnose
+
+    analyses: dict[str, object] = {}
+    lines = [json.loads(line) for line in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines()]
+    checked, mismatches, noisy = 0, [], []
+    for row in lines:
+        if row.get("render_exception") or row.get("raw_output_stripped") is None:
+            continue
+        source = (ORACLE / "templates" / row["template"]).read_text(encoding="utf-8")
+        req = Request(messages=({"role": "user", "content": "Hello"},), tools=tuple(row["tools"]),
+                      parallel_tool_calls=row["parallel_tool_calls"], enable_thinking=row["enable_thinking"],
+                      chat_template_kwargs=row["chat_template_kwargs"])
+        params = apply_template(source, req)
+        if params.handler == "autoparser" and row["template"] not in analyses:
+            analyses[row["template"]] = template_analysis(compile_template(source))
+        d = diagnose(params, req, row["raw_output_stripped"], analysis=analyses.get(row["template"]))
+        checked += 1
+        got = d.message.to_oracle_json() if d.message is not None else None
+        if got != row["result"]:
+            mismatches.append(row["id"])
+        if row["roundtrip_equal"] and d.causes:
+            noisy.append((row["id"], [f.check for f in d.causes]))
+    print(f"\n{checked} round-trip lines diagnosed; parse mismatches {len(mismatches)}; "
+          f"exact round trips with a cause: {len(noisy)} {noisy[:3]}")
+    assert checked >= 800
+    assert not mismatches and not noisy

@@ -15,7 +15,7 @@ from typing import Any
 from explorer.peg.nodes import End
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
-from explorer.triage.textscan import describe_difference, near_misses
+from explorer.triage.textscan import TAG, describe_difference, near_misses
 
 
 def _furthest(f: Facts) -> Any:
@@ -152,6 +152,19 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
             span=(at + lead, len(f.output)), expected="the end of the output", found=rest.strip()[:60],
             fix_hint="Nothing to fix when the output came from llama-server; a raw output from elsewhere should "
                      "be cut at the stop first."),)
+    token = rest.strip()
+    call_markup = {m.text.strip() for m in f.openers + f.name_prefixes}
+    if (TAG.fullmatch(token) or token in f.params.preserved_tokens) and token not in call_markup:
+        return (Finding(
+            check="unconsumed-output", severity="info",
+            summary=f"The parser stops before {shown(token)}, a special token at the very end (an end-of-turn "
+                    "marker, by its look): llama-server normally stops generating there, so it never reaches "
+                    "the parser.",
+            detail="llama.cpp maps only what its parser consumed; this parser does not read the end-of-turn "
+                   "token, and the model's stop tokens end the reply before it.",
+            span=(at + lead, len(f.output)), expected="the end of the output", found=token,
+            fix_hint="Nothing to fix when the output came from llama-server; cut a raw output at the "
+                     "end-of-turn token first."),)
     far = _record_at(f)
     expected = where = gave_up = ""
     if far is not None and far.offset >= f.parse.result.end:

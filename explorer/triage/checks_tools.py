@@ -309,11 +309,12 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
         if obj.ok:
             continue
         at = min(obj.end, len(f.output))
-        if not is_cause(f, (start, at)):
-            continue
         rest = f.output[start:]
         if json_brace_depth(rest) > 0 and not f.failed and not any(m.text.strip() in rest for m in f.closers):
-            out.append(_truncated(f, start))
+            if f.calls or not f.kept(rest.strip()):
+                out.append(_truncated(f, start))
+            continue
+        if not is_cause(f, (start, at)):
             continue
         line = f.output.count("\n", start, at) + 1
         found = f.output[at:at + 12] or "(end of output)"

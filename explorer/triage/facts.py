@@ -92,7 +92,9 @@ class Facts:
         if m is None or not text:
             return m is not None
         return (text in m.content or text in m.reasoning_content
-                or any(text in c.arguments or text in c.name for c in m.tool_calls))
+                or any(text in c.arguments or text in c.name for c in m.tool_calls)
+                # the text is a call llama.cpp read: its name and its argument text are in it
+                or any(c.name and c.name in text and c.arguments and c.arguments in text for c in m.tool_calls))
 
     def in_content(self, text: str) -> bool:
         return self.message is not None and bool(text) and text in self.message.content

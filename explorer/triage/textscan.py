@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from explorer.triage.model import shown
 
-_TAG = re.compile(r"<\|[^|<>\n]{1,40}\|>|<[^<>\n]{1,40}>|\[/?[A-Z][A-Z_]{1,30}\]|<｜[^｜\n]{1,40}｜>")
+TAG = re.compile(r"<\|[^|<>\n]{1,40}\|>|<[^<>\n]{1,40}>|\[/?[A-Z][A-Z_]{1,30}\]|<｜[^｜\n]{1,40}｜>")
 FENCE = re.compile(r"```[ \t]*(json|JSON|javascript|js|tool_call|python)?[ \t]*\n?")
 
 
@@ -61,7 +61,7 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
     """Tag-shaped tokens like the marker's tag but spelled differently (``<tool_calls>``,
     ``<toolcall>``, ``<function_call>``), other than the format's own markers."""
     core = marker.strip()
-    if not _TAG.fullmatch(core):
+    if not TAG.fullmatch(core):
         return ()
     key = _normal(core)
     stripped_known = {k.strip() for k in known}
@@ -75,7 +75,7 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
         return difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75
 
     out: list[Miss] = []
-    for m in _TAG.finditer(text):
+    for m in TAG.finditer(text):
         tag = m.group(0)
         if tag not in verdicts:
             verdicts[tag] = similar(tag)
