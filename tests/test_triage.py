@@ -318,6 +318,18 @@ def test_reasoning_start_repeated_after_the_prompt_opened_it():
     assert "reasoning-start-repeated" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
 
 
+def test_reasoning_never_closed():
+    # bracket-tool-calls' generation prompt ends with [THINK]; its reasoning ends with [/THINK]
+    src = from_example("bracket-tool-calls").text
+    assert "'[THINK]' + message.reasoning_content + '[/THINK]'" in src
+    output = "The answer."
+    d, _ = why(output, example="bracket-tool-calls")
+    f = only(d, "reasoning-never-closed")
+    assert (f.expected, f.span, f.severity) == ("[/THINK]", (len(output), len(output)), "cause")
+    assert d.message.content == "" and d.message.reasoning_content == output
+    assert "reasoning-never-closed" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
+
+
 def test_call_in_reasoning():
     output = f"<think>I will call it: {GOOD_CALL}</think>\nok"
     d, _ = why(output)

@@ -181,3 +181,30 @@ def call_in_reasoning(f: Facts) -> tuple[Finding, ...]:
                      + (" Request side: with thinking forced open by the generation prompt, the model must still "
                         "write the end tag first." if _opened_by_prompt(f) else "")),)
     return ()
+
+
+def reasoning_never_closed(f: Facts) -> tuple[Finding, ...]:
+    """The prompt opened reasoning and the output never closes it: all of it is reasoning."""
+    opened = _opened_by_prompt(f)
+    m = f.message
+    if opened is None or m is None or m.content or m.tool_calls or not m.reasoning_content.strip():
+        return ()
+    ends = _texts(f.reasoning_ends)
+    if not ends or any(e in f.output for e in ends):
+        return ()
+    flipped = f.flipped_generation_prompt
+    flip = str(not f.request.enable_thinking).lower()
+    request_hint = ""
+    if flipped is not None and _flip_opens(f) is None:
+        request_hint = (f" Request side: with enable_thinking {flip} this template's generation prompt does not "
+                        "open reasoning.")
+    return (Finding(
+        check="reasoning-never-closed", severity="cause",
+        summary=f"The generation prompt opens reasoning with {shown(opened)} and the output never closes it with "
+                f"{shown(ends[0])}, so llama.cpp returns the whole output as reasoning_content and the content is "
+                "empty.",
+        detail=f"llama.cpp parses the generation prompt {shown(f.gp[-40:])} in front of the output, so reasoning is "
+               f"open from the first character; only {shown(ends[0])} ends it."
+               + _origin(f.reasoning_starts, opened) + _origin(f.reasoning_ends, ends[0]),
+        span=(len(f.output), len(f.output)), expected=ends[0], found="(end of output)",
+        fix_hint=f"Model side: end the reasoning with {shown(ends[0])} before the answer." + request_hint),)

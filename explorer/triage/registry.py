@@ -34,6 +34,8 @@ CHECKS: tuple[Check, ...] = (
           checks_reasoning.reasoning_not_extracted),
     Check("reasoning-start-repeated", "a reasoning start tag the generation prompt already wrote",
           checks_reasoning.reasoning_start_repeated),
+    Check("reasoning-never-closed", "reasoning the generation prompt opened and the output never closed",
+          checks_reasoning.reasoning_never_closed),
     Check("call-in-reasoning", "a tool call written inside the reasoning block", checks_reasoning.call_in_reasoning),
     Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
           checks_reasoning.reasoning_format_none),
