@@ -209,8 +209,9 @@ def _names_after_affixes(f: Facts) -> list[tuple[int, int, str]]:
 
 def _names_in_json(f: Facts) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
+    name_keys = tuple(k.name for k in f.call_keys if "name" in k.name) or ("name",)
     for obj in f.call_like_objects:
-        name = obj.call_name()
+        name = obj.call_name(name_keys + ("name",))
         if name is None:
             continue
         at = f.output.find(f'"{name}"', obj.start, obj.end)

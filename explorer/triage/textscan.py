@@ -128,7 +128,7 @@ class JsonObject:
 
     @property
     def looks_like_call(self) -> bool:
-        if not isinstance(self.value, dict) or self.call_name() is None:
+        if not isinstance(self.value, dict) or self.call_name(("name", "tool_name", "function_name")) is None:
             return False
         keys = set(self.value) | set(self.value.get("function", {}) if isinstance(self.value.get("function"), dict) else ())
         return bool(keys & {"arguments", "parameters", "args", "input"})
