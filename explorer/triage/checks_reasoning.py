@@ -207,4 +207,5 @@ def reasoning_never_closed(f: Facts) -> tuple[Finding, ...]:
                f"open from the first character; only {shown(ends[0])} ends it."
                + _origin(f.reasoning_starts, opened) + _origin(f.reasoning_ends, ends[0]),
         span=(len(f.output), len(f.output)), expected=ends[0], found="(end of output)",
-        fix_hint=f"Model side: end the reasoning with {shown(ends[0])} before the answer." + request_hint),)
+        fix_hint=f"Model side: end the reasoning with {shown(ends[0])} before the answer. An output cut off while "
+                 "still reasoning (max_tokens, a stop string) looks exactly like this." + request_hint),)
