@@ -117,11 +117,14 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
 
 
 def _record_at(f: Facts) -> Any:
-    """The furthest terminal failure of the diagnostic pass even when the parse succeeded
-    (``furthest_failure`` answers None then): what the parser tried last."""
+    """Where the parse got furthest even though it succeeded (``furthest_attempt``; older
+    versions of the module: its ``diagnose`` record), or None."""
     try:
         module = importlib.import_module("explorer.peg.expectations")
         text = f.gp + f.output
+        attempt = getattr(module, "furthest_attempt", None)
+        if attempt is not None:
+            return attempt(f.arena, text)
         if len(text.encode("utf-8", "surrogatepass")) > getattr(module, "MAX_DIAGNOSED_BYTES", 1_000_000):
             return None
         end, record = module.diagnose(f.arena, text)
