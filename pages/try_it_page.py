@@ -207,6 +207,10 @@ def main() -> None:
     setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
     if setup is None:
         sh.write_permalink("try", source)
+        # the round trip parses with llama.cpp's own parser, so it still answers when the
+        # picked dialect cannot build one (transformers refusing a template llama.cpp renders)
+        offered = sh.guarded(lambda: rv.tool_names(ui.parse_tools_json(settings.tools_json)), context="tools")
+        rts.section(rts.compute(source, settings), source, offered or [], tmpl.dialect)
         return
     sh.route_note(setup, "parses this template's output")
     st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")

@@ -665,3 +665,18 @@ def test_a_template_transformers_cannot_render_says_so_once():
     table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
     refused = ["! transformers cannot render"] * 7
     assert list(table["trained vs llama.cpp"]) == ["= same reply", "= same reply"] + refused
+
+
+def test_the_round_trip_still_shows_when_the_picked_dialect_cannot_build_a_parser():
+    """Our template adds ``'\\n' + functions`` (undefined) to the tools header: jinja2 raises
+    (docs/jinja-differences.md item 2), so Try it cannot build the request in the transformers
+    dialect; the round trip parses with llama.cpp's own parser and is still shown."""
+    from test_roundtrip_dialect import template
+
+    at = page(ui.SourceRequest("text", text=template("tojson", extra="{{- '\\n' + functions }}")),
+              dialect="transformers")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("'functions' is undefined" in e.value for e in at.error)  # the parser could not be built
+    assert "Round trip" in [h.value for h in at.subheader]
+    assert "Parsed message" not in [h.value for h in at.subheader]
+    assert any("transformers" in e.label for e in at.expander)
