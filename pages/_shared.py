@@ -436,7 +436,8 @@ class ChatSetup:
     why: str = ""
 
 
-def _request(settings: RequestSettings, tools: list[dict[str, Any]] | None, parallel: bool) -> Any:
+def chat_request(settings: RequestSettings, tools: list[dict[str, Any]] | None, parallel: bool) -> Any:
+    """The request Try it and Grammar build their parser for (one user turn, the page's settings)."""
     from explorer.apply import Request
 
     return Request(
@@ -456,7 +457,7 @@ def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl
     analysis_value = analysis(_tmpl)
     tools = ui.parse_tools_json(settings.tools_json)
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
-    request = _request(settings, tools, parallel)
+    request = chat_request(settings, tools, parallel)
     out = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
     return ChatSetup(out.handler, out.format, out.prompt, out.generation_prompt, out.parser,
                      load_arena(out.parser), out.grammar, out.grammar_lazy, tuple(out.grammar_triggers),
@@ -469,7 +470,7 @@ def _route_comparison(sha256: str, dialect_name: str, settings: RequestSettings,
 
     caps_value = caps(_tmpl)
     tools = ui.parse_tools_json(settings.tools_json)
-    request = _request(settings, tools, bool(getattr(caps_value, "supports_parallel_tool_calls", True)))
+    request = chat_request(settings, tools, bool(getattr(caps_value, "supports_parallel_tool_calls", True)))
     return compare_routes(_tmpl, request, caps=caps_value, analysis=analysis(_tmpl))
 
 

@@ -32,7 +32,7 @@ def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, out
     analysis_value = sh.analysis(_tmpl)
     tools = ui.parse_tools_json(settings.tools_json)
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
-    request = sh._request(settings, tools, parallel)  # the request the page parsed with
+    request = sh.chat_request(settings, tools, parallel)  # the request the page parsed with
     params = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
     return diagnose(params, request, output, analysis=analysis_value, template=_tmpl)
 
