@@ -92,9 +92,14 @@ def render_why(d: Any) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
     st.caption(d.verdict)
+    findings(d)
+    _checks_list()
+
+
+def findings(d: Any) -> None:
+    """The findings alone (also under a failing fixture): count, highlighted output, one card each."""
     if not d.findings:
         st.success(d.nothing_found)
-        _checks_list()
         return
     causes = len(d.causes)
     st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
@@ -102,4 +107,3 @@ def render_why(d: Any) -> None:
                + ". Findings explain llama.cpp's answer; they never change it.")
     _highlighted_output(d)
     st.html("".join(_finding_html(f) for f in d.findings))
-    _checks_list()

@@ -13,6 +13,7 @@ from explorer import ui_support as ui
 from explorer.errors import ExplorerError
 from explorer.ui_support import fixture_diff, fixture_upload
 from pages import _shared as sh
+from pages import _why_section as wy
 
 ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
 CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"
@@ -115,7 +116,16 @@ def _diff(fixture: Any, verdict: ui.FixtureVerdict) -> None:
     st.html(fixture_diff.diff_html(rows))
 
 
-def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdict) -> None:
+def _why(fixture: Any, settings: sh.RequestSettings, tmpl: Any) -> None:
+    """The triage of the fixture's output for its request: why llama.cpp parsed it this way."""
+    d = sh.guarded(lambda: wy.diagnosis(tmpl, settings, fixture.raw_output), context="explaining the result")
+    if d is None:
+        return
+    st.markdown(f"**{wy.TITLE}** {d.verdict}")
+    wy.findings(d)
+
+
+def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdict, tmpl: Any) -> None:
     with st.container(border=True):
         st.markdown(f"#### {fixture.id} · {ICONS.get(verdict.status, verdict.status)}")
         st.caption(f"model {fixture.models[0]} · tags {', '.join(fixture.tags)} · enable_thinking "
@@ -139,6 +149,8 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
             st.json(verdict.got)
         if fixture.expected is not None and verdict.status in ("fail", "soft_pass") and verdict.got:
             _diff(fixture, verdict)
+        if verdict.status != "pass":
+            _why(fixture, settings, tmpl)
         if fixture.notes:
             st.caption(fixture.notes)
         if st.button("Open in Try it", key=f"fx_try_{fixture.id}", on_click=_open_in_try, args=(fixture, settings)):
@@ -182,7 +194,7 @@ def main() -> None:
         sh.write_permalink("fixtures", source)
         rows, scope = _upload_rows(source, tmpl), "of the upload"
     if rows:
-        _verdicts(rows, scope)
+        _verdicts(rows, scope, tmpl)
 
 
 def _corpus_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]] | None:
@@ -230,7 +242,7 @@ def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdi
                       source.text, context="parsing the uploaded fixtures")
 
 
-def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str) -> None:
+def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str, tmpl: Any) -> None:
     counts: dict[str, int] = {}
     for _, _, v in rows:
         counts[v.status] = counts.get(v.status, 0) + 1
@@ -247,7 +259,7 @@ def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str) -> Non
     ids = [f.id for f, _, _ in listed]
     pick = st.selectbox("Fixture", ids, key="fx_pick")
     fixture, settings, verdict = listed[ids.index(pick)]
-    _detail(fixture, settings, verdict)
+    _detail(fixture, settings, verdict, tmpl)
 
 
 sh.require_app()

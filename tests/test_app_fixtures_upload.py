@@ -387,3 +387,24 @@ def test_uploaded_fixtures_get_the_verdicts_of_llama_cpps_own_parses():
     print(f"{len(want) - len(mismatches)}/{len(want)} uploaded fixtures judged as llama.cpp's own parse is; "
           f"first mismatches (ours, llama.cpp's): {list(mismatches.items())[:5]}")
     assert not mismatches
+
+
+def test_a_failing_fixture_says_why():
+    # the opener with a space inside the tag: the example's parser wants '<tool_call>\n' byte for
+    # byte, so llama.cpp returns the whole call as content; the triage names the near miss
+    near = fixture("near-miss", PARIS_CALL.replace("<tool_call>", "<tool_call >", 1),
+                   expected=message(calls=[("get_weather", {"city": "Paris"})]))
+    at = upload_page(jsonl([near]))
+    assert not at.error, [e.value for e in at.error]
+    assert metrics(at)["✗ fail"] == 1
+    assert any(m.value.startswith("**Why this result?**") for m in at.markdown)
+    html = "\n".join(h.proto.body for h in at.get("html"))
+    assert "<code>opener-near-miss</code>" in html
+    assert "&lt;tool_call&gt;" in html and "&lt;tool_call" in html
+
+
+def test_a_passing_fixture_gets_no_triage():
+    at = upload_page(jsonl(MINE[:1]))
+    at.radio(key="fx_show").set_value("all").run()
+    assert metrics(at)["✓ pass"] == 1
+    assert not any(m.value.startswith("**Why this result?**") for m in at.markdown)
