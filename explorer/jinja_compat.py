@@ -70,6 +70,10 @@ class GenerationExtension(Extension):
         return parser.parse_statements(("name:endgeneration",), drop_needle=True)
 
 
+def _is_function(v: Any) -> bool:
+    return isinstance(v, (ll.LlamaFunction, Macro))
+
+
 # --- compile-time rewriting --------------------------------------------------------------
 
 
@@ -432,6 +436,9 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     """llama.cpp's engine semantics on top of the jinja2 sandbox."""
 
     intercepted_binops = frozenset({"+", "-", "*", "%"})
+    code_generator_class = ll.LlamaCodeGenerator
+    context_class = ll.LlamaContext
+    macro_class = ll.LlamaMacro
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         if type(__obj) is lb.BoundBuiltin:  # our own bound built-ins (lb.bound_method): safe
@@ -569,6 +576,8 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
     def getattr(self, obj: Any, attribute: str) -> Any:
         if attribute[:2] == "__":
             raise SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} is unsafe")
+        if _is_function(obj):  # member_expression -> try_builtin_func -> value_t::get_builtins
+            raise ll.LlamaError(lb.FUNCTION_NO_BUILTINS)
         if isinstance(obj, LoopContext) and attribute not in _LOOP_FIELDS:
             return self.undefined(name=attribute)  # llama.cpp's loop object has no cycle(), depth...
         if type(obj) is dict:  # the common case, kept short: built-in first, then the key
@@ -595,6 +604,8 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             if isinstance(obj, (list, tuple)):
                 return obj[_llama_slice(len(obj), argument)]
             raise ll.LlamaError(f"Unknown (built-in) filter 'slice' for type {ll.type_name(obj)}")
+        if _is_function(obj):
+            return self._function_item(argument)
         if not _is_llama_value(obj):
             return super().getitem(obj, argument)
         if isinstance(argument, Undefined):
@@ -607,6 +618,16 @@ class LlamaSandbox(_Budgeted, SandboxedEnvironment):
             if method is not None:
                 return method
         return val
+
+    def _function_item(self, key: Any) -> Any:
+        """``f[key]`` (member_expression, computed): llama.cpp only looks up built-ins."""
+        if isinstance(key, Undefined):
+            return self.undefined(name="object_property")
+        if isinstance(key, (list, dict)):
+            raise ll.LlamaError(f"Type: {ll.type_name(key)} is not allowed as object key")
+        if not isinstance(key, str):
+            raise ll.LlamaError(f"Cannot access property with non-string: got {ll.type_name(key)}")
+        raise ll.LlamaError(lb.FUNCTION_NO_BUILTINS)
 
     def _lookup(self, obj: Any, key: Any) -> Any:
         if isinstance(obj, dict):
@@ -843,13 +864,13 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         tests.update(lb.TESTS)
         env.tests = tests
     env.globals.clear()
-    env.globals.update(
-        raise_exception=raise_exception,
-        dict=_llama_dict,
-        namespace=_toobject,
-        range=_checked_range,
-        tojson=ll.f_tojson,
-    )
+    env.globals.update({name: ll.LlamaFunction(fn) for name, fn in (
+        ("raise_exception", raise_exception),
+        ("dict", _llama_dict),
+        ("namespace", _toobject),
+        ("range", _checked_range),
+        ("tojson", ll.f_tojson),
+    )})
     return env
 
 

@@ -18,6 +18,9 @@ from jinja2.utils import Namespace
 
 from explorer.jinja_compat_llama import (
     _MISSING,
+    FUNCTION_NO_BUILTINS,
+    FUNCTION_NOT_BOOL,
+    LlamaFunction,
     LlamaError,
     LlamaNotImplemented,
     _arg,
@@ -81,6 +84,10 @@ def equal(a: Any, b: Any) -> bool:
         return isinstance(a, str) and isinstance(b, str) and a == b
     if a is None or b is None:
         return a is b
+    if type_name(a) == type_name(b) == "Function":
+        # llama.cpp quirk: value_func_t::equivalent compares std::function::target<func_hptr>(),
+        # which is null for every stored lambda, so any two functions are equal (`m == range`).
+        return True
     if isinstance(a, (list, tuple, range)):
         if type_name(a) != type_name(b) or not (_equatable(a) and _equatable(b)) or len(a) != len(b):
             return False
@@ -577,6 +584,8 @@ def make_filter(name: str) -> Callable[..., Any]:
             value = as_string(value)
         fn = builtin(value, resolved)
         if fn is None:
+            if type_name(value) == "Function":
+                raise LlamaError(FUNCTION_NO_BUILTINS)
             raise LlamaError(f"Unknown (built-in) filter '{resolved}' for type {type_name(value)}")
         return fn(value, *args, **kwargs)
 
@@ -590,15 +599,12 @@ def bound_method(value: Any, name: str) -> Callable[..., Any] | None:
     return None if fn is None else BoundBuiltin(fn, value)
 
 
-class BoundBuiltin(partial):
-    """A built-in method bound to its value: a llama.cpp Function, which has no truth value.
+class BoundBuiltin(LlamaFunction):
+    """A built-in method bound to its value (try_builtin_func's value_func with ``arg0``).
 
     ``{% if schema['items'] %}`` on an object without that key finds the object's ``items``
-    method; llama.cpp's ``as_bool`` on a Function raises, so ``if``/``and``/``or``/``not`` do.
+    method, so that test raises like any other function's truth value.
     """
-
-    def __bool__(self) -> bool:
-        raise LlamaError("Function is not a bool value")
 
 
 # --- tests (global_builtins "test_is_*") -------------------------------------------------

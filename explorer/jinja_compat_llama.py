@@ -8,17 +8,23 @@ conversion, printing, ``tojson``. The per-type built-ins and tests are in
 Only behaviour is ported; llama.cpp's value classes map onto Python values:
 Undefined -> jinja2 ``Undefined``, None -> ``None``, Boolean/Integer/Float/String ->
 ``bool``/``int``/``float``/``str``, Array -> ``list`` (Tuple -> ``tuple``), Object ->
-``dict`` or jinja2 ``Namespace``, Function -> callables.
+``dict`` or jinja2 ``Namespace``, Function -> ``LlamaFunction`` / ``LlamaMacro`` (callables
+without a truth value).
 """
 
 from __future__ import annotations
 
+import functools
+import io
 import json
+import types
 from typing import Any
 
-from jinja2.runtime import Undefined
+from jinja2.compiler import CodeGenerator
+from jinja2.runtime import Context, Macro, Undefined
 from jinja2.utils import Namespace
 
+from explorer.errors import TemplateSyntaxError
 from explorer.jinja_compat_state import current
 
 
@@ -89,6 +95,69 @@ def _truthy(v: Any) -> bool:
     if isinstance(v, Namespace):
         return bool(items_of(v))
     return bool(v)
+
+
+# --- Function values (value_func_t) -------------------------------------------------------
+
+
+class LlamaFunction(functools.partial):
+    """A llama.cpp Function value (value_func_t): a global such as ``raise_exception``.
+
+    value_func_t has no ``as_bool``, so the base value_t::as_bool raises: ``if``, ``and``,
+    ``or``, ``not``, ternaries and loop filters on a function fail instead of being true.
+    """
+
+    def __bool__(self) -> bool:
+        raise LlamaError(FUNCTION_NOT_BOOL)
+
+
+FUNCTION_NOT_BOOL = "Function is not a bool value"
+# value_func_t has no get_builtins either: every filter and member access on it raises this.
+FUNCTION_NO_BUILTINS = "Function has no builtins"
+
+
+class LlamaMacro(Macro):
+    """A macro (or ``{% call %}`` caller) in the llama.cpp dialect: a value_func_t there.
+
+    macro_statement::execute_impl stores the macro as a value_func, which has no as_bool,
+    so ``{% if m %}`` raises "Function is not a bool value" instead of being true.
+    """
+
+    def __bool__(self) -> bool:
+        raise LlamaError(FUNCTION_NOT_BOOL)
+
+
+class LlamaCodeGenerator(CodeGenerator):
+    """jinja2's code generator, building macros as ``LlamaMacro`` (this dialect only)."""
+
+    def macro_def(self, macro_ref: Any, frame: Any) -> None:
+        # jinja2 writes ``Macro(environment, macro, ...)`` with the Macro imported into the
+        # compiled module; the same call goes to the environment's class instead.
+        stream, self.stream = self.stream, io.StringIO()
+        try:
+            super().macro_def(macro_ref, frame)
+            text = self.stream.getvalue()
+        finally:
+            self.stream = stream
+        if text.count("Macro(environment, ") != 1:
+            # only a jinja2 other than the pinned one gets here: refuse rather than lose fidelity
+            raise TemplateSyntaxError(f"this jinja2 version writes macro definitions as {text[:60]!r}; "
+                                      "the llama.cpp dialect expects 'Macro(environment, ...)'")
+        self.stream.write(text.replace("Macro(environment, ", "environment.macro_class(environment, "))
+
+
+class LlamaContext(Context):
+    """A render context whose plain Python functions (``strftime_now`` passed by the
+    caller) are llama.cpp Function values, like the environment's own globals."""
+
+    def __init__(self, environment: Any, parent: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+        for name, value in parent.items():
+            if isinstance(value, _PLAIN_FUNCTIONS) and not isinstance(value, LlamaFunction):
+                parent[name] = LlamaFunction(value)
+        super().__init__(environment, parent, *args, **kwargs)
+
+
+_PLAIN_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
 # --- string conversion (value_t::as_string, gather_string_parts) -------------------------
