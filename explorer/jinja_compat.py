@@ -871,6 +871,8 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         ("range", _checked_range),
         ("tojson", ll.f_tojson),
     )})
+    # identifier::execute_impl resolves any global_builtins() name, the tests' too
+    env.globals.update({"test_is_" + name: ll.LlamaFunction(fn) for name, fn in lb.TESTS.items()})
     return env
 
 

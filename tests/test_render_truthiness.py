@@ -195,3 +195,24 @@ def test_macro_truthiness_does_not_leak_into_transformers_compiles() -> None:
     assert NOT_BOOL in str(error(text))
     assert r(text, "transformers") == "y"
     assert NOT_BOOL in str(error(text))
+
+
+@pytest.mark.parametrize("text, expected", [
+    # global_builtins() holds the tests as "test_is_<name>" functions, and identifiers reach them
+    ("{{ test_is_string('a') }}", "True"),
+    ("{{ test_is_string(1) }}", "False"),
+    ("{{ test_is_divisibleby(9, 3) }}", "True"),
+    ("{{ test_is_in('b', 'abc') }}", "True"),
+    ("{{ test_is_defined is callable }}", "True"),
+])
+def test_tests_are_global_functions(text: str, expected: str) -> None:
+    assert r(text) == expected
+
+
+def test_tests_are_not_globals_in_transformers() -> None:
+    assert r("{{ test_is_string is defined }}", "transformers") == "False"
+
+
+def test_a_test_function_has_no_truth_value() -> None:
+    assert NOT_BOOL in str(error("{% if test_is_none %}y{% endif %}"))
+    assert r("{% if test_is_none %}y{% endif %}", "transformers") == ""
