@@ -24,7 +24,8 @@ SPAN_COLOURS = {"cause": "#ffc9c9", "warning": "#ffec99", "info": "#a5d8ff"}
 
 
 @st.cache_data(show_spinner="Explaining the result…", max_entries=64)
-def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, output: str, _tmpl: Any) -> Any:
+def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, output: str, is_partial: bool,
+               _tmpl: Any) -> Any:
     from explorer.handlers import apply_template
     from explorer.triage import diagnose
 
@@ -34,14 +35,17 @@ def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, out
     parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
     request = sh.chat_request(settings, tools, parallel)  # the request the page parsed with
     params = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
-    return diagnose(params, request, output, analysis=analysis_value, template=_tmpl)
+    return diagnose(params, request, output, analysis=analysis_value, template=_tmpl, is_partial=is_partial)
 
 
-def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str) -> Any:
-    """The triage of ``output`` for the page's request (cached), or None when the stage is absent."""
+def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str, is_partial: bool = False) -> Any:
+    """The triage of ``output`` for the page's request (cached), or None when the stage is absent.
+
+    ``is_partial``: the page's is_partial toggle; the findings then explain llama.cpp's
+    partial parse (a call still being written is "in progress", not a cause)."""
     if sh.stage("explorer.triage") is None:
         return None
-    return _diagnosis(tmpl.sha256, tmpl.dialect, settings, output, tmpl)
+    return _diagnosis(tmpl.sha256, tmpl.dialect, settings, output, bool(is_partial), tmpl)
 
 
 def _visible(text: str) -> str:
@@ -92,6 +96,9 @@ def render_why(d: Any) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
     st.caption(d.verdict)
+    if getattr(d, "is_partial", False):
+        st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
+                   "in progress, not a cause.")
     findings(d)
     _checks_list()
 

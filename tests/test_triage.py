@@ -623,3 +623,18 @@ def test_content_after_calls_without_the_analysis():
     output = GOOD_CALL + " done"
     f = only(why(output, analysis=False)[0], "content-after-calls")
     assert f.found == "done" and f.span == (len(GOOD_CALL) + 1, len(output))
+
+
+def test_handler_format_and_partial_output_are_tested_with_routed_handlers():
+    """The regex-trigger formats and partial output have their own file
+    (tests/test_triage_patterns.py); one positive case of each here for the registry guard."""
+    from test_triage_patterns import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
+
+    d, _ = why(" " + FN_CALL, source=FUNCTIONARY_MINI, analysis=False)
+    assert only(d, "handler-format").found == " get_weather"
+    d, _ = why(GPT_CALL[:GPT_CALL.index("Paris")], source=GPT_OSS_MINI, analysis=False)
+    assert not d.by_check("partial-output")  # only with is_partial
+    r = request()
+    params = apply_template(GPT_OSS_MINI, r)
+    d = diagnose(params, r, GPT_CALL[:GPT_CALL.index("Paris")], is_partial=True)
+    assert only(d, "partial-output").severity == "info"

@@ -27,6 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_template_argument(p)
     p.add_argument("--output-file", metavar="F", required=True, help="the raw model output ('-' for stdin)")
     add_request_arguments(p)
+    p.add_argument("--partial", action="store_true",
+                   help="the output may still grow (streaming): explain llama.cpp's partial parse (is_partial)")
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
     p.set_defaults(run=run)
 
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     request = request_from_args(text, args)
     params = apply_template(text, request)
     output = _read_output(args.output_file)
-    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler), template=text)
+    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler), template=text,
+                         is_partial=args.partial)
     if args.json:
         print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -81,8 +81,10 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 
 
 def parse_error(f: Facts) -> tuple[Finding, ...]:
-    if not f.failed:
+    if not (f.failed or f.partial_failed):
         return ()
+    if f.partial_failed:
+        return _partial_error(f)
     reported = f"llama.cpp reports: {f.error}."
     far = _furthest(f)
     if far is not None:
@@ -189,3 +191,24 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
         span=(at + lead, len(f.output)), expected=expected, found=rest.strip()[:60],
         fix_hint="Model side: the dropped text must follow the template's format exactly (see what the parser "
                  "expected). The Try it page tints this part as not consumed by the parser."),)
+
+
+def _partial_error(f: Facts) -> tuple[Finding, ...]:
+    """llama.cpp quirk: a partial parse that fails past the first character is mapped "to keep
+    what was parsed", but a failed result has no nodes: the message comes back empty."""
+    far = _furthest(f)
+    at = max(0, min(len(f.output), int(far.offset) - len(f.gp))) if far is not None else f.stop
+    expected = " or ".join(_unquoted(e) for e in far.expected) if far is not None else ""
+    line, col = _line_col(f.output, at)
+    return (Finding(
+        check="parse-error", severity="cause",
+        summary=f"llama.cpp's parser could not match the output at character {at} (line {line}, column {col})"
+                + (f", expecting {expected}" if expected else "")
+                + "; with is_partial llama.cpp returns an empty message instead of an error.",
+        detail="llama.cpp quirk: a partial parse that fails after the first character is mapped to keep what was "
+               "parsed, but a failed parse result carries no nodes, so the streamed message is empty; the final "
+               "parse of the same text (is_partial false) is an error (HTTP 500).",
+        span=(at, min(len(f.output), at + 20)) if f.output else None, expected=expected,
+        found=f.output[at:at + 20] or "(end of output)",
+        fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
+                 "format has there."),)

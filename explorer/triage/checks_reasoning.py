@@ -180,6 +180,28 @@ def call_in_reasoning(f: Facts) -> tuple[Finding, ...]:
             fix_hint="Model side: close the reasoning before calling a tool."
                      + (" Request side: with thinking forced open by the generation prompt, the model must still "
                         "write the end tag first." if _opened_by_prompt(f) else "")),)
+    return _pattern_in_reasoning(f)
+
+
+def _pattern_in_reasoning(f: Facts) -> tuple[Finding, ...]:
+    """A regex trigger (a handler's call announcement) matching inside the reasoning."""
+    m = f.message
+    for pat in f.patterns:
+        if pat.regex is None or pat.anchored:
+            continue
+        hit = pat.regex.search(m.reasoning_content)
+        if hit is None:
+            continue
+        text = hit.group(0)
+        pos = f.output.find(text)
+        return (Finding(
+            check="call-in-reasoning", severity="cause",
+            summary=f"A tool call ({shown(text)}, matching the trigger pattern {shown(pat.source)}) sits inside the "
+                    "reasoning, so llama.cpp keeps it as reasoning text, not as a call.",
+            detail="llama.cpp reads tool calls only after the reasoning ends; inside it everything is "
+                   f"reasoning_content. The pattern is a {pat.origin}.",
+            span=(pos, pos + len(text)) if pos >= 0 else None, expected="the call after the reasoning", found=text,
+            fix_hint="Model side: close the reasoning before calling a tool."),)
     return ()
 
 

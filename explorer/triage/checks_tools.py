@@ -15,6 +15,7 @@ from explorer.peg.chat_mappers import json_brace_depth
 
 from explorer.triage import checks_format
 from explorer.triage import markers as mk
+from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
 from explorer.triage.textscan import FENCE, JsonObject, describe_difference, json_object_at, near_misses, similar_tags
@@ -50,6 +51,10 @@ def _call_evidence(f: Facts) -> tuple[tuple[int, int], str] | None:
         pos = f.output.find(marker.strip())
         if pos >= 0:
             return (pos, pos + len(marker.strip())), f"the tool-call marker {shown(marker.strip())}"
+    for o in f.openings:
+        return ((o.start, max(o.end, o.start + 1)),
+                f"{shown(f.output[o.start:max(o.end, o.start + 1)])}, which matches the trigger pattern "
+                f"{shown(o.pattern.source)} ({o.pattern.origin})")
     for obj in f.call_like_objects:
         return (obj.start, obj.end), f"a JSON object naming {shown(obj.call_name() or '')} with arguments"
     return None
@@ -82,10 +87,31 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
 
 
 def _opener_here(f: Facts, pos: int, marker: str) -> bool:
-    """An opener at least as long as ``marker`` starts exactly here (after whitespace)."""
+    """An opener at least as long as ``marker`` starts exactly here (after whitespace), or a
+    trigger pattern matches here (the text is a legitimate spelling of the pattern)."""
+    if any(_pattern_at(p, f.output, pos) for p in f.patterns):
+        return True
     while pos < len(f.output) and f.output[pos].isspace():
         pos += 1
     return any(len(m.text) >= len(marker) and f.output.startswith(m.text.lstrip(), pos) for m in f.openers)
+
+
+def _pattern_at(pat: pt.TriggerPattern, text: str, pos: int) -> bool:
+    if pat.regex is None:
+        return False
+    if pat.anchored:
+        return pos == 0 and any(pat.regex.fullmatch(text, 0, k) for k in range(1, min(len(text), 400) + 1))
+    return pat.regex.match(text, pos) is not None
+
+
+def pattern_markers(f: Facts) -> tuple[mk.Marker, ...]:
+    """A literal spelling of each regex trigger (its fixed parts), to look for near misses of."""
+    out: list[mk.Marker] = []
+    for pat in f.patterns:
+        example = pt.example_text(pat)
+        if len(example.strip()) >= 4 and all(m.text != example for m in out):
+            out.append(mk.Marker(example, (f"{pat.origin} ({shown(pat.source)})",)))
+    return tuple(out)
 
 
 def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str, role: str = "a tool call") -> Finding:
@@ -108,7 +134,8 @@ def _marker_misses(f: Facts) -> list[Finding]:
     known = {m.text for m in f.openers + f.closers + f.reasoning_starts + f.reasoning_ends}
     known |= set(f.params.preserved_tokens)
     known |= {m.text for m in f.name_prefixes}
-    roles = [(m, "a tool call") for m in f.openers] + [(m, "a function name") for m in f.name_prefixes]
+    roles = [(m, "a tool call") for m in f.openers + pattern_markers(f)]
+    roles += [(m, "a function name") for m in f.name_prefixes]
     for marker, role in roles:
         misses = [(m.start, m.end, m.text, "whitespace/case") for m in near_misses(f.output, marker.text)]
         if role == "a tool call":
@@ -424,7 +451,9 @@ def _looks_like_markup(tail: str, f: Facts) -> bool:
 def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
     if f.failed or f.calls or f.tool_parser_reason is not None or f.parse.result.end < len(f.parse.input):
         return ()
-    if opener_near_miss(f) or checks_format.pythonic_call(f):
+    from explorer.triage.checks_handlers import handler_format
+
+    if opener_near_miss(f) or checks_format.pythonic_call(f) or handler_format(f):
         return ()  # those explain it
     for name in f.tool_names:
         pos = f.output.find(name)

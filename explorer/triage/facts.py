@@ -17,6 +17,7 @@ from typing import Any
 from explorer.chat_output import OutputParse, analyse_output
 from explorer.peg.arena import Arena, load_arena
 from explorer.triage import markers as mk
+from explorer.triage import patterns as pt
 from explorer.triage.textscan import JsonObject, json_objects
 
 
@@ -39,6 +40,9 @@ class Facts:
     content_stops: tuple[str, ...]
     objects: tuple[JsonObject, ...]
     template: Any = None  # the chat template (text or compiled), when the caller has it
+    patterns: tuple[pt.TriggerPattern, ...] = ()  # regex grammar triggers (PATTERN / PATTERN_FULL)
+    openings: tuple[pt.Opening, ...] = ()  # where they match: tool calls as the handler announces them
+    is_partial: bool = False  # the caller's output may still grow (llama.cpp's partial parse)
 
     @functools.cached_property
     def flipped_generation_prompt(self) -> str | None:
@@ -75,6 +79,11 @@ class Facts:
     @property
     def failed(self) -> bool:
         return self.parse.error is not None
+
+    @property
+    def partial_failed(self) -> bool:
+        """A partial parse that did not match: llama.cpp returns an empty message, no error."""
+        return self.is_partial and self.parse.error is None and self.parse.result.fail()
 
     @property
     def stop(self) -> int:
@@ -127,11 +136,14 @@ class Facts:
         return tuple(o for o in self.objects if o.looks_like_call)
 
 
-def build_facts(params: Any, request: Any, output: str, analysis: Any = None, template: Any = None) -> Facts:
+def build_facts(params: Any, request: Any, output: str, analysis: Any = None, template: Any = None,
+                is_partial: bool = False) -> Facts:
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = load_arena(params.parser)
-    parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format)
+    parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format,
+                           is_partial=is_partial)
+    patterns = pt.trigger_patterns(params)
     starts, ends = mk.reasoning_tags(params, analysis)
     return Facts(
         params=params, request=request, output=output, analysis=analysis, arena=arena, parse=parse,
@@ -145,4 +157,7 @@ def build_facts(params: Any, request: Any, output: str, analysis: Any = None, te
         content_stops=mk.content_stops(arena),
         objects=json_objects(output),
         template=template,
+        patterns=patterns,
+        openings=pt.openings(patterns, params.generation_prompt, output),
+        is_partial=is_partial,
     )

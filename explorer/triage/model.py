@@ -69,6 +69,7 @@ class Diagnosis:
     message: "ChatMessage | None"
     error: "OutputParseError | None"
     findings: tuple[Finding, ...]
+    is_partial: bool = False  # explained as llama.cpp's partial (streaming) parse
 
     @property
     def causes(self) -> tuple[Finding, ...]:
@@ -87,7 +88,8 @@ class Diagnosis:
         parts = [f"{calls} tool call{'s' if calls != 1 else ''}"]
         parts.append("content" if self.message.content else "no content")
         parts.append("reasoning" if self.message.reasoning_content else "no reasoning")
-        return "Parsed: " + ", ".join(parts) + "."
+        head = "Parsed so far (partial output): " if self.is_partial else "Parsed: "
+        return head + ", ".join(parts) + "."
 
     @property
     def nothing_found(self) -> str:
@@ -103,6 +105,7 @@ class Diagnosis:
             "result": self.message.to_oracle_json() if self.message is not None else None,
             "exception": exception_json(self.error) if self.error is not None else None,
             "verdict": self.verdict,
+            "is_partial": self.is_partial,
             "findings": [f.to_json() for f in self.findings],
         }
 

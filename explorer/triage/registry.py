@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.triage import checks_format, checks_parse, checks_reasoning, checks_tools
+from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
 
@@ -20,6 +20,9 @@ CHECKS: tuple[Check, ...] = (
     Check("opener-near-miss", "the tool-call opener (or the markup before a function name) spelled almost right, "
           "a similar tag, a Markdown fence, or bare JSON without the opener",
           checks_tools.opener_near_miss),
+    Check("handler-format", "a slip in a routed handler's own call markup (GPT-OSS recipient, channel, "
+          "<|message|>, <|call|>; Functionary v3.2 >>>NAME; Muse Glimmer's ATEM wrapper)",
+          checks_handlers.handler_format),
     Check("unknown-function", "a call to a function the request does not offer", checks_tools.unknown_function),
     Check("call-json-keys", "call JSON with other keys or another key order than the parser's",
           checks_tools.call_json_keys),
@@ -44,6 +47,8 @@ CHECKS: tuple[Check, ...] = (
     Check("unconsumed-output", "output the parser stopped before, without an error (dropped)",
           checks_parse.unconsumed_output),
     Check("tool-mentioned", "a tool named in an output with no calls", checks_tools.tool_mentioned),
+    Check("partial-output", "with is_partial: a tool call or reasoning still being written, and what llama.cpp's "
+          "partial parse returns meanwhile", partial.partial_output),
 )
 
 CHECK_IDS: tuple[str, ...] = tuple(c.id for c in CHECKS)
@@ -66,17 +71,21 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
     found: list[Finding] = []
     for check in checks:
         found.extend(_capped(check.run(facts)))
+    found = list(partial.in_progress(facts, tuple(found)))
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
 
 
 def diagnose(params: Any, request: Any, output: str, *, analysis: Any = None, template: Any = None,
-             checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
+             is_partial: bool = False, checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``template`` (the chat template the params came from, optional): lets the reasoning
     checks say whether the other enable_thinking setting would open reasoning.
+    ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
+    parse, and what is still being written is reported as in progress, not as a cause.
     """
-    facts = build_facts(params, request, output, analysis, template)
+    facts = build_facts(params, request, output, analysis, template, is_partial=is_partial)
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
-                     message=facts.message, error=facts.error, findings=run_checks(facts, checks))
+                     message=facts.message, error=facts.error, findings=run_checks(facts, checks),
+                     is_partial=is_partial)

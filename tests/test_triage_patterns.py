@@ -1,0 +1,337 @@
+"""Triage for formats whose tool calls are announced by regex grammar triggers, and for
+partial (streaming) output.
+
+Templates are our own (small, routed to llama.cpp's gpt-oss and functionary-v3.2 handlers
+by the substrings routing looks for). What the formats expect is read off llama.cpp's
+handler sources (common/parsers/gpt-oss.cpp: calls are " to=functions.NAME" with a
+``<|channel|>commentary|analysis`` header, an optional constraint, ``<|message|>``, JSON;
+common/parsers/functionary-v3-2.cpp: the generation prompt ends with ">>>", a call is
+NAME + "\\n" + JSON, content is "all\\n" + text) and from the templates' own renderings.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.apply import Request
+from explorer.cli import main
+from explorer.handlers import apply_template
+from explorer.routing import route
+from explorer.triage import build_facts, diagnose
+from explorer.triage.patterns import compile_trigger, example_text, openings, to_python
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+SEARCH = {"type": "function", "function": {"name": "search", "parameters": {
+    "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
+
+GPT_OSS_MINI = (
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' and m.tool_calls %}{%- for tc in m.tool_calls %}"
+    "<|start|>assistant to=functions.{{ tc.function.name }}<|channel|>commentary json<|message|>"
+    "{{ tc.function.arguments | tojson }}<|call|>{%- endfor %}"
+    "{%- elif m.role == 'assistant' %}<|start|>assistant<|channel|>final<|message|>{{ m.content }}<|end|>"
+    "{%- else %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start|>assistant{%- endif %}")
+FUNCTIONARY_MINI = (
+    "{#- a recipient is written >>>${recipient}, content >>>all -#}"
+    "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
+    "{%- if m.role == 'assistant' %}{%- if m.tool_calls %}{%- for tc in m.tool_calls %}>>>{{ tc.function.name }}\n"
+    "{{ tc.function.arguments | tojson }}{%- endfor %}{%- else %}>>>all\n{{ m.content }}{%- endif %}"
+    "{%- else %}{{ m.content }}{%- endif %}<|eot_id|>{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{%- endif %}")
+
+ARGS = '{"city": "Paris"}'
+# the mini template's rendering of a call, after the generation prompt "<|start|>assistant"
+GPT_CALL = f" to=functions.get_weather<|channel|>commentary json<|message|>{ARGS}<|call|>"
+FN_CALL = f"get_weather\n{ARGS}"  # after the generation prompt's ">>>"
+
+
+def req(tools=(WEATHER, SEARCH), **kw) -> Request:
+    return Request(messages=({"role": "user", "content": "hi"},), tools=tuple(tools) if tools else None, **kw)
+
+
+def why(source: str, output: str, *, is_partial: bool = False, **kw):
+    r = req(**kw)
+    return diagnose(apply_template(source, r), r, output, is_partial=is_partial)
+
+
+def causes(d) -> list[str]:
+    return [f.check for f in d.causes]
+
+
+def only(d, check: str):
+    found = d.by_check(check)
+    assert len(found) == 1, [(f.check, f.severity, f.summary) for f in d.findings]
+    return found[0]
+
+
+def test_the_mini_templates_route_and_render_as_assumed():
+    assert route(GPT_OSS_MINI).handler == "gpt-oss"
+    assert route(FUNCTIONARY_MINI).handler == "functionary-v3.2"
+    p = apply_template(GPT_OSS_MINI, req())
+    assert p.generation_prompt == "<|start|>assistant"
+    assert {t.type for t in p.grammar_triggers} == {"PATTERN"}
+    p = apply_template(FUNCTIONARY_MINI, req())
+    assert p.generation_prompt.endswith(">>>")
+    assert [t.value for t in p.grammar_triggers] == [">>>(?!all)"]
+
+
+# --- the trigger patterns themselves ------------------------------------------------------
+
+
+def test_ecmascript_dollar_ends_the_text_only():
+    # ECMAScript "$" (no multiline) does not match before a final newline; Python's does
+    pat = compile_trigger("^a$", "PATTERN", "test")
+    assert pat.anchored and pat.regex.fullmatch("a") and not pat.regex.fullmatch("a\n")
+    assert to_python("[$]x$")[0] == r"[$]x\Z"
+
+
+def test_a_pattern_python_reads_otherwise_is_not_compiled():
+    pat = compile_trigger("(?<=x)y", "PATTERN", "test")
+    assert pat.regex is None and "lookbehind" in pat.note
+
+
+def test_openings_follow_llama_cpp_trigger_semantics():
+    p = apply_template(GPT_OSS_MINI, req())
+    f = build_facts(p, req(), GPT_CALL)
+    # "^\s+to$" fires on the output's first " to"; the call starts at 0
+    assert [o.start for o in f.openings] == [0]
+    out = f"<|channel|>analysis<|message|>x<|end|><|start|>assistant{GPT_CALL}"
+    f = build_facts(p, req(), out)
+    # "<|start|>assistant(\s+to)": the call starts at the capture group
+    assert [o.start for o in f.openings] == [out.index(" to=")]
+    p = apply_template(FUNCTIONARY_MINI, req())
+    f = build_facts(p, req(), FN_CALL)
+    assert [(o.start, o.in_prompt) for o in f.openings] == [(0, True)]  # the prompt's ">>>" announces it
+    assert build_facts(p, req(), "all\nhello").openings == ()  # ">>>(?!all)"
+
+
+def test_example_text_of_a_pattern():
+    pat = compile_trigger(r"^<\|channel\|>(?:commentary|analysis)\s+to=functions$", "PATTERN", "t")
+    assert example_text(pat) == "<|channel|>commentary to=functions"
+
+
+def test_pattern_opener_near_miss():
+    out = f"<|channel|>Commentary to=functions.get_weather<|message|>{ARGS}"
+    f = only(why(GPT_OSS_MINI, out), "opener-near-miss")
+    assert f.severity == "cause" and f.found.startswith("<|channel|>Commentary") and "PATTERN" in f.detail
+
+
+def test_pattern_opener_near_miss_negative():
+    for out in (GPT_CALL, f"<|channel|>commentary to=functions.get_weather<|message|>{ARGS}"):
+        d = why(GPT_OSS_MINI, out)
+        assert d.message.tool_calls and not d.causes, [(x.check, x.summary) for x in d.findings]
+
+
+def test_no_tool_parser_sees_a_pattern_announced_call():
+    d = why(GPT_OSS_MINI, GPT_CALL, tools=None)
+    f = only(d, "no-tool-parser")
+    assert "trigger pattern" in f.summary and f.span[0] == 0
+
+
+# --- GPT-OSS garbles ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output, found, expected", [
+    # the recipient without the functions. namespace
+    (f"<|channel|>commentary to=get_weather<|message|>{ARGS}", "to=get_weather", "to=functions.get_weather"),
+    (GPT_CALL.replace("functions.", ""), "to=get_weather", "to=functions.get_weather"),
+    # a builtin recipient while the request has tools
+    (" to=python<|channel|>commentary<|message|>print(1)", "to=python", None),
+    # a channel the parser does not take calls on
+    (f"<|channel|>final to=functions.get_weather<|message|>{ARGS}", "final", "commentary"),
+    # the header runs into the arguments
+    (GPT_CALL.replace("<|message|>", " "), " to=functions.get_weather<|channel|>commentary json".strip(), None),
+    # an unknown channel
+    ("<|channel|>comment<|message|>hello<|end|>", "comment", "analysis, commentary, final"),
+    # a call written as the analysis message's body, no recipient
+    (f"<|channel|>analysis<|message|>{ARGS}<|end|>", None, None),
+])
+def test_gpt_oss_garbles(output, found, expected):
+    f = only(why(GPT_OSS_MINI, output), "handler-format")
+    assert f.severity == "cause"
+    if found is not None:
+        assert f.found.strip() == found
+    if expected is not None:
+        assert f.expected == expected
+
+
+def test_gpt_oss_end_instead_of_call():
+    f = only(why(GPT_OSS_MINI, GPT_CALL.replace("<|call|>", "<|end|>")), "handler-format")
+    assert (f.severity, f.found, f.expected) == ("warning", "<|end|>", "<|call|>")
+    d = why(GPT_OSS_MINI, GPT_CALL.replace("<|call|>", "<|end|>") + "<|start|>assistant<|channel|>final<|message|>ok")
+    assert "handler-format" in causes(d)
+
+
+def test_gpt_oss_reads_one_call():
+    d = why(GPT_OSS_MINI, GPT_CALL + "<|start|>assistant" + GPT_CALL.replace("get_weather", "search")
+            .replace(ARGS, '{"query": "x"}'))
+    assert len(d.message.tool_calls) == 1
+    assert any("reads one tool call" in f.summary for f in d.by_check("handler-format"))
+
+
+@pytest.mark.parametrize("output", [
+    GPT_CALL,
+    # llama.cpp accepts the recipient after the channel, and the analysis channel (its own test vectors)
+    f"<|channel|>analysis to=functions.get_weather<|message|>{ARGS}",
+    f" to=functions.get_weather<|channel|>analysis <|constrain|>json<|message|>{ARGS}",
+    f"<|channel|>analysis<|message|>thinking<|end|><|start|>assistant{GPT_CALL}",
+    "<|channel|>final<|message|>Hello",
+])
+def test_gpt_oss_garbles_negative(output):
+    d = why(GPT_OSS_MINI, output)
+    assert not d.by_check("handler-format") and not d.causes, [(x.check, x.summary) for x in d.findings]
+
+
+# --- Functionary v3.2 garbles ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output, found, expected", [
+    (" " + FN_CALL, " get_weather", ">>>get_weather"),
+    (">>>" + FN_CALL, ">>>", "get_weather"),
+    (FN_CALL.replace("\n", " ", 1), "get_weather ", "get_weather\n"),
+    # a call after content: llama.cpp's parser never reads that ">>>"
+    ("all\nLet me check.>>>" + FN_CALL, ">>>get_weather", "get_weather\n…"),
+    (FN_CALL + '>>>search\n{"query": "x"}', ">>>search", "search\n…"),
+])
+def test_functionary_garbles(output, found, expected):
+    f = only(why(FUNCTIONARY_MINI, output), "handler-format")
+    assert (f.severity, f.found, f.expected) == ("cause", found, expected)
+
+
+@pytest.mark.parametrize("output", [FN_CALL, "all\nHello there"])
+def test_functionary_garbles_negative(output):
+    d = why(FUNCTIONARY_MINI, output)
+    assert not d.findings, [(x.check, x.summary) for x in d.findings]
+
+
+# --- partial output ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source, output", [(GPT_OSS_MINI, GPT_CALL), (FUNCTIONARY_MINI, FN_CALL),
+                                            (GPT_OSS_MINI, "<|channel|>analysis<|message|>hm<|end|>"
+                                                           "<|start|>assistant" + GPT_CALL)])
+def test_every_prefix_of_a_clean_output_is_in_progress_not_a_cause(source, output):
+    r = req()
+    params = apply_template(source, r)
+    for k in range(len(output) + 1):
+        d = diagnose(params, r, output[:k], is_partial=True)
+        assert not d.causes, (output[:k], [(x.check, x.summary) for x in d.causes])
+
+
+def test_partial_parse_is_llama_cpp_partial_parse():
+    from explorer.chat_output import analyse_output
+    from explorer.peg.arena import load_arena
+
+    r = req()
+    params = apply_template(GPT_OSS_MINI, r)
+    cut = GPT_CALL[:GPT_CALL.index('"Paris"') + 3]
+    d = diagnose(params, r, cut, is_partial=True)
+    expected = analyse_output(load_arena(params.parser), cut, generation_prompt=params.generation_prompt,
+                              format=params.format, is_partial=True)
+    assert d.message == expected.message and d.is_partial
+    f = only(d, "partial-output")
+    assert f.severity == "info" and "get_weather" in f.summary
+    assert d.verdict.startswith("Parsed so far")
+
+
+def test_partial_output_negative_and_default_unchanged():
+    r = req()
+    params = apply_template(GPT_OSS_MINI, r)
+    assert not diagnose(params, r, GPT_CALL, is_partial=True).by_check("partial-output")
+    cut = GPT_CALL[:GPT_CALL.index("<|message|>") + 14]
+    assert not diagnose(params, r, cut).by_check("partial-output")  # without is_partial: the final parse
+
+
+def test_partial_keeps_a_real_garble_a_cause():
+    # "<tool_call >"-style slips that cannot grow into the format stay causes while streaming
+    d = why(GPT_OSS_MINI, "<|channel|>comment<|message|>hello", is_partial=True)
+    assert "handler-format" in causes(d) or "parse-error" in causes(d)
+
+
+def test_cli_why_partial(tmp_path, capsys):
+    tpl = tmp_path / "t.jinja"
+    tpl.write_text(GPT_OSS_MINI, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    out.write_text(GPT_CALL[:GPT_CALL.index("Paris")], encoding="utf-8")
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([WEATHER]), encoding="utf-8")
+    assert main(["why", str(tpl), "--output-file", str(out), "--tools", str(tools), "--partial", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["is_partial"] is True
+    assert "partial-output" in [f["check"] for f in data["findings"]]
+    assert all(f["severity"] != "cause" for f in data["findings"])
+
+
+# --- llama.cpp's oracle templates: the templates' own replies, garbled ------------------------
+
+from oracle_data import ORACLE, requires_oracle  # noqa: E402
+
+
+def _replies(name: str):
+    from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, roundtrip_report
+
+    source = (ORACLE / "templates" / name).read_text(encoding="utf-8")
+    report = roundtrip_report(source, enable_thinking=True, messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS,
+                              grammar=False, explain=False)
+    r = Request(messages=({"role": "user", "content": "Hello"},), tools=tuple(ORACLE_TOOLS),
+                parallel_tool_calls=report.parallel_tool_calls)
+    params = apply_template(source, r)
+    return params, r, report.cases
+
+
+@requires_oracle
+def test_gpt_oss_oracle_replies_and_their_garbles():
+    params, r, cases = _replies("openai-gpt-oss-120b.jinja")
+    calls = [c for c in cases if c.message.get("tool_calls") and c.raw_output_stripped]
+    assert calls
+    garbles = {
+        "to=functions.": ("to=", "to=functions.get_weather"),
+        "<|message|>{": (" {", "<|message|>"),
+        "<|channel|>commentary": ("<|channel|>final", "commentary"),
+        "<|call|>": ("<|end|>", "<|call|>"),
+    }
+    for case in calls:
+        reply = case.raw_output_stripped
+        d = diagnose(params, r, reply)
+        if case.equal:
+            assert not d.causes, (case.message_id, [(f.check, f.summary) for f in d.causes])
+        for original, (garbled, expected) in garbles.items():
+            assert original in reply, (case.message_id, original)
+            bad = diagnose(params, r, reply.replace(original, garbled, 1))
+            found = bad.by_check("handler-format")
+            assert any(expected in f.expected for f in found), (case.message_id, original,
+                                                                 [(f.check, f.summary) for f in bad.findings])
+        # every prefix, streamed, is in progress rather than a cause
+        if case.equal:
+            for k in range(0, len(reply) + 1, 7):
+                assert not diagnose(params, r, reply[:k], is_partial=True).causes, reply[:k]
+
+
+@requires_oracle
+def test_functionary_v3_2_oracle_replies_and_their_garbles():
+    params, r, cases = _replies("meetkai-functionary-medium-v3.2.jinja")
+    seen_quirk = False
+    for case in cases:
+        reply = case.raw_output_stripped
+        if not reply:
+            continue
+        d = diagnose(params, r, reply)
+        if case.equal:
+            assert not d.causes, (case.message_id, [(f.check, f.summary) for f in d.causes])
+        elif ">>>" in reply:
+            # llama.cpp quirk: the parser never reads a ">>>" inside the output (content then a call, two calls)
+            assert "handler-format" in causes(d), (case.message_id, [(f.check, f.summary) for f in d.findings])
+            seen_quirk = True
+        if case.message.get("tool_calls") and case.equal:
+            name = case.message["tool_calls"][0]["function"]["name"]
+            assert reply.startswith(name + "\n")
+            for garbled, expected in ((" " + reply, ">>>" + name), (">>>" + reply, name),
+                                      (reply.replace("\n", " ", 1), name + "\n")):
+                f = only(diagnose(params, r, garbled), "handler-format")
+                assert f.expected == expected, (garbled, f)
+    assert seen_quirk
