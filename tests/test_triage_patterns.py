@@ -335,3 +335,56 @@ def test_functionary_v3_2_oracle_replies_and_their_garbles():
                 f = only(diagnose(params, r, garbled), "handler-format")
                 assert f.expected == expected, (garbled, f)
     assert seen_quirk
+
+
+# --- Muse Glimmer -------------------------------------------------------------------------------
+
+MUSE_MINI = (
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' and m.tool_calls %}{%- for tc in m.tool_calls %}"
+    "<|start|>assistant to={{ tc.function.name }}<|message|><atem:function_calls>\n"
+    "<atem:invoke name=\"{{ tc.function.name }}\">\n"
+    "{%- for k, v in tc.function.arguments.items() %}<atem:parameter name=\"{{ k }}\">{{ v }}</atem:parameter>\n"
+    "{%- endfor %}</atem:invoke>\n</atem:function_calls><|eom|>{%- endfor %}"
+    "{%- else %}<|start|>{{ m.role }} to=user<|message|>{{ m.content }}<|eot|>{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start|>assistant{%- endif %}")
+# after the generation prompt "<|start|>assistant" (common/parsers/muse-glimmer.cpp: " to=" RECIPIENT
+# "<|message|><atem:function_calls>", whitespace, '<atem:invoke name="NAME">', parameters, closers)
+MUSE_CALL = (' to=get_weather<|message|><atem:function_calls>\n<atem:invoke name="get_weather">\n'
+             '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>')
+
+
+def test_muse_mini_routes():
+    assert route(MUSE_MINI).handler == "muse-glimmer"
+    assert apply_template(MUSE_MINI, req()).generation_prompt == "<|start|>assistant"
+
+
+def test_muse_missing_function_calls_wrapper():
+    f = only(why(MUSE_MINI, MUSE_CALL.replace("<atem:function_calls>\n", "", 1)), "handler-format")
+    assert (f.severity, f.expected) == ("cause", "<atem:function_calls>")
+
+
+def test_muse_unknown_function_after_the_invoke_markup():
+    # the prefix before the name is the run of literals right before it ('<atem:invoke name="'),
+    # not text across the recipient's "until"
+    f = only(why(MUSE_MINI, MUSE_CALL.replace('name="get_weather"', 'name="get_wether"')), "unknown-function")
+    assert f.found == "get_wether"
+
+
+def test_muse_negative():
+    d = why(MUSE_MINI, MUSE_CALL)
+    assert d.message.tool_calls and not d.findings, [(x.check, x.summary) for x in d.findings]
+
+
+@requires_oracle
+def test_muse_glimmer_oracle_replies():
+    params, r, cases = _replies("muse-glimmer.jinja")
+    for case in cases:
+        reply = case.raw_output_stripped
+        if not reply or not case.equal:
+            continue
+        assert not diagnose(params, r, reply).causes, case.message_id
+        if "<atem:function_calls>\n<atem:invoke" in reply:
+            bad = diagnose(params, r, reply.replace("<atem:function_calls>\n", "", 1))
+            assert "<atem:function_calls>" in [f.expected for f in bad.by_check("handler-format")]

@@ -159,6 +159,10 @@ def _functionary_after_first(f: Facts) -> Iterator[Hit]:
             yield m.start(), m.end(), m.group(0).rstrip("\n"), m.group("name") + "\n…"
 
 
+# Tokens that end a message but not generation, per handler: llama-server keeps generating
+# after them, so the parse stopping there is not "the server stopped" (handler-format says it).
+NOT_END_OF_GENERATION: dict[str, tuple[str, ...]] = {"gpt-oss": ("<|end|>",)}
+
 # --- Muse Glimmer ----------------------------------------------------------------------------
 
 MUSE_SOURCE = "llama.cpp's muse-glimmer handler (common/parsers/muse-glimmer.cpp)"

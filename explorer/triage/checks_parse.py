@@ -159,6 +159,10 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
                      "be cut at the stop first."),)
     token = rest.strip()
     call_markup = {m.text.strip() for m in f.openers + f.name_prefixes}
+    from explorer.triage.checks_handlers import NOT_END_OF_GENERATION
+
+    if token in NOT_END_OF_GENERATION.get(f.params.handler, ()):
+        return ()  # handler-format explains it: generation goes on after this token
     if (TAG.fullmatch(token) or token in f.params.preserved_tokens) and token not in call_markup:
         return (Finding(
             check="unconsumed-output", severity="info",

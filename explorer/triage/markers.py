@@ -230,12 +230,29 @@ def name_affixes(arena: Arena) -> tuple[tuple[str, str], ...]:
         for i, child in enumerate(kids):
             if not _is_tool_name(arena, child):
                 continue
-            before = "".join(arena.get(k).literal for k in kids[:i] if isinstance(arena.get(k), Literal))
+            before = _literals_before(arena, kids[:i])
             after = leading_literal(arena, kids[i + 1]) if i + 1 < len(kids) else ""
             pair = (before, after)
             if len(before.strip()) >= 2 and pair not in out:
                 out.append(pair)
     return tuple(out)
+
+
+def _literals_before(arena: Arena, kids: tuple[int, ...]) -> str:
+    """The run of literals right before a position (a choice or an ``until`` ends it: the
+    text before those is not fixed, so it is no part of the prefix); optional whitespace
+    is crossed only while the run is too short to look for."""
+    out = ""
+    for k in reversed(kids):
+        node = arena.get(k)
+        if isinstance(node, Space):
+            if len(out.strip()) >= 4:
+                break  # long enough to find in the output; what stands before varies with the whitespace
+            continue  # a short piece ('"'): the literals before the whitespace make the prefix
+        if not isinstance(node, Literal):
+            break
+        out = node.literal + out
+    return out
 
 
 def _is_tool_name(arena: Arena, pid: int) -> bool:
