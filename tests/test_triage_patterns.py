@@ -388,3 +388,38 @@ def test_muse_glimmer_oracle_replies():
         if "<atem:function_calls>\n<atem:invoke" in reply:
             bad = diagnose(params, r, reply.replace("<atem:function_calls>\n", "", 1))
             assert "<atem:function_calls>" in [f.expected for f in bad.by_check("handler-format")]
+
+
+@requires_oracle
+def test_prefixes_of_oracle_round_trips_are_in_progress_when_partial():
+    """Every exact round trip of ../shared/oracle/roundtrip.jsonl, cut at a few points and
+    diagnosed with is_partial, has no cause (the final parse of the same cuts has some: those
+    are the truncation causes is_partial turns into "in progress")."""
+    from explorer.analysis import template_analysis
+    from explorer.render import compile_template
+
+    analyses: dict[str, object] = {}
+    checked, with_cause, final_causes = 0, [], 0
+    for line in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if not row.get("roundtrip_equal") or row.get("raw_output_stripped") is None:
+            continue
+        source = (ORACLE / "templates" / row["template"]).read_text(encoding="utf-8")
+        r = Request(messages=({"role": "user", "content": "Hello"},), tools=tuple(row["tools"]),
+                    parallel_tool_calls=row["parallel_tool_calls"], enable_thinking=row["enable_thinking"],
+                    chat_template_kwargs=row["chat_template_kwargs"])
+        params = apply_template(source, r)
+        if params.handler == "autoparser" and row["template"] not in analyses:
+            analyses[row["template"]] = template_analysis(compile_template(source))
+        out = row["raw_output_stripped"]
+        for k in sorted({len(out) * i // 4 for i in range(1, 4)}):
+            kw = dict(analysis=analyses.get(row["template"]))
+            d = diagnose(params, r, out[:k], is_partial=True, **kw)
+            checked += 1
+            if d.causes:
+                with_cause.append((row["id"], k, [f.check for f in d.causes]))
+            final_causes += bool(diagnose(params, r, out[:k], **kw).causes)
+    print(f"\n{checked} cut round trips diagnosed as partial; with a cause: {len(with_cause)} {with_cause[:3]}; "
+          f"the same cuts as final output with a cause: {final_causes}")
+    assert checked >= 1000
+    assert not with_cause

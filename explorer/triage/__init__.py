@@ -8,8 +8,10 @@ the request, the raw model output and optionally the autoparser analysis. Output
 
 Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks read),
 ``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
-origins), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``,
-``checks_format``, ``checks_reasoning``, ``checks_parse`` (the checks), ``registry`` (CHECKS, diagnose).
+origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
+call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
+``checks_handlers`` (routed handlers' own markup), ``checks_reasoning``, ``checks_parse``,
+``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
 """
 
 from explorer.triage.facts import Facts, build_facts

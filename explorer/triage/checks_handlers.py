@@ -71,6 +71,8 @@ _CALL_HEADER = (r"(?:<\|channel\|>(?:commentary|analysis)[ \t]*to=functions\.[\w
                 + r"|to=functions\.[\w.\-]+<\|channel\|>(?:commentary|analysis)" + _CONSTRAINT + ")")
 
 
+# llama.cpp quirk: llama-vocab drops <|end|> from the end-of-generation tokens of a harmony vocabulary, so a
+# call closed with <|end|> does not stop llama-server; the gpt-oss parser drops what the model writes next.
 def _gpt_oss_end_instead_of_call(f: Facts) -> Iterator[Hit]:
     rx = re.compile(_CALL_HEADER + r"<\|message\|>")
     for m in rx.finditer(f.output):
@@ -152,6 +154,8 @@ def _functionary_no_newline(f: Facts) -> Iterator[Hit]:
             yield at, m.end(), m.group(0), m.group("name") + "\n"
 
 
+# llama.cpp quirk: functionary-v3-2.cpp's content stops before ">>>" but no rule reads ">>>", so content
+# followed by a call, or two calls, never parse as written (the call ends up in content or the parse fails).
 def _functionary_after_first(f: Facts) -> Iterator[Hit]:
     """A ">>>NAME" after content or after a call (the parser never reads that ">>>")."""
     for m in re.finditer(r">>>(?P<name>[A-Za-z_][\w.\-]*)\n", f.output):

@@ -4,8 +4,9 @@ Input: ``ChatParams`` (what ``common_chat_templates_apply`` returned), the ``Req
 the raw model output and optionally the autoparser's ``TemplateAnalysis``. Output: a
 frozen ``Facts``: llama.cpp's parse (message or error, and where it stopped), the
 request's tool names, whether a tool parser exists, the markers the parser waits for
-(with their origins), reasoning tags, the call shape the parser expects, and the JSON
-objects in the output. Checks are pure functions of it.
+(with their origins), the regex triggers and where they match, reasoning tags, the call
+shape the parser expects, and the JSON objects in the output. With ``is_partial`` the
+parse is llama.cpp's partial parse. Checks are pure functions of it.
 """
 
 from __future__ import annotations
