@@ -423,3 +423,15 @@ def test_prefixes_of_oracle_round_trips_are_in_progress_when_partial():
           f"the same cuts as final output with a cause: {final_causes}")
     assert checked >= 1000
     assert not with_cause
+
+
+@pytest.mark.parametrize("output", [
+    # the format's markup quoted inside a call's argument string
+    ' to=functions.search<|channel|>commentary json<|message|>{"query": "how does <|channel|>commentary '
+    'to=functions.get_weather json<|message|>{}<|end|> work"}<|call|>',
+    # JSON that looks like a call, as the final answer (the user asked for the JSON)
+    f'<|channel|>final<|message|>{{"name": "get_weather", "arguments": {ARGS}}}',
+])
+def test_gpt_oss_markup_as_data_is_no_garble(output):
+    d = why(GPT_OSS_MINI, output)
+    assert not d.by_check("handler-format") and not d.causes, [(x.check, x.summary) for x in d.findings]

@@ -91,7 +91,8 @@ def _gpt_oss_body_call(f: Facts) -> Iterator[Hit]:
     if f.calls:
         return
     wanted = {k for t in f.request.tools or () for k in _properties(t)}
-    rx = re.compile(r"<\|channel\|>(?P<ch>analysis|commentary|final)<\|message\|>\s*(?=\{)")
+    # not the final channel: JSON there is most often the answer itself (a user asked for it)
+    rx = re.compile(r"<\|channel\|>(?P<ch>analysis|commentary)<\|message\|>\s*(?=\{)")
     for m in rx.finditer(f.output):
         obj = json_object_at(f.output, m.end())
         keys = set(obj.value) if isinstance(obj.value, dict) else set()
@@ -238,7 +239,7 @@ GARBLES: tuple[Garble, ...] = (
            "A call is written as the message body of {found}…, with no recipient in the header: llama.cpp keeps "
            "it as text (reasoning on the analysis channel, content otherwise), not as a tool call.",
            f"{GPT_OSS_SOURCE} reads a call only when the header names the recipient (\"to=functions.NAME\"); "
-           "the body of an analysis, commentary or final message is reasoning or content.",
+           "the body of an analysis or commentary message is reasoning or content.",
            "Model side: put the recipient in the header: <|channel|>commentary to=functions.NAME <|constrain|>json"
            "<|message|>{…}.", always=True),
     Garble("functionary-v3.2", _functionary_space,
@@ -275,6 +276,11 @@ GARBLES: tuple[Garble, ...] = (
 )
 
 
+def _inside_json(f: Facts, pos: int) -> bool:
+    """Markup quoted inside a JSON value (a call's argument that talks about the format)."""
+    return any(o.ok and o.start < pos < o.end for o in f.objects)
+
+
 def handler_format(f: Facts) -> tuple[Finding, ...]:
     if f.tool_parser_reason is not None:
         return ()
@@ -285,7 +291,7 @@ def handler_format(f: Facts) -> tuple[Finding, ...]:
             continue
         for start, end, found, expected in g.find(f):
             span = (start, max(end, start + 1) if end <= len(f.output) else end)
-            if (start, end) in seen or not (g.always or is_cause(f, (start, end))):
+            if (start, end) in seen or not (g.always or is_cause(f, (start, end))) or _inside_json(f, start):
                 continue
             seen.add((start, end))
             severity = g.severity
