@@ -435,3 +435,17 @@ def test_prefixes_of_oracle_round_trips_are_in_progress_when_partial():
 def test_gpt_oss_markup_as_data_is_no_garble(output):
     d = why(GPT_OSS_MINI, output)
     assert not d.by_check("handler-format") and not d.causes, [(x.check, x.summary) for x in d.findings]
+
+
+@requires_oracle
+@pytest.mark.parametrize("name", ["openai-gpt-oss-120b.jinja", "meetkai-functionary-medium-v3.2.jinja",
+                                  "muse-glimmer.jinja"])
+def test_oracle_triggers_compile_and_announce_the_templates_own_calls(name):
+    """llama.cpp's regex triggers for these handlers all compile with Python's re, and each
+    reply of the template's own that holds a call has an opening (a trigger match) in it."""
+    params, r, cases = _replies(name)
+    patterns = build_facts(params, r, "x").patterns
+    assert patterns and all(p.regex is not None for p in patterns), [(p.source, p.note) for p in patterns]
+    for case in cases:
+        if case.message.get("tool_calls") and case.raw_output_stripped:
+            assert build_facts(params, r, case.raw_output_stripped).openings, case.message_id

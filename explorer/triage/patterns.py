@@ -141,11 +141,13 @@ def openings(patterns: tuple[TriggerPattern, ...], generation_prompt: str, outpu
         # llama.cpp quirk (tokenisation): a lookahead at the end of a pattern is checked against the
         # text so far, so ">>>(?!all)" fires on ">>>" unless ">>>all" arrives as one token; here the
         # whole output is visible, as when the token is one piece.
+        for m in pat.regex.finditer(output):  # llama.cpp's trigger buffer: the output alone
+            found.setdefault(_call_start(m), Opening(_call_start(m), m.end(), pat))
         for m in pat.regex.finditer(generation_prompt + output):
-            if m.end() < gp or (m.end() == gp and m.start() == m.end()):
-                continue  # wholly inside the prompt (a lookahead at its end still reads the output)
+            if m.start() >= gp or m.end() < gp or (m.end() == gp and m.start() == m.end()):
+                continue  # in the output (above), or wholly inside the prompt
             start = max(0, _call_start(m) - gp)
-            found.setdefault(start, Opening(start, m.end() - gp, pat, in_prompt=m.start() < gp))
+            found.setdefault(start, Opening(start, m.end() - gp, pat, in_prompt=True))
     return tuple(found[k] for k in sorted(found))
 
 
@@ -179,9 +181,16 @@ def _example(items: Any, depth: int) -> str:
             alts = [_example(alt, depth + 1) for alt in arg[1]]
             out += max(alts, key=len) if alts else ""
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
-            low, _, body = arg
+            low, high, body = arg
             text = _example(body, depth + 1)
-            out += text * max(low, 1) if text.isspace() else text * low
+            if text.isspace():
+                out += text
+                continue
+            if not text:
+                return out  # a run of a class: the fixed part ends here
+            out += text * low
+            if high != low:
+                return out
         elif op is c.IN:
             if any(o is c.CATEGORY and a is c.CATEGORY_SPACE for o, a in arg):
                 out += " "
