@@ -449,3 +449,18 @@ def test_oracle_triggers_compile_and_announce_the_templates_own_calls(name):
     for case in cases:
         if case.message.get("tool_calls") and case.raw_output_stripped:
             assert build_facts(params, r, case.raw_output_stripped).openings, case.message_id
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("all\n" + FN_CALL, "get_weather"),
+    (f'all\n{{"name": "get_weather", "arguments": {ARGS}}}', "NAME (the tool's name instead of all)"),
+    (f"all\n{ARGS}", "NAME (the tool's name instead of all)"),
+])
+def test_functionary_call_under_all(output, expected):
+    d = why(FUNCTIONARY_MINI, output)
+    assert d.message.content and not d.message.tool_calls  # llama.cpp: content
+    assert only(d, "handler-format").expected == expected
+
+
+def test_functionary_call_under_all_negative():
+    assert not why(FUNCTIONARY_MINI, 'all\nThe JSON is {"a": 1}.').findings

@@ -168,6 +168,23 @@ def _functionary_after_first(f: Facts) -> Iterator[Hit]:
 # after them, so the parse stopping there is not "the server stopped" (handler-format says it).
 NOT_END_OF_GENERATION: dict[str, tuple[str, ...]] = {"gpt-oss": ("<|end|>",)}
 
+def _functionary_call_as_content(f: Facts) -> Iterator[Hit]:
+    """A call written under the ``all`` recipient (content) instead of its own."""
+    if f.calls or not f.output.startswith("all\n"):
+        return
+    body = len("all\n") + len(f.output[4:]) - len(f.output[4:].lstrip())
+    m = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)\n\s*\{").match(f.output, body)
+    if m and m.group("name") in f.tool_names:
+        yield 0, m.end("name"), f.output[:m.end("name")], m.group("name")
+        return
+    if f.output.startswith("{", body):
+        obj = json_object_at(f.output, body)
+        wanted = {k for t in f.request.tools or () for k in _properties(t)}
+        keys = set(obj.value) if isinstance(obj.value, dict) else set()
+        if obj.looks_like_call or (keys and wanted and keys <= wanted):
+            yield 0, obj.end, f.output[:min(obj.end, 40)], "NAME (the tool's name instead of all)"
+
+
 # --- Muse Glimmer ----------------------------------------------------------------------------
 
 MUSE_SOURCE = "llama.cpp's muse-glimmer handler (common/parsers/muse-glimmer.cpp)"
@@ -267,6 +284,12 @@ GARBLES: tuple[Garble, ...] = (
            "{json} with nothing between them. Only a call right after the generation prompt's \">>>\" is read.",
            "Model side: with llama.cpp, make the call the whole reply (>>>NAME\\n{…} right after the prompt); "
            "content before a call, or a second call, cannot be read."),
+    Garble("functionary-v3.2", _functionary_call_as_content,
+           "The call is written under the recipient \"all\" ({found}…), which is content: llama.cpp's "
+           "functionary-v3.2 parser returns it as text, not as a tool call; the recipient must be {expected}.",
+           f"{FUNCTIONARY_SOURCE}: after the prompt's \">>>\" the recipient says what follows: \"all\\n\" is "
+           "content, a tool's name + \"\\n\" is that tool's JSON arguments.",
+           "Model side: write the tool's name as the recipient (>>>NAME, a newline, the arguments).", always=True),
     Garble("muse-glimmer", _regex_hits(r" to=[^<\n]*<\|message\|>(?P<bad>\s*)<atem:invoke", "<atem:function_calls>"),
            "The tool turn's message starts with <atem:invoke …> without the {expected} wrapper, which llama.cpp's "
            "muse-glimmer parser needs first.",
