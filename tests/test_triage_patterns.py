@@ -464,3 +464,13 @@ def test_functionary_call_under_all(output, expected):
 
 def test_functionary_call_under_all_negative():
     assert not why(FUNCTIONARY_MINI, 'all\nThe JSON is {"a": 1}.').findings
+
+
+def test_malformed_arguments_after_a_pattern_announced_call():
+    d = why(GPT_OSS_MINI, GPT_CALL.replace('"Paris"', "Paris"))
+    f = only(d, "malformed-arguments")
+    assert f.severity == "cause" and d.error is not None
+    d = why(GPT_OSS_MINI, GPT_CALL[:GPT_CALL.index("Paris")])  # cut short, final parse: a warning
+    assert only(d, "malformed-arguments").severity == "warning"
+    d = why(GPT_OSS_MINI, GPT_CALL[:GPT_CALL.index("Paris")], is_partial=True)  # streaming: in progress
+    assert all(x.severity == "info" for x in d.findings)

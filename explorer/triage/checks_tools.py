@@ -321,6 +321,10 @@ def _argument_starts(f: Facts) -> list[int]:
             if brace >= 0:
                 starts.append(brace)
             pos = f.output.find(marker.text, pos + 1)
+    for o in f.openings:  # calls a regex trigger announces (GPT-OSS headers, Functionary recipients)
+        brace = f.output.find("{", o.start, o.start + 200)
+        if brace >= 0:
+            starts.append(brace)
     for obj in f.objects:
         head = f.output[obj.start:obj.start + 80]
         if not obj.ok and ('"name"' in head or '"arguments"' in head):

@@ -30,12 +30,14 @@ def _could_grow(f: Facts, finding: Finding) -> bool:
 
 
 def in_progress(f: Facts, findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
-    """With is_partial: causes about text at the end that may still become right, as info."""
+    """With is_partial: causes about text at the end that may still become right (and the
+    truncation warnings), as info."""
     if not f.is_partial:
         return findings
     out: list[Finding] = []
     for finding in findings:
-        if finding.severity == "cause" and _could_grow(f, finding):
+        truncation = finding.severity == "warning" and finding.check in ALWAYS_IN_PROGRESS
+        if (finding.severity == "cause" or truncation) and _could_grow(f, finding):
             finding = replace(
                 finding, severity="info", summary="In progress (the output may still grow): " + finding.summary,
                 detail=(finding.detail + " With is_partial the text at the end of the output may still become "
