@@ -253,12 +253,10 @@ def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.Cha
 
 def _why(tmpl: Any, settings: sh.RequestSettings, text: str, partial: bool) -> Any:
     """The "Why this result?" section right under the parsed message; the diagnosis, or None."""
-    d = sh.guarded(lambda: ws.diagnosis(tmpl, settings, text), context="explaining the result")
+    d = sh.guarded(lambda: ws.diagnosis(tmpl, settings, text, partial), context="explaining the result")
     if d is None:
         return None
     ws.render_why(d)
-    if partial:
-        st.caption("The explanation is for the final (non-partial) parse of the whole output.")
     return d
 
 

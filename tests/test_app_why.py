@@ -87,3 +87,17 @@ def test_the_section_explains_a_partial_parse_when_asked():
     assert not final.is_partial and streaming.is_partial
     assert not streaming.causes
     assert streaming.verdict.startswith("Parsed so far")
+
+
+def test_try_it_passes_its_is_partial_toggle_to_the_triage():
+    """A call cut inside its arguments: as final output the triage names a cause; with Try it's
+    is_partial toggle on it explains llama.cpp's partial parse (the call is still being written)."""
+    cut = f"<tool_call>\n{CALL}"[:40]
+    at = try_it()
+    at.text_area(key="try_output").input(cut).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not any(c.value.startswith("Explained as llama.cpp's partial parse") for c in at.caption)
+    at.toggle(key="try_partial").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(c.value.startswith("Explained as llama.cpp's partial parse") for c in at.caption)
+    assert "partial-output" in shown(at)
