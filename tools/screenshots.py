@@ -38,6 +38,27 @@ def wait_idle(page) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=120_000)
 
 
+# the example renders '<tool_call>\n{...}': a space inside the tag is the classic near miss
+NEAR_MISS = '<think>\nThe user wants the weather.\n</think>\n\n<tool_call >\n' \
+            '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+
+
+def why_shot(page, target: Path) -> None:
+    """Try it's "Why this result?" section for a near-miss output, clipped to the section."""
+    page.get_by_label("Raw model output (verbatim, as the model generated it)").fill(NEAR_MISS)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_timeout(500)
+    wait_idle(page)
+    top = page.get_by_role("heading", name="Why this result?").first.bounding_box()
+    end = page.get_by_text("What the triage looks for").first.bounding_box()
+    if top is None or end is None:
+        print(f"skipped {target}: the section is not on the page")
+        return
+    clip = {"x": 0, "y": top["y"] - 10, "width": 1400, "height": end["y"] + end["height"] + 20 - top["y"]}
+    page.screenshot(path=str(target), clip=clip, full_page=True)
+    print(target)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--example", default="chatml-think-tools")
@@ -72,6 +93,8 @@ def main() -> int:
             wait_idle(page)
             page.screenshot(path=str(out / name))
             print(out / name)
+            if path == "try":
+                why_shot(page, out / "why-section.png")
         ctx.close()
     return 0
 
