@@ -13,6 +13,7 @@ from typing import Any
 
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
+from explorer.errors import ExplorerError
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, roundtrip_report
 
 pytestmark = requires_oracle
@@ -80,19 +81,33 @@ def test_every_line_matches_the_oracle() -> None:
 
 def test_default_tools_keep_every_oracle_verdict() -> None:
     """The default report adds a third tool (nested arguments); messages a-f must still get
-    llama.cpp's verdicts with it."""
+    llama.cpp's verdicts with it -- except where that tool stops the template in llama.cpp:
+    Command R+ recurses on ``json_spec.items`` (line 10), the object's ``items`` built-in in
+    llama.cpp (member_expression tries built-ins first), and ``.type`` on a Function throws
+    (value_t::get_builtins), so create_event's array parameter fails the next-turn request."""
     lines = _lines()
-    reports: dict[tuple[str, bool], dict[str, Any]] = {}
-    mismatches = []
+    reports: dict[tuple[str, bool], dict[str, Any] | ExplorerError] = {}
+    mismatches, failed, compared = [], set(), 0
     for line in lines:
         key = (line["template"], line["enable_thinking"])
         if key not in reports:
-            report = roundtrip_report(load_oracle_template(key[0].removesuffix(".jinja")), enable_thinking=key[1],
-                                      messages=ORACLE_MESSAGES, grammar=False, explain=False)
-            reports[key] = {c.message_id: c for c in report.cases}
+            try:
+                report = roundtrip_report(load_oracle_template(key[0].removesuffix(".jinja")),
+                                          enable_thinking=key[1], messages=ORACLE_MESSAGES, grammar=False,
+                                          explain=False)
+                reports[key] = {c.message_id: c for c in report.cases}
+            except ExplorerError as exc:
+                assert "Function has no builtins" in str(exc) and "line 10" in str(exc), str(exc)
+                reports[key] = exc
+        if isinstance(reports[key], ExplorerError):
+            failed.add(line["template"])
+            continue
+        compared += 1
         case = reports[key][line["id"].split("/")[1]]
         ours = (case.equal, case.equal_trimmed, list(case.diff) if case.diff is not None else None)
         if ours != (line["roundtrip_equal"], line["roundtrip_equal_trimmed"], line["roundtrip_diff"]):
             mismatches.append(f"{line['id']}: ours {ours}")
-    print(f"\ndefault tools: {len(lines) - len(mismatches)}/{len(lines)} verdicts as llama.cpp's", *mismatches[:10], sep="\n  ")
+    print(f"\ndefault tools: {compared - len(mismatches)}/{compared} verdicts as llama.cpp's "
+          f"(templates that cannot render the extra tool: {sorted(failed)})", *mismatches[:10], sep="\n  ")
+    assert failed == {"CohereForAI-c4ai-command-r-plus-tool_use.jinja"}
     assert not mismatches
