@@ -448,17 +448,30 @@ def chat_request(settings: RequestSettings, tools: list[dict[str, Any]] | None, 
     )
 
 
+def page_request(tmpl: Any, settings: RequestSettings) -> Any:
+    """The page's request for this template: its tools, and parallel calls when the template has them."""
+    parallel = bool(getattr(caps(tmpl), "supports_parallel_tool_calls", True))
+    return chat_request(settings, ui.parse_tools_json(settings.tools_json), parallel)
+
+
 @st.cache_resource(show_spinner="Building the parser…", max_entries=64)
-def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> ChatSetup:
+def _chat_params(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> tuple[Any, Any]:
     from explorer.handlers import apply_template
+
+    request = page_request(_tmpl, settings)
+    return request, apply_template(_tmpl, request, caps=caps(_tmpl), analysis=analysis(_tmpl))
+
+
+def chat_params(tmpl: Any, settings: RequestSettings) -> tuple[Any, Any]:
+    """(the page's request, llama.cpp's ChatParams for it), built once per template and settings."""
+    return _chat_params(tmpl.sha256, tmpl.dialect, settings, tmpl)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> ChatSetup:
     from explorer.peg.arena import load_arena
 
-    caps_value = caps(_tmpl)
-    analysis_value = analysis(_tmpl)
-    tools = ui.parse_tools_json(settings.tools_json)
-    parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
-    request = chat_request(settings, tools, parallel)
-    out = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
+    _, out = chat_params(_tmpl, settings)
     return ChatSetup(out.handler, out.format, out.prompt, out.generation_prompt, out.parser,
                      load_arena(out.parser), out.grammar, out.grammar_lazy, tuple(out.grammar_triggers),
                      tuple(out.preserved_tokens), tuple(out.additional_stops), out.why)
@@ -468,10 +481,7 @@ def _chat_setup(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl
 def _route_comparison(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> Any:
     from explorer.handlers.compare import compare_routes
 
-    caps_value = caps(_tmpl)
-    tools = ui.parse_tools_json(settings.tools_json)
-    request = chat_request(settings, tools, bool(getattr(caps_value, "supports_parallel_tool_calls", True)))
-    return compare_routes(_tmpl, request, caps=caps_value, analysis=analysis(_tmpl))
+    return compare_routes(_tmpl, page_request(_tmpl, settings), caps=caps(_tmpl), analysis=analysis(_tmpl))
 
 
 def route_comparison(tmpl: Any, settings: RequestSettings) -> Any:

@@ -26,16 +26,10 @@ SPAN_COLOURS = {"cause": "#ffc9c9", "warning": "#ffec99", "info": "#a5d8ff"}
 @st.cache_data(show_spinner="Explaining the result…", max_entries=64)
 def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, output: str, is_partial: bool,
                _tmpl: Any) -> Any:
-    from explorer.handlers import apply_template
     from explorer.triage import diagnose
 
-    caps_value = sh.caps(_tmpl)
-    analysis_value = sh.analysis(_tmpl)
-    tools = ui.parse_tools_json(settings.tools_json)
-    parallel = bool(getattr(caps_value, "supports_parallel_tool_calls", True))
-    request = sh.chat_request(settings, tools, parallel)  # the request the page parsed with
-    params = apply_template(_tmpl, request, caps=caps_value, analysis=analysis_value)
-    return diagnose(params, request, output, analysis=analysis_value, template=_tmpl, is_partial=is_partial)
+    request, params = sh.chat_params(_tmpl, settings)  # the request and parser the page parsed with
+    return diagnose(params, request, output, analysis=sh.analysis(_tmpl), template=_tmpl, is_partial=is_partial)
 
 
 def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str, is_partial: bool = False) -> Any:
