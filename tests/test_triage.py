@@ -382,7 +382,6 @@ def test_parse_error_says_where_and_what():
     start = output.index("get_wether")
     assert f.severity == "cause" and f.span[0] == start
     assert "HTTP 500" in f.summary
-    pytest.importorskip("explorer.peg.expectations")
     assert f.expected == "get_weather"
 
 
@@ -416,7 +415,6 @@ def test_unconsumed_output_is_dropped_without_an_error():
     f = only(d, "unconsumed-output")
     assert f.severity == "cause" and f.span == (2, len(output)) and f.found == "<call>get_wether</call>"
     assert "does not require the end of the output" in f.detail
-    pytest.importorskip("explorer.peg.expectations")
     assert f.expected == "get_weather"
 
 

@@ -2,16 +2,16 @@
 
 Input: ``Facts``. Output: one "cause" finding when ``common_chat_parse`` throws (llama-server
 then answers HTTP 500). The expected alternatives come from
-``explorer.peg.expectations.furthest_failure`` when that module is present; without it
-the finding still says where llama.cpp reported the mismatch.
+``explorer.peg.expectations.furthest_failure``; when that pass fails the finding still
+says where llama.cpp reported the mismatch.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 
+from explorer.peg.expectations import furthest_attempt, furthest_failure
 from explorer.peg.nodes import End
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
@@ -20,14 +20,7 @@ from explorer.triage.textscan import TAG, describe_difference, near_misses
 
 def _furthest(f: Facts) -> Any:
     try:
-        module = importlib.import_module("explorer.peg.expectations")
-    except ImportError:
-        return None
-    finder = getattr(module, "furthest_failure", None)
-    if finder is None:
-        return None
-    try:
-        return finder(f.arena, f.gp + f.output)
+        return furthest_failure(f.arena, f.gp + f.output)
     except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
         return None
 
@@ -119,20 +112,9 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
 
 
 def _record_at(f: Facts) -> Any:
-    """Where the parse got furthest even though it succeeded (``furthest_attempt``; older
-    versions of the module: its ``diagnose`` record), or None."""
+    """Where the parse got furthest even though it succeeded (``furthest_attempt``), or None."""
     try:
-        module = importlib.import_module("explorer.peg.expectations")
-        text = f.gp + f.output
-        attempt = getattr(module, "furthest_attempt", None)
-        if attempt is not None:
-            return attempt(f.arena, text)
-        if len(text.encode("utf-8", "surrogatepass")) > getattr(module, "MAX_DIAGNOSED_BYTES", 1_000_000):
-            return None
-        end, record = module.diagnose(f.arena, text)
-        if record.furthest < 0:
-            return None
-        return module.failure_at(text, record.furthest, tuple(record.expected), record.rules or ())
+        return furthest_attempt(f.arena, f.gp + f.output)
     except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
         return None
 
