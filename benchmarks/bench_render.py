@@ -24,7 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
 
 from explorer.caps import detect_caps  # noqa: E402
 from explorer.errors import ExplorerError  # noqa: E402
-from explorer.jinja_compat import GenerationExtension  # noqa: E402
+from explorer.render.jinja_compat import GenerationExtension  # noqa: E402
 from explorer.render import FIXED_CLOCK, RenderInputs, chat_extra_context, compile_template, render  # noqa: E402
 
 DEFAULT_FOLDER = Path(__file__).resolve().parent.parent.parent / "shared" / "oracle" / "templates"

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable
 
 from explorer.errors import ExplorerError, RenderLimitError
-from explorer.jinja_compat_state import TrackedStr, has_op, is_used, track
+from explorer.render.jinja_compat_state import TrackedStr, has_op, is_used, track
 from explorer.render import CompiledTemplate, RenderLimits, apply_reasoning_switches, fixed_clock, render_context
 
 CONTENT_MARKER = "STRING_MARKER"

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from explorer.cli.inputs import add_template_argument, parse_bool, template_text
-from explorer.jinja_compat import DIALECTS
+from explorer.render.jinja_compat import DIALECTS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

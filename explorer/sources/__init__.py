@@ -18,7 +18,7 @@ was expected.
 
 Modules: ``model`` (the record, caps, variant rule), ``configs`` (JSON configs), ``gguf``
 (templates in a GGUF header), ``local`` (files, folders, uploads), ``remote`` (Hub repos;
-the network itself is ``explorer.hub``), ``examples`` (built-in templates). This module
+the network itself is ``explorer.sources.hub``), ``examples`` (built-in templates). This module
 adds pasted text and the CLI's TEMPLATE spec.
 """
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from explorer.errors import GGUFError, Location, SourceError
-from explorer.gguf_header import CHAT_TEMPLATE_KEY, CHAT_TEMPLATE_PREFIX, ArraySummary, GGUFHeader
+from explorer.sources.gguf_header import CHAT_TEMPLATE_KEY, CHAT_TEMPLATE_PREFIX, ArraySummary, GGUFHeader
 from explorer.sources.model import (
     DEFAULT_VARIANT,
     TemplateSource,

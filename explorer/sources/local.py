@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.errors import SourceError
-from explorer.gguf_header import read_gguf_header, stream_from_bytes
+from explorer.sources.gguf_header import read_gguf_header, stream_from_bytes
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
 from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
 from explorer.sources.model import (

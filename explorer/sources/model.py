@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 
 from explorer.errors import Location, SourceError
-from explorer.gguf_header import MAX_GGUF_HEADER_BYTES
+from explorer.sources.gguf_header import MAX_GGUF_HEADER_BYTES
 
 MAX_TEXT_TEMPLATE_BYTES = 5 * 1024 * 1024
 """Largest text source accepted: a ``.jinja`` or JSON file, an upload, pasted text."""

@@ -4,7 +4,7 @@ Input: a repo id, optional revision, template name and file. Output: a
 ``TemplateSource`` read like llama.cpp's converter reads a model directory
 (``tokenizer_config.json``'s ``chat_template``, then ``chat_template.jinja`` with
 ``additional_chat_templates/*.jinja``, then ``chat_template.json``), or, for a GGUF-only
-repo, from one GGUF header fetched by range requests. The network is ``explorer.hub``.
+repo, from one GGUF header fetched by range requests. The network is ``explorer.sources.hub``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from explorer import hub
+from explorer.sources import hub
 from explorer.errors import FetchError
-from explorer.hub import HubRepo
+from explorer.sources.hub import HubRepo
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
 from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
 from explorer.sources.model import (

@@ -39,9 +39,9 @@ from explorer.errors import (
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
-from explorer.jinja_compat import TemplateRaised, compile_ast, environment
-from explorer.jinja_compat_llama import LlamaError
-from explorer.jinja_compat_state import RenderState, activate, deactivate
+from explorer.render.jinja_compat import TemplateRaised, compile_ast, environment
+from explorer.render.jinja_compat_llama import LlamaError
+from explorer.render.jinja_compat_state import RenderState, activate, deactivate
 
 Dialect = Literal["llama.cpp", "transformers"]
 

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from explorer.errors import FetchError
-from explorer.gguf_header import MAX_GGUF_HEADER_BYTES, GGUFHeader, read_gguf_header, stream_from_callable
+from explorer.sources.gguf_header import MAX_GGUF_HEADER_BYTES, GGUFHeader, read_gguf_header, stream_from_callable
 
 HUB_TIMEOUT_SECONDS = 10.0
 """Timeout for each Hub request (connect and each read)."""

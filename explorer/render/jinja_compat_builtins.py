@@ -16,7 +16,7 @@ from typing import Any, Callable
 from jinja2.runtime import Undefined
 from jinja2.utils import Namespace
 
-from explorer.jinja_compat_llama import (
+from explorer.render.jinja_compat_llama import (
     _MISSING,
     FUNCTION_NO_BUILTINS,
     FUNCTION_NOT_BOOL,
@@ -30,7 +30,7 @@ from explorer.jinja_compat_llama import (
     items_of,
     type_name,
 )
-from explorer.jinja_compat_state import current
+from explorer.render.jinja_compat_state import current
 
 
 # --- shared helpers -----------------------------------------------------------------------

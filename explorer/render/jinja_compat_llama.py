@@ -3,7 +3,7 @@
 Input: Python values as a jinja2 template sees them. Output: what llama.cpp's own Jinja
 engine (common/jinja/value.cpp, runtime.cpp) computes for them: type names, string
 conversion, printing, ``tojson``. The per-type built-ins and tests are in
-``explorer.jinja_compat_builtins``.
+``explorer.render.jinja_compat_builtins``.
 
 Only behaviour is ported; llama.cpp's value classes map onto Python values:
 Undefined -> jinja2 ``Undefined``, None -> ``None``, Boolean/Integer/Float/String ->
@@ -25,7 +25,7 @@ from jinja2.runtime import Context, Macro, Undefined
 from jinja2.utils import Namespace
 
 from explorer.errors import TemplateSyntaxError
-from explorer.jinja_compat_state import current
+from explorer.render.jinja_compat_state import current
 
 
 class LlamaError(Exception):

@@ -4,7 +4,7 @@ Input: a dialect name (``"llama.cpp"`` or ``"transformers"``) and whether usage 
 are wanted. Output: a sandboxed jinja2 ``Environment`` configured like Hugging Face
 transformers' chat-template environment, whose hooks enforce the render budgets and, for
 the ``llama.cpp`` dialect, reproduce llama.cpp's own Jinja engine (see
-``explorer.jinja_compat_llama`` and docs/jinja-differences.md).
+``explorer.render.jinja_compat_llama`` and docs/jinja-differences.md).
 
 Compiling rewrites the jinja2 syntax tree so that loops (``jx_loop``), ``~``
 (``jx_concat``), ordering comparisons (``jx_order``), free names inside macros
@@ -29,10 +29,10 @@ from jinja2.runtime import LoopContext, Macro, Undefined
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
 from jinja2.utils import Namespace, _PassArg
 
-from explorer import jinja_compat_builtins as lb
-from explorer import jinja_compat_llama as ll
+from explorer.render import jinja_compat_builtins as lb
+from explorer.render import jinja_compat_llama as ll
 from explorer.errors import RenderLimitError
-from explorer.jinja_compat_state import current, mark, mark_deep
+from explorer.render.jinja_compat_state import current, mark, mark_deep
 
 DIALECTS = ("llama.cpp", "transformers")
 

@@ -1,0 +1,29 @@
+"""Rendering chat templates, in llama.cpp's Jinja dialect or transformers' jinja2.
+
+Input: template text and the render inputs (messages, tools, flags, kwargs). Output: a
+``CompiledTemplate`` (compiled once, cached by text and dialect) and rendered strings, or
+a located ``TemplateError``. Modules: ``template`` (compile, context, render, budgets),
+``jinja_compat`` (the llama.cpp dialect as a jinja2 environment), ``jinja_compat_builtins``
+and ``jinja_compat_llama`` (llama.cpp's per-type built-ins, tests and JSON writer),
+``jinja_compat_state`` (the per-render state the dialect tracks).
+"""
+
+from explorer.render.template import (
+    FIXED_CLOCK,
+    CompiledTemplate,
+    Dialect,
+    RenderInputs,
+    RenderLimits,
+    apply_reasoning_switches,
+    build_context,
+    chat_extra_context,
+    compile_template,
+    fixed_clock,
+    render,
+    render_context,
+)
+
+__all__ = [
+    "FIXED_CLOCK", "CompiledTemplate", "Dialect", "RenderInputs", "RenderLimits", "apply_reasoning_switches",
+    "build_context", "chat_extra_context", "compile_template", "fixed_clock", "render", "render_context",
+]
