@@ -2,7 +2,7 @@
 
 The oracle helpers live in ``oracle_data`` (pytest.ini puts tests/ on the path); they are
 re-exported here for modules that load this file by path. Import them from
-``oracle_data``: with tests/browser/conftest.py present, the bare name ``conftest`` may
+``oracle_data``: with tests/app/browser/conftest.py present, the bare name ``conftest`` may
 resolve to either file.
 """
 

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+TESTS_DIR = PROJECT_ROOT / "tests"
+HOSTILE_DIR = TESTS_DIR / "hostile"  # our own hostile templates
+DATA_DIR = TESTS_DIR / "data"  # our own data files and transcribed vectors
 SHARED = PROJECT_ROOT.parent / "shared"
 ORACLE = SHARED / "oracle"
 

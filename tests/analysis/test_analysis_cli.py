@@ -9,7 +9,7 @@ import pytest
 from explorer.cli import main
 from explorer.cli.analyze import analysis_report
 from oracle_data import load_oracle_analysis, load_oracle_template, requires_oracle
-from tests.test_analysis_templates import TAGGED
+from cases import TAGGED
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -22,10 +22,11 @@ from explorer.analysis import analyze_template
 from explorer.analysis.model import CAPS_FIELDS
 from explorer.errors import AnalysisError
 from explorer.render import compile_template
+from oracle_data import DATA_DIR
 
 CASES = [
     json.loads(line)
-    for line in (Path(__file__).parent / "data" / "analysis_reference_cases.jsonl").read_text("utf-8").splitlines()
+    for line in (DATA_DIR / "analysis_reference_cases.jsonl").read_text("utf-8").splitlines()
     if line.strip()
 ]
 

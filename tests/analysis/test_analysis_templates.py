@@ -19,6 +19,7 @@ from explorer.analysis import (
 )
 from explorer.errors import AnalysisError, TemplateSyntaxError
 from explorer.render import compile_template
+from cases import TAGGED
 
 TOOL_CAPS = JinjaCaps()  # llama.cpp's defaults: tools, tool calls, parallel calls, string content
 NO_TOOL_CAPS = JinjaCaps(supports_tools=False, supports_tool_calls=False, supports_parallel_tool_calls=False)
@@ -42,15 +43,6 @@ TOOL_CALLS = (
     '{"name": "{{ tc.function.name }}", "arguments": {{ tc.function.arguments | tojson }}, '
     '"id": "{{ tc.id }}"}{% if not loop.last %}, {% endif %}{% endfor %}]</s>'
     "{% else %}{{ m.content }}</s>{% endif %}{% endfor %}"
-)
-
-# Qwen3-Coder style: tagged function and parameters, one <tool_call> per call.
-TAGGED = (
-    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
-    "{% if m.tool_calls %}{% for tc in m.tool_calls %}<tool_call>\n<function={{ tc.function.name }}>\n"
-    "{% for k, v in tc.function.arguments.items() %}<parameter={{ k }}>\n{{ v }}\n</parameter>\n"
-    "{% endfor %}</function>\n</tool_call>{% endfor %}{% else %}{{ m.content }}{% endif %}<|im_end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
 PLAIN = (

@@ -17,8 +17,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
+from oracle_data import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
 PAGES = ("pages/template_page.py", "pages/probes_page.py", "pages/analysis_page.py", "pages/grammar_page.py", "pages/try_it_page.py",
          "pages/fixtures_page.py", "pages/compare_page.py")

@@ -17,10 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
 from explorer.ui_support import fixture_diff, fixture_upload
+from oracle_data import PROJECT_ROOT
 
 pytest.importorskip("canitoolcall")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
 CHATML = "chatml-think-tools"
 

@@ -17,8 +17,9 @@ from streamlit.testing.v1 import AppTest
 from explorer import ui_support as ui
 from explorer.roundtrip import ORACLE_MESSAGES, Comparison, GrammarVerdict, RoundTripCase, RoundTripReport, Strip
 from explorer.ui_support import roundtrip_view as rv
+from oracle_data import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
 TRY = "pages/try_it_page.py"
 CHATML, BRACKET = "chatml-think-tools", "bracket-tool-calls"
@@ -673,9 +674,9 @@ def test_refusals_are_grouped_by_reason_and_counted_in_the_label():
 def test_a_template_transformers_cannot_render_says_so_once():
     """Our own template appends to a list while rendering a call: the immutable sandbox refuses it
     (docs item 11) for every message with a tool call, and only for those."""
-    from test_roundtrip_dialect import template
+    from cases import dialect_template
 
-    at = page(ui.SourceRequest("text", text=template("append")), dialect="transformers")
+    at = page(ui.SourceRequest("text", text=dialect_template("append")), dialect="transformers")
     assert not at.exception, [e.value for e in at.exception]
     calls = ["c", "d", "e", "f", "g\\-escapes", "h\\-unicode", "i\\-nested"]
     said = [m.value for m in at.markdown if m.value.startswith("Transformers cannot render")]
@@ -691,9 +692,9 @@ def test_the_round_trip_still_shows_when_the_picked_dialect_cannot_build_a_parse
     """Our template adds ``'\\n' + functions`` (undefined) to the tools header: jinja2 raises
     (docs/jinja-differences.md item 2), so Try it cannot build the request in the transformers
     dialect; the round trip parses with llama.cpp's own parser and is still shown."""
-    from test_roundtrip_dialect import template
+    from cases import dialect_template
 
-    at = page(ui.SourceRequest("text", text=template("tojson", extra="{{- '\\n' + functions }}")),
+    at = page(ui.SourceRequest("text", text=dialect_template("tojson", extra="{{- '\\n' + functions }}")),
               dialect="transformers")
     assert not at.exception, [e.value for e in at.exception]
     assert any("'functions' is undefined" in e.value for e in at.error)  # the parser could not be built

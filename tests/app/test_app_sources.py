@@ -11,8 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
+from oracle_data import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
 
 T_DEFAULT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
@@ -80,7 +81,7 @@ def test_a_broken_upload_is_an_error_in_place():
 def fake_hub(monkeypatch):
     from hubserver import FakeHub
 
-    from explorer import hub as hub_module
+    from explorer.sources import hub as hub_module
 
     with FakeHub() as hub:
         hub.add_repo("acme/config-model", {"tokenizer_config.json": CONFIG})

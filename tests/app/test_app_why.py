@@ -9,8 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
+from oracle_data import PROJECT_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
 CHATML = "chatml-think-tools"
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'

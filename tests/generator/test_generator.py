@@ -12,46 +12,12 @@ from explorer.generator import GenerationRequest, ParserSpec, generate_params
 from explorer.generator.stl_order import hash_bytes, unordered_map_order
 
 from oracle_data import ORACLE, requires_oracle
+from cases import HERMES, WEATHER, tagged_spec
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 FIELDS = ("parser", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens", "additional_stops",
           "generation_prompt", "supports_thinking", "thinking_start_tag", "thinking_end_tags")
 
-WEATHER = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Weather.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-                   "required": ["city"]}}}]
-
-# Hand-written analyses (the oracle's JSON shape) for formats we know by heart.
-HERMES = {
-    "jinja_caps": {"supports_tool_calls": True},
-    "reasoning": {"mode": "TAG_BASED", "start": "<think>", "end": "</think>"},
-    "content": {"mode": "PLAIN", "start": "", "end": "", "requires_nonnull_content": False},
-    "tools": {
-        "format": {"mode": "JSON_NATIVE", "section_start": "<tool_call>", "section_end": "</tool_call>",
-                   "per_call_start": "", "per_call_end": "", "fun_name_is_key": False,
-                   "tools_array_wrapped": False, "openai_wrapper_trigger": False, "function_field": "function",
-                   "name_field": "name", "args_field": "arguments", "id_field": "", "gen_id_field": "",
-                   "parameter_order": []},
-        "function": {"name_prefix": "", "name_suffix": "", "args_separator": "", "close": ""},
-        "arguments": {"start": "", "end": "", "name_prefix": "", "name_suffix": "", "value_prefix": "",
-                      "value_suffix": "", "separator": "", "tolerate_intertag_whitespace": False},
-        "call_id": {"pos": "NONE", "prefix": "", "suffix": ""},
-    },
-    "preserved_tokens": ["<think>", "</think>", "<tool_call>", "</tool_call>"],
-    "additional_stops": [],
-    "analysis_complete": True,
-}
-
-
-def _tagged() -> dict:
-    spec = json.loads(json.dumps(HERMES))
-    spec["tools"]["format"].update(mode="TAG_WITH_TAGGED", section_start="", section_end="",
-                                   per_call_start="<tool_call>", per_call_end="</tool_call>")
-    spec["tools"]["function"].update(name_prefix="<function=", name_suffix=">", close="</function>")
-    spec["tools"]["arguments"].update(name_prefix="<parameter=", name_suffix=">", value_prefix="\n",
-                                      value_suffix="\n</parameter>")
-    return spec
 
 
 def _rules(grammar: str) -> dict[str, str]:
@@ -96,7 +62,7 @@ def test_response_format_grammar_wraps_the_schema() -> None:
 
 
 def test_tagged_arguments_use_string_values_and_schema_values() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(_tagged()), GenerationRequest(tools=WEATHER))
+    out = generate_params(ParserSpec.from_oracle_json(tagged_spec()), GenerationRequest(tools=WEATHER))
     rules = _rules(out.grammar)
     assert rules["tool-get-weather-arg-city"].startswith('("<parameter=" "city" ">") "\\n" ac-')
     # a primitive schema names its rule after the primitive, not after the schema parser

@@ -60,7 +60,7 @@ def test_unreadable_grammar_raises_grammar_error() -> None:
 
 
 def test_generated_hermes_grammar_checks_a_tool_call() -> None:
-    from test_generator import HERMES, WEATHER
+    from cases import HERMES, WEATHER
 
     from explorer.generator import GenerationRequest, ParserSpec, generate_params
 
@@ -132,7 +132,7 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
     get_weather call. The oracle has no such request, so this checks our branches."""
     from explorer.generator import ParserSpec
     from explorer.routing import patch_source
-    from test_handlers_requests import route_params
+    from cases import route_params
 
     rendered = {}
     for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines():

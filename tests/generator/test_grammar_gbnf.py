@@ -138,7 +138,7 @@ def test_every_oracle_grammar_is_rebuilt_from_its_serialized_parser() -> None:
 def test_rebuilt_grammar_matches_generated_for_odd_requests() -> None:
     """Step 2 (serialized parser + request) agrees with step 3 (the generator's own schemas)
     for repeated tool names and response formats, on several routes."""
-    from test_handlers_requests import handler_params
+    from cases import handler_params
 
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {
         "a": {"type": "integer"}}, "required": ["a"]}}},

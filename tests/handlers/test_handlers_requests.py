@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from explorer.apply.messages import tools_to_template_json
-from explorer.generator import GenerationRequest, ParserSpec, generate_params
 from explorer.grammar.check import check_grammar
-from explorer.handlers import HANDLERS, HandlerInputs, HandlerParams
+from explorer.handlers import HANDLERS, HandlerParams
 from explorer.handlers.peg import HandlerPeg
 
 from oracle_data import ORACLE, requires_oracle
+from cases import handler_params, route_params
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -26,25 +24,6 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
                                      "when": {"type": ["string", "null"]}},
     "required": ["city", "days"]}}}]
 QWEN35_SOURCE = "{{ '<think>' }}<tool_call><function=<parameter="
-
-
-def handler_params(handler: str, source: str = "", *, tools: list | None = None, tool_choice: str = "auto",
-                   parallel_tool_calls: bool = True, reasoning_format: str = "deepseek",
-                   json_schema: dict | None = None, generation_prompt: str = "",
-                   enable_thinking: bool = True) -> HandlerParams:
-    """One specialised handler's params for a request, tools normalised as the apply stage does."""
-    normalised = tools_to_template_json(tools)
-    return HANDLERS[handler].params(HandlerInputs(
-        source=source, tools=tuple(normalised) if normalised else None, tool_choice=tool_choice,
-        parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format, enable_thinking=enable_thinking,
-        json_schema=json_schema, generation_prompt=generation_prompt))
-
-
-def route_params(handler: str, spec: ParserSpec | None, source: str, **request) -> Any:
-    """The params llama.cpp builds on a route: the autoparser's from its analysis, or the handler's."""
-    if handler == "autoparser":
-        return generate_params(spec, GenerationRequest(**request))
-    return handler_params(handler, source, **request)
 
 
 def apply_keys(out: HandlerParams) -> dict:
@@ -271,7 +250,7 @@ def test_random_tools_build_grammars_llguidance_can_read() -> None:
     from explorer.errors import ExplorerError
     from explorer.generator import ParserSpec
     from explorer.grammar.check import compile_gbnf
-    from test_generator import HERMES, _tagged
+    from cases import HERMES, tagged_spec as _tagged
 
     rng = random.Random(7)
     specs = (ParserSpec.from_oracle_json(HERMES), ParserSpec.from_oracle_json(_tagged()))

@@ -6,7 +6,7 @@ evaluate left to right; GCC evaluates the operands of ``a + b + c`` right to lef
 
 from __future__ import annotations
 
-from test_generator import HERMES, WEATHER, _tagged
+from cases import HERMES, WEATHER, tagged_spec
 
 from explorer.chat_output import parse_output
 from explorer.generator import GenerationRequest, ParserSpec, generate_params
@@ -23,7 +23,7 @@ def _params(spec: dict, **req):
 
 
 def test_generated_arena_runs_without_a_round_trip():
-    for spec, text in ((HERMES, CALL), (_tagged(), TAGGED_CALL)):
+    for spec, text in ((HERMES, CALL), (tagged_spec(), TAGGED_CALL)):
         out = _params(spec)
         loaded = load_arena(out.parser)
         assert loaded == out.arena and loaded.dumps() == out.parser

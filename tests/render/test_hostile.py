@@ -22,8 +22,9 @@ from explorer.errors import (
     TemplateSyntaxError,
 )
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
+from oracle_data import HOSTILE_DIR
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = HOSTILE_DIR
 BUDGET = RenderLimits(wall_seconds=0.5, max_output_chars=1_000_000, max_total_chars=20_000_000)
 SLACK = 1.5
 

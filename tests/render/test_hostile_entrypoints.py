@@ -44,7 +44,7 @@ from hostile_runner import Outcome, run_bounded
 import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
 import explorer.cli as cli
-import explorer.render as render_module
+import explorer.render.template as render_module
 from explorer.analysis import analyze_template
 from explorer.apply import Request
 from explorer.caps import detect_caps_trace
@@ -59,8 +59,9 @@ from explorer.errors import (
 from explorer.handlers import apply_template
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import MAX_TEXT_TEMPLATE_BYTES, from_text, from_upload
+from oracle_data import HOSTILE_DIR
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = HOSTILE_DIR
 BUDGET = 0.3
 SLACK = 6.0  # a loaded 2-core machine, fork and teardown
 MAX_RSS_GROWTH_MB = 1024
@@ -163,7 +164,7 @@ CASES: dict[str, Case] = {
 
 # Budget escapes found by this suite: a render keeps the GIL far past its budget.
 # (extra/slice_flood.jinja was one until slices of variables went through the dialect's
-# hooks in explorer/jinja_compat.py; extra/sort_chain.jinja and extra/reverse_flood.jinja
+# hooks in explorer/render/jinja_compat.py; extra/sort_chain.jinja and extra/reverse_flood.jinja
 # until sort re-checked the deadline and short loops checked it per item. They stay as
 # regression cases.)
 BUDGET_ESCAPES: dict[str, str] = {}
@@ -172,11 +173,11 @@ BUDGET_ESCAPES: dict[str, str] = {}
 BUDGET_ESCAPE_SPARES: dict[str, tuple[str, ...]] = {}
 # Cases whose error once named the cause but not the template line (now regression cases).
 NO_LINE = {
-    "output_flood.jinja": "explorer/render.py: the output cap is checked in render_context outside the "
+    "output_flood.jinja": "explorer/render/template.py: the output cap is checked in render_context outside the "
     "template frames, so the RenderLimitError has no location (the line that printed the last chunk)",
-    "extra/deep_nesting.jinja": "explorer/render.py: a RecursionError while compiling is reported as 'nests "
+    "extra/deep_nesting.jinja": "explorer/render/template.py: a RecursionError while compiling is reported as 'nests "
     "too deeply' with no line (jinja2's parser position is lost)",
-    "extra/deep_parens.jinja": "explorer/render.py: a RecursionError while compiling is reported as 'nests "
+    "extra/deep_parens.jinja": "explorer/render/template.py: a RecursionError while compiling is reported as 'nests "
     "too deeply' with no line",
 }
 

@@ -27,8 +27,9 @@ from explorer.apply import Request
 from explorer.handlers import apply_template
 from explorer.render import RenderLimits, compile_template
 from explorer.sources import from_example
+from oracle_data import HOSTILE_DIR
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = HOSTILE_DIR
 RENDER_BUDGET = RenderLimits().wall_seconds
 NORMAL = "chatml-think-tools"
 # caps probes at their budget each, then the analysis gives up after two time-outs

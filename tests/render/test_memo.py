@@ -18,8 +18,9 @@ import explorer.cli as cli
 import explorer.memo as memo_module
 from explorer.memo import Memo
 from explorer.render import RenderLimits, compile_template
+from oracle_data import HOSTILE_DIR
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = HOSTILE_DIR
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"

@@ -10,7 +10,7 @@ import io
 import json
 from pathlib import Path
 
-from test_roundtrip_dialect import template
+from cases import dialect_template
 
 import explorer.cli as cli
 
@@ -24,7 +24,7 @@ def _run(argv: list[str]) -> tuple[int, str]:
 
 def test_transformers_dialect_sets_each_trained_reply_next_to_llama_cpps(tmp_path: Path) -> None:
     path = tmp_path / "safe.jinja"
-    path.write_text(template("safe"))
+    path.write_text(dialect_template("safe"))
     rc, text = _run(["roundtrip", str(path), "--dialect", "transformers", "--no-grammar"])
     assert rc == 0
     versus = text[text.index("trained (transformers) vs llama.cpp:"):]
@@ -37,7 +37,7 @@ def test_transformers_dialect_sets_each_trained_reply_next_to_llama_cpps(tmp_pat
 
 def test_transformers_dialect_json_has_the_comparison(tmp_path: Path) -> None:
     path = tmp_path / "safe.jinja"
-    path.write_text(template("safe"))
+    path.write_text(dialect_template("safe"))
     rc, text = _run(["roundtrip", str(path), "--dialect", "transformers", "--no-grammar", "--json"])
     data = json.loads(text)
     assert rc == 0 and data["dialect"] == "transformers"
@@ -51,7 +51,7 @@ def test_transformers_dialect_json_has_the_comparison(tmp_path: Path) -> None:
 
 def test_the_default_dialect_prints_no_comparison(tmp_path: Path) -> None:
     path = tmp_path / "safe.jinja"
-    path.write_text(template("safe"))
+    path.write_text(dialect_template("safe"))
     rc, text = _run(["roundtrip", str(path), "--no-grammar"])
     assert rc == 0 and "trained (transformers)" not in text
     assert "Message c" not in text

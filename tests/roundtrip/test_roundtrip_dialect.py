@@ -19,45 +19,7 @@ from explorer.errors import RequestError
 from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, roundtrip_report
 from explorer.roundtrip.dialect import same_message
 from explorer.sources import from_example
-
-# --- our templates: ChatML turns, JSON tool calls in <tool_call> tags ----------------------
-
-TOOLS_HEADER = (
-    "{%- if tools %}{{- '<|im_start|>system\\nTools:' }}"
-    "{%- for tool in tools %}{{- '\\n' + (tool | tojson) }}{%- endfor %}"
-    "EXTRA"
-    "{{- '\\nCall a tool as <tool_call>\\n{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}"
-    "\\n</tool_call><|im_end|>\\n' }}{%- endif %}\n"
-)
-TURNS = """{%- for message in messages %}
-{%- if message.role == 'user' %}{{- '<|im_start|>user\\n' + message.content + '<|im_end|>\\n' }}
-{%- elif message.role == 'assistant' %}{{- '<|im_start|>assistant\\n' }}
-{%- if message.content %}{{- message.content }}{%- endif %}
-{%- for tool_call in message.tool_calls or [] %}{%- set call = tool_call.function %}
-CALL
-{%- endfor %}
-{{- '<|im_end|>\\n' }}
-{%- endif %}
-{%- endfor %}
-{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"""
-OPEN = "{{- '<tool_call>\\n{\"name\": \"' + call.name + '\", \"arguments\": ' }}"
-CLOSE = "{{- '}\\n</tool_call>' }}"
-ARGS = "{%- if call.arguments is string %}{{- call.arguments }}{%- else %}{{- call.arguments | TOJSON }}{%- endif %}"
-CALLS = {
-    "tojson": OPEN + ARGS.replace("TOJSON", "tojson") + CLOSE,
-    "compact": OPEN + ARGS.replace("TOJSON", "tojson(separators=(',', ':'))") + CLOSE,
-    # docs item 5: '...' | safe is Markup in jinja2, and Markup + str escapes the str
-    "safe": ("{{- ('<tool_call>\\n{\"name\": \"' + call.name + '\", \"arguments\": ') | safe"
-             " + (call.arguments if call.arguments is string else call.arguments | tojson) }}" + CLOSE),
-    # docs item 11: list.append is a SecurityError in transformers' immutable sandbox
-    "append": "{%- set seen = [] %}{%- set _ = seen.append(call.name) %}" + OPEN + ARGS.replace("TOJSON", "tojson")
-              + CLOSE,
-}
-
-
-def template(call: str = "tojson", *, extra: str = "", prelude: str = "") -> str:
-    return prelude + TOOLS_HEADER.replace("EXTRA", extra) + TURNS.replace("CALL", CALLS[call])
-
+from cases import dialect_template
 
 SET_TEMP = {"type": "function", "function": {
     "name": "set_temp", "description": "Set the temperature.",
@@ -100,7 +62,7 @@ def args_of(result: dict[str, Any] | None) -> list[str]:
 
 
 def test_float_arguments_reply_as_each_engine_writes_them() -> None:
-    rep = report(template("tojson"))
+    rep = report(dialect_template("tojson"))
     assert rep.dialect == "transformers"
     assert [c.message_id for c in rep.cases] == ["plain", "two", "pi", "int"]
     v = by_id(rep)
@@ -114,7 +76,7 @@ def test_float_arguments_reply_as_each_engine_writes_them() -> None:
 
 
 def test_float_arguments_parse_back() -> None:
-    v = by_id(report(template("tojson")))
+    v = by_id(report(dialect_template("tojson")))
     # 2 and 2.0 are the same JSON value: both engines' replies parse to the message
     assert args_of(v["two"].llama.result) == ['{"celsius": 2}']
     assert args_of(v["two"].transformers.result) == ['{"celsius": 2.0}']
@@ -127,7 +89,7 @@ def test_float_arguments_parse_back() -> None:
 
 
 def test_reply_diff_marks_only_the_differing_characters() -> None:
-    v = by_id(report(template("tojson")))
+    v = by_id(report(dialect_template("tojson")))
     assert [op for op in v["two"].reply_diff if op[0] != 0] == [(1, ".0")]
     assert [op for op in v["pi"].reply_diff if op[0] != 0] == [(1, "265")]
     assert "".join(t for op, t in v["pi"].reply_diff if op <= 0) == v["pi"].llama_reply
@@ -138,7 +100,7 @@ def test_reply_diff_marks_only_the_differing_characters() -> None:
 
 
 def test_custom_separators_are_honoured_by_both_engines() -> None:
-    v = by_id(report(template("compact")))
+    v = by_id(report(dialect_template("compact")))
     assert v["int"].llama_reply == v["int"].transformers_reply == reply('{"celsius":21}')
     assert v["two"].llama_reply == reply('{"celsius":2}')
     assert v["two"].transformers_reply == reply('{"celsius":2.0}')
@@ -149,7 +111,7 @@ def test_custom_separators_are_honoured_by_both_engines() -> None:
 
 
 def test_markup_escaping_makes_the_trained_reply_unparseable() -> None:
-    rep = report(template("safe"))
+    rep = report(dialect_template("safe"))
     v = by_id(rep)
     assert v["int"].llama_reply == reply('{"celsius": 21}')
     assert v["int"].transformers_reply == reply("{&#34;celsius&#34;: 21}")
@@ -168,7 +130,7 @@ def test_markup_escaping_makes_the_trained_reply_unparseable() -> None:
 
 
 def test_string_plus_undefined_fails_every_transformers_render() -> None:
-    text = template("tojson", extra="{{- '\\n' + functions }}")
+    text = dialect_template("tojson", extra="{{- '\\n' + functions }}")
     rep = report(text)
     assert all(c.render_exception is not None and c.render_exception["type"] == "TemplateRuntimeError"
                and "'functions' is undefined" in c.render_exception["message"] for c in rep.cases)
@@ -183,7 +145,7 @@ def test_string_plus_undefined_fails_every_transformers_render() -> None:
 
 
 def test_append_fails_only_where_the_template_appends() -> None:
-    rep = report(template("append"))
+    rep = report(dialect_template("append"))
     v = by_id(rep)
     explained = {c.message_id: c.explanation for c in rep.cases}
     assert explained["int"][0].startswith("transformers cannot render this message: sandbox violation")
@@ -200,7 +162,7 @@ def test_append_fails_only_where_the_template_appends() -> None:
 def test_an_unknown_filter_only_jinja2_refuses_at_compile_time() -> None:
     # outside any `if`: jinja2 looks the filter up at compile time; llama.cpp never runs the
     # loop (documents is undefined)
-    rep = report(template("tojson", prelude="{%- for doc in documents or [] %}{{- doc | shout }}{%- endfor %}"))
+    rep = report(dialect_template("tojson", prelude="{%- for doc in documents or [] %}{{- doc | shout }}{%- endfor %}"))
     assert any("cannot load the template" in n and "shout" in n for n in rep.dialect_notes)
     assert all(c.render_exception is not None and c.render_exception["type"] == "TemplateSyntaxError"
                for c in rep.cases)
@@ -225,7 +187,7 @@ def test_example_template_renders_the_same_replies_in_both_engines(thinking: boo
 
 
 def test_the_llama_cpp_report_keeps_its_shape() -> None:
-    text = template("tojson")
+    text = dialect_template("tojson")
     default = roundtrip_report(text, enable_thinking=False, messages=MESSAGES, tools=TOOLS)
     explicit = roundtrip_report(text, enable_thinking=False, messages=MESSAGES, tools=TOOLS, dialect="llama.cpp")
     assert default.dialect == "llama.cpp" and default.versus == () and default.dialect_notes == ()
@@ -242,7 +204,7 @@ def test_the_llama_cpp_report_keeps_its_shape() -> None:
 
 
 def test_the_transformers_report_serialises_its_comparison() -> None:
-    data = report(template("tojson"), grammar=False).to_json()
+    data = report(dialect_template("tojson"), grammar=False).to_json()
     assert data["dialect"] == "transformers"
     two = next(v for v in data["versus"] if v["id"] == "two")
     assert two["replies_equal"] is False and two["same_parse"] is True
@@ -253,7 +215,7 @@ def test_the_transformers_report_serialises_its_comparison() -> None:
 
 def test_an_unknown_dialect_is_a_request_error() -> None:
     with pytest.raises(RequestError, match="unknown round-trip dialect 'jinja3'"):
-        roundtrip_report(template(), enable_thinking=False, dialect="jinja3")
+        roundtrip_report(dialect_template(), enable_thinking=False, dialect="jinja3")
 
 
 def test_same_message_compares_arguments_as_json_values() -> None:
@@ -270,7 +232,7 @@ def test_same_message_compares_arguments_as_json_values() -> None:
 
 def test_default_tools_with_transformers() -> None:
     """The default messages (nested arguments, escapes, non-ASCII) through our float template."""
-    rep = roundtrip_report(template("tojson"), enable_thinking=False, dialect="transformers", grammar=False,
+    rep = roundtrip_report(dialect_template("tojson"), enable_thinking=False, dialect="transformers", grammar=False,
                            tools=DEFAULT_TOOLS + TOOLS)
     assert all(v.replies_equal for v in rep.versus if v.replies_equal is not None)
 

@@ -19,10 +19,11 @@ from hubserver import FakeHub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer import hub
+from explorer.sources import hub
 from explorer import ui_support as ui
 from explorer.errors import FetchError, SourceError
 from explorer.sources import from_hub, resolve_spec
+from oracle_data import PROJECT_ROOT
 
 T_DEFAULT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
 
@@ -215,7 +216,7 @@ def test_the_app_refuses_hostile_hub_links_without_a_request(value, fake, connec
 
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120)
     at.query_params["hf"] = value
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -230,7 +231,7 @@ def test_the_app_hub_form_refuses_a_url(fake, connections):
 
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120).run()
     at.radio(key="tpl_kind").set_value("hub").run()
     at.text_input(key="tpl_hub_repo").input("http://127.0.0.1:9/owner/repo")
     at.text_input(key="tpl_hub_revision").input("../../main") if _has_key(at, "tpl_hub_revision") else None

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.errors import GGUFError
-from explorer.gguf_header import (
+from explorer.sources.gguf_header import (
     MAX_GGUF_HEADER_BYTES,
     ArraySummary,
     read_gguf_header,
@@ -25,6 +25,7 @@ from explorer.gguf_header import (
     read_gguf_header_from_file,
 )
 from explorer.sources import from_file, from_upload
+from oracle_data import PROJECT_ROOT
 
 DEFAULT_T = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
 TOOL_T = "{{ tools | tojson }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
@@ -348,7 +349,7 @@ def test_agrees_with_the_gguf_package_reader_on_every_field(tmp_path):
             assert ours == field.contents(), key
 
 
-REF_MODELS = Path(__file__).resolve().parent.parent.parent / "ref" / "llama.cpp" / "models"
+REF_MODELS = PROJECT_ROOT.parent / "ref" / "llama.cpp" / "models"
 REAL_VOCABS = sorted(REF_MODELS.glob("ggml-vocab-*.gguf")) if REF_MODELS.is_dir() else []
 needs_real_vocabs = pytest.mark.skipif(
     not REAL_VOCABS, reason="llama.cpp's models/ggml-vocab-*.gguf are not beside the project"

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 from hubserver import FakeHub, build_gguf
 
-from explorer import hub
+from explorer.sources import hub
 from explorer.errors import FetchError, GGUFError, SourceError
 from explorer.sources import from_hub
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from oracle_data import PROJECT_ROOT
 
 T_DEFAULT = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
 T_TOOLS = "{{ tools | tojson }}" + T_DEFAULT

@@ -12,7 +12,8 @@ from hubserver import build_gguf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer import hub, sources
+from explorer import sources
+from explorer.sources import hub
 from explorer.errors import GGUFError, SourceError
 from explorer.sources import (
     MAX_TEXT_TEMPLATE_BYTES,

@@ -626,7 +626,7 @@ def test_content_after_calls_without_the_analysis():
 def test_handler_format_and_partial_output_are_tested_with_routed_handlers():
     """The regex-trigger formats and partial output have their own file
     (tests/test_triage_patterns.py); one positive case of each here for the registry guard."""
-    from test_triage_patterns import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
+    from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
 
     d, _ = why(" " + FN_CALL, source=FUNCTIONARY_MINI, analysis=False)
     assert only(d, "handler-format").found == " get_weather"

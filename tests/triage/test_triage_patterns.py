@@ -15,39 +15,19 @@ import json
 
 import pytest
 
+from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
 from explorer.apply import Request
 from explorer.cli import main
 from explorer.handlers import apply_template
 from explorer.routing import route
 from explorer.triage import build_facts, diagnose
-from explorer.triage.patterns import compile_trigger, example_text, openings, to_python
+from explorer.triage.patterns import compile_trigger, example_text, to_python
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 SEARCH = {"type": "function", "function": {"name": "search", "parameters": {
     "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
 
-GPT_OSS_MINI = (
-    "{%- for m in messages %}"
-    "{%- if m.role == 'assistant' and m.tool_calls %}{%- for tc in m.tool_calls %}"
-    "<|start|>assistant to=functions.{{ tc.function.name }}<|channel|>commentary json<|message|>"
-    "{{ tc.function.arguments | tojson }}<|call|>{%- endfor %}"
-    "{%- elif m.role == 'assistant' %}<|start|>assistant<|channel|>final<|message|>{{ m.content }}<|end|>"
-    "{%- else %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{%- endif %}"
-    "{%- endfor %}"
-    "{%- if add_generation_prompt %}<|start|>assistant{%- endif %}")
-FUNCTIONARY_MINI = (
-    "{#- a recipient is written >>>${recipient}, content >>>all -#}"
-    "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
-    "{%- if m.role == 'assistant' %}{%- if m.tool_calls %}{%- for tc in m.tool_calls %}>>>{{ tc.function.name }}\n"
-    "{{ tc.function.arguments | tojson }}{%- endfor %}{%- else %}>>>all\n{{ m.content }}{%- endif %}"
-    "{%- else %}{{ m.content }}{%- endif %}<|eot_id|>{%- endfor %}"
-    "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{%- endif %}")
-
-ARGS = '{"city": "Paris"}'
-# the mini template's rendering of a call, after the generation prompt "<|start|>assistant"
-GPT_CALL = f" to=functions.get_weather<|channel|>commentary json<|message|>{ARGS}<|call|>"
-FN_CALL = f"get_weather\n{ARGS}"  # after the generation prompt's ">>>"
 
 
 def req(tools=(WEATHER, SEARCH), **kw) -> Request:

@@ -1,0 +1,150 @@
+"""Our own templates, analyses and request helpers that tests of several stages share.
+
+Input: nothing. Output: constants (templates we wrote, hand-written analyses in the
+oracle's JSON shape, tools) and small helpers that build a route's params. Each stage's
+tests import what they need from here (``from cases import ...``) instead of from each
+other's modules.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from explorer.apply.messages import tools_to_template_json
+from explorer.generator import GenerationRequest, ParserSpec, generate_params
+from explorer.handlers import HANDLERS, HandlerInputs, HandlerParams
+
+# --- hand-written analyses (generator) -------------------------------------------------
+
+WEATHER = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Weather.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                   "required": ["city"]}}}]
+
+# Hand-written analyses (the oracle's JSON shape) for formats we know by heart.
+HERMES = {
+    "jinja_caps": {"supports_tool_calls": True},
+    "reasoning": {"mode": "TAG_BASED", "start": "<think>", "end": "</think>"},
+    "content": {"mode": "PLAIN", "start": "", "end": "", "requires_nonnull_content": False},
+    "tools": {
+        "format": {"mode": "JSON_NATIVE", "section_start": "<tool_call>", "section_end": "</tool_call>",
+                   "per_call_start": "", "per_call_end": "", "fun_name_is_key": False,
+                   "tools_array_wrapped": False, "openai_wrapper_trigger": False, "function_field": "function",
+                   "name_field": "name", "args_field": "arguments", "id_field": "", "gen_id_field": "",
+                   "parameter_order": []},
+        "function": {"name_prefix": "", "name_suffix": "", "args_separator": "", "close": ""},
+        "arguments": {"start": "", "end": "", "name_prefix": "", "name_suffix": "", "value_prefix": "",
+                      "value_suffix": "", "separator": "", "tolerate_intertag_whitespace": False},
+        "call_id": {"pos": "NONE", "prefix": "", "suffix": ""},
+    },
+    "preserved_tokens": ["<think>", "</think>", "<tool_call>", "</tool_call>"],
+    "additional_stops": [],
+    "analysis_complete": True,
+}
+
+
+def tagged_spec() -> dict:
+    spec = json.loads(json.dumps(HERMES))
+    spec["tools"]["format"].update(mode="TAG_WITH_TAGGED", section_start="", section_end="",
+                                   per_call_start="<tool_call>", per_call_end="</tool_call>")
+    spec["tools"]["function"].update(name_prefix="<function=", name_suffix=">", close="</function>")
+    spec["tools"]["arguments"].update(name_prefix="<parameter=", name_suffix=">", value_prefix="\n",
+                                      value_suffix="\n</parameter>")
+    return spec
+
+
+# --- templates we wrote -------------------------------------------------------------
+
+# Qwen3-Coder style: tagged function and parameters, one <tool_call> per call.
+TAGGED = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.tool_calls %}{% for tc in m.tool_calls %}<tool_call>\n<function={{ tc.function.name }}>\n"
+    "{% for k, v in tc.function.arguments.items() %}<parameter={{ k }}>\n{{ v }}\n</parameter>\n"
+    "{% endfor %}</function>\n</tool_call>{% endfor %}{% else %}{{ m.content }}{% endif %}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+# ChatML turns, JSON tool calls in <tool_call> tags (the dialect round-trip templates)
+
+TOOLS_HEADER = (
+    "{%- if tools %}{{- '<|im_start|>system\\nTools:' }}"
+    "{%- for tool in tools %}{{- '\\n' + (tool | tojson) }}{%- endfor %}"
+    "EXTRA"
+    "{{- '\\nCall a tool as <tool_call>\\n{\"name\": \"tool_name\", \"arguments\": {\"key\": \"value\"}}"
+    "\\n</tool_call><|im_end|>\\n' }}{%- endif %}\n"
+)
+TURNS = """{%- for message in messages %}
+{%- if message.role == 'user' %}{{- '<|im_start|>user\\n' + message.content + '<|im_end|>\\n' }}
+{%- elif message.role == 'assistant' %}{{- '<|im_start|>assistant\\n' }}
+{%- if message.content %}{{- message.content }}{%- endif %}
+{%- for tool_call in message.tool_calls or [] %}{%- set call = tool_call.function %}
+CALL
+{%- endfor %}
+{{- '<|im_end|>\\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"""
+OPEN = "{{- '<tool_call>\\n{\"name\": \"' + call.name + '\", \"arguments\": ' }}"
+CLOSE = "{{- '}\\n</tool_call>' }}"
+ARGS_EXPR = "{%- if call.arguments is string %}{{- call.arguments }}{%- else %}{{- call.arguments | TOJSON }}{%- endif %}"
+CALLS = {
+    "tojson": OPEN + ARGS_EXPR.replace("TOJSON", "tojson") + CLOSE,
+    "compact": OPEN + ARGS_EXPR.replace("TOJSON", "tojson(separators=(',', ':'))") + CLOSE,
+    # docs item 5: '...' | safe is Markup in jinja2, and Markup + str escapes the str
+    "safe": ("{{- ('<tool_call>\\n{\"name\": \"' + call.name + '\", \"arguments\": ') | safe"
+             " + (call.arguments if call.arguments is string else call.arguments | tojson) }}" + CLOSE),
+    # docs item 11: list.append is a SecurityError in transformers' immutable sandbox
+    "append": "{%- set seen = [] %}{%- set _ = seen.append(call.name) %}" + OPEN + ARGS_EXPR.replace("TOJSON", "tojson")
+              + CLOSE,
+}
+
+
+def dialect_template(call: str = "tojson", *, extra: str = "", prelude: str = "") -> str:
+    return prelude + TOOLS_HEADER.replace("EXTRA", extra) + TURNS.replace("CALL", CALLS[call])
+
+
+# --- harmony and Functionary v3.2 in miniature (triage patterns) ---------------------
+
+GPT_OSS_MINI = (
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' and m.tool_calls %}{%- for tc in m.tool_calls %}"
+    "<|start|>assistant to=functions.{{ tc.function.name }}<|channel|>commentary json<|message|>"
+    "{{ tc.function.arguments | tojson }}<|call|>{%- endfor %}"
+    "{%- elif m.role == 'assistant' %}<|start|>assistant<|channel|>final<|message|>{{ m.content }}<|end|>"
+    "{%- else %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start|>assistant{%- endif %}")
+FUNCTIONARY_MINI = (
+    "{#- a recipient is written >>>${recipient}, content >>>all -#}"
+    "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n"
+    "{%- if m.role == 'assistant' %}{%- if m.tool_calls %}{%- for tc in m.tool_calls %}>>>{{ tc.function.name }}\n"
+    "{{ tc.function.arguments | tojson }}{%- endfor %}{%- else %}>>>all\n{{ m.content }}{%- endif %}"
+    "{%- else %}{{ m.content }}{%- endif %}<|eot_id|>{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{%- endif %}")
+
+ARGS = '{"city": "Paris"}'
+# the mini template's rendering of a call, after the generation prompt "<|start|>assistant"
+GPT_CALL = f" to=functions.get_weather<|channel|>commentary json<|message|>{ARGS}<|call|>"
+FN_CALL = f"get_weather\n{ARGS}"  # after the generation prompt's ">>>"
+
+
+# --- route params -------------------------------------------------------------------
+
+def handler_params(handler: str, source: str = "", *, tools: list | None = None, tool_choice: str = "auto",
+                   parallel_tool_calls: bool = True, reasoning_format: str = "deepseek",
+                   json_schema: dict | None = None, generation_prompt: str = "",
+                   enable_thinking: bool = True) -> HandlerParams:
+    """One specialised handler's params for a request, tools normalised as the apply stage does."""
+    normalised = tools_to_template_json(tools)
+    return HANDLERS[handler].params(HandlerInputs(
+        source=source, tools=tuple(normalised) if normalised else None, tool_choice=tool_choice,
+        parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format, enable_thinking=enable_thinking,
+        json_schema=json_schema, generation_prompt=generation_prompt))
+
+
+def route_params(handler: str, spec: ParserSpec | None, source: str, **request) -> Any:
+    """The params llama.cpp builds on a route: the autoparser's from its analysis, or the handler's."""
+    if handler == "autoparser":
+        return generate_params(spec, GenerationRequest(**request))
+    return handler_params(handler, source, **request)
