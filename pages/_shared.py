@@ -55,7 +55,7 @@ STAGE_NEEDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "explorer.analysis": ("analyze_template",),
     "explorer.diff": ("trace_diff",),
     "explorer.chat_output": ("analyse_output",),
-    "explorer.generator": ("generate_params", "ParserSpec", "GenerationRequest"),
+    "explorer.generator": ("generate_params", "ParserSpec", "GenerationParams"),
     "explorer.peg.arena": ("load_arena",),
     "explorer.handlers": ("apply_template",),
     "explorer.streaming": ("stream", "char_chunks"),

@@ -11,11 +11,11 @@ also own the whole apply pipeline (``explorer.handlers.apply_template``).
 
 from explorer.generator.autoparser import build_parser
 from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
-from explorer.generator.spec import GenerationRequest, ParserSpec
+from explorer.generator.spec import GenerationParams, ParserSpec
 from explorer.peg.arena import Arena
 from explorer.peg.builder import Builder as PegBuilder
 
 __all__ = [
-    "Arena", "GeneratedParams", "GenerationRequest", "GrammarTrigger", "ParserSpec", "PegBuilder",
+    "Arena", "GeneratedParams", "GenerationParams", "GrammarTrigger", "ParserSpec", "PegBuilder",
     "build_parser", "generate_params",
 ]

@@ -2,14 +2,15 @@
 
 Input: the analysis (``explorer.analysis.model.TemplateAnalysis``, read from the oracle's
 ``autoparser`` object with ``ParserSpec.from_oracle_json`` when it comes as JSON) and
-request settings. Output: the frozen ``GenerationRequest`` the PEG generator reads.
+request settings. Output: the frozen ``GenerationParams`` (llama.cpp's ``generation_params``) that the PEG
+generator and the specialised handlers read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from explorer.analysis.model import TemplateAnalysis
@@ -55,29 +56,35 @@ def normalize_tools(tools: Any) -> list[dict[str, Any]] | None:
 
 
 @dataclass(frozen=True)
-class GenerationRequest:
-    """The request settings the autoparser generator reads (llama.cpp's generation_params)."""
+class GenerationParams:
+    """llama.cpp's ``autoparser::generation_params``: what a parser builder reads, the
+    autoparser's generator and every specialised handler alike.
 
-    tools: Sequence[Mapping[str, Any]] | None = None
+    ``source`` is the template text the route was chosen on (llama.cpp hands the
+    template beside the inputs; a few handlers read it). ``generation_prompt`` is the
+    apply stage's; with a continuation the parser still starts from the template's own
+    (``template_generation_prompt``). ``tools`` are normalised as llama-server does.
+    """
+
+    tools: tuple[Mapping[str, Any], ...] | None = None
     tool_choice: str = "auto"
     parallel_tool_calls: bool = True
     reasoning_format: str = "deepseek"
     json_schema: Mapping[str, Any] | None = None
     generation_prompt: str = ""
     enable_thinking: bool = True
-    # continue_final_message, resolved: "none", "reasoning" or "content". With a
-    # continuation the apply stage's generation prompt is the continued one, while the
-    # parser still starts from the template's own (``template_generation_prompt``).
+    # continue_final_message, resolved: "none", "reasoning" or "content"
     continuation: str = "none"
     template_generation_prompt: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
 
     def __post_init__(self) -> None:
         if self.tool_choice not in TOOL_CHOICES:
             raise RequestError(f"Invalid tool_choice: {self.tool_choice!r} (expected one of {TOOL_CHOICES})")
         if self.continuation not in ("none", "reasoning", "content"):
             raise RequestError(f"continuation must be none, reasoning or content, found {self.continuation!r}")
-        object.__setattr__(self, "tools", normalize_tools(self.tools))
+        tools = normalize_tools(self.tools)
+        object.__setattr__(self, "tools", tuple(tools) if tools else None)
 
     @property
     def parser_generation_prompt(self) -> str:
@@ -88,8 +95,32 @@ class GenerationRequest:
 
     @property
     def has_tools(self) -> bool:
-        return isinstance(self.tools, (list, tuple)) and len(self.tools) > 0
+        return bool(self.tools)
+
+    @property
+    def wants_tools(self) -> bool:
+        return self.has_tools and self.tool_choice != "none"
+
+    @property
+    def required(self) -> bool:
+        return self.tool_choice == "required"
 
     @property
     def has_response_format(self) -> bool:
+        """``json_schema.is_object() && !json_schema.empty()``."""
         return isinstance(self.json_schema, Mapping) and len(self.json_schema) > 0
+
+    has_nonempty_schema = has_response_format
+
+    @property
+    def has_schema_object(self) -> bool:
+        """``!json_schema.is_null() && json_schema.is_object()`` (an empty object counts)."""
+        return isinstance(self.json_schema, Mapping)
+
+    @property
+    def extract_reasoning(self) -> bool:
+        return self.reasoning_format != "none"
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return dict(self.json_schema or {})

@@ -6,8 +6,9 @@ parser, grammar, triggers and tokens of either a specialised handler (one module
 declared as ``Handler`` data) or the differential autoparser.
 """
 
-from explorer.handlers.base import Handler, HandlerInputs, HandlerParams
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import Handler, HandlerParams
 from explorer.handlers.pipeline import ChatParams, apply_template
 from explorer.handlers.registry import HANDLERS
 
-__all__ = ["ChatParams", "HANDLERS", "Handler", "HandlerInputs", "HandlerParams", "apply_template"]
+__all__ = ["ChatParams", "HANDLERS", "Handler", "GenerationParams", "HandlerParams", "apply_template"]

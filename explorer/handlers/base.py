@@ -1,6 +1,6 @@
 """What a specialised handler is: declared data plus one parser-building function.
 
-Input: a ``HandlerInputs`` (llama.cpp's ``generation_params`` as the handlers read them,
+Input: a ``GenerationParams`` (llama.cpp's ``generation_params`` as the handlers read them,
 with the generation prompt the apply stage found). Output: ``GeneratedParams`` (the
 autoparser generator's type, also named ``HandlerParams`` here): the serialized PEG
 arena, GBNF grammar, laziness, triggers, preserved tokens, additional stops, format
@@ -20,92 +20,48 @@ from typing import Any, Callable, Union
 
 from explorer.errors import GrammarError
 from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
+from explorer.generator.spec import GenerationParams
 from explorer.handlers.peg import HandlerPeg
 
 PEG_GEMMA4 = "peg-gemma4"
 PEG_MINIMAX_M3 = "peg-minimax-m3"
 
 
-@dataclass(frozen=True)
-class HandlerInputs:
-    """The request as a handler sees it (after the apply stage)."""
-
-    source: str  # the (patched) template source
-    tools: tuple[Mapping[str, Any], ...] | None = None  # OpenAI-compatible, normalised
-    tool_choice: str = "auto"
-    parallel_tool_calls: bool = False
-    reasoning_format: str = "deepseek"
-    enable_thinking: bool = True
-    json_schema: Mapping[str, Any] | None = None
-    generation_prompt: str = ""
-    continuation: str = "none"  # none, reasoning or content (resolved)
-
-    @property
-    def has_tools(self) -> bool:
-        return bool(self.tools)
-
-    @property
-    def wants_tools(self) -> bool:
-        return self.has_tools and self.tool_choice != "none"
-
-    @property
-    def required(self) -> bool:
-        return self.tool_choice == "required"
-
-    @property
-    def has_schema_object(self) -> bool:
-        """``!json_schema.is_null() && json_schema.is_object()`` (an empty object counts)."""
-        return isinstance(self.json_schema, Mapping)
-
-    @property
-    def has_nonempty_schema(self) -> bool:
-        """``json_schema.is_object() && !json_schema.empty()``."""
-        return isinstance(self.json_schema, Mapping) and len(self.json_schema) > 0
-
-    @property
-    def extract_reasoning(self) -> bool:
-        return self.reasoning_format != "none"
-
-    @property
-    def schema(self) -> dict[str, Any]:
-        return dict(self.json_schema or {})
-
-
 # --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
 
-Policy = Callable[[HandlerInputs, bool], bool]  # (inputs, has_response_format) -> bool
+Policy = Callable[[GenerationParams, bool], bool]  # (inputs, has_response_format) -> bool
 
 
-def include_tools(i: HandlerInputs, rf: bool) -> bool:
+def include_tools(i: GenerationParams, rf: bool) -> bool:
     return i.wants_tools
 
 
-def include_tools_or_format(i: HandlerInputs, rf: bool) -> bool:
+def include_tools_or_format(i: GenerationParams, rf: bool) -> bool:
     return rf or i.wants_tools
 
 
-def lazy_tools_auto(i: HandlerInputs, rf: bool) -> bool:
+def lazy_tools_auto(i: GenerationParams, rf: bool) -> bool:
     return i.has_tools and i.tool_choice == "auto"
 
 
-def lazy_auto(i: HandlerInputs, rf: bool) -> bool:
+def lazy_auto(i: GenerationParams, rf: bool) -> bool:
     return i.tool_choice == "auto"
 
 
-def lazy_unless_forced(i: HandlerInputs, rf: bool) -> bool:
+def lazy_unless_forced(i: GenerationParams, rf: bool) -> bool:
     """Lazy unless a response format or required tool calls force the grammar."""
     return not (rf or (i.has_tools and i.required))
 
 
-def lazy_unless_required(i: HandlerInputs, rf: bool) -> bool:
+def lazy_unless_required(i: GenerationParams, rf: bool) -> bool:
     return not i.required
 
 
-def lazy_auto_without_format(i: HandlerInputs, rf: bool) -> bool:
+def lazy_auto_without_format(i: GenerationParams, rf: bool) -> bool:
     return not rf and i.tool_choice == "auto"
 
 
-def lazy_tools_unless_required(i: HandlerInputs, rf: bool) -> bool:
+def lazy_tools_unless_required(i: GenerationParams, rf: bool) -> bool:
     return i.has_tools and not i.required
 
 
@@ -121,10 +77,10 @@ def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
 
-Dynamic = Union[Any, Callable[[HandlerInputs], Any]]
+Dynamic = Union[Any, Callable[[GenerationParams], Any]]
 
 
-def resolve(value: Dynamic, inputs: HandlerInputs) -> Any:
+def resolve(value: Dynamic, inputs: GenerationParams) -> Any:
     return value(inputs) if callable(value) else value
 
 
@@ -139,7 +95,7 @@ class Handler:
     """
 
     name: str
-    build: Callable[[HandlerPeg, HandlerInputs], int]
+    build: Callable[[HandlerPeg, GenerationParams], int]
     include: Policy
     lazy: Policy
     triggers: Dynamic = ()
@@ -161,9 +117,9 @@ class Handler:
 
         return next(rule for rule in HANDLER_RULES if rule.name == self.name)
 
-    def describe(self, inputs: HandlerInputs | None = None) -> dict[str, Any]:
+    def describe(self, inputs: GenerationParams | None = None) -> dict[str, Any]:
         """The declaration as data (dynamic fields resolved for ``inputs``), for display."""
-        inputs = inputs or HandlerInputs(source="")
+        inputs = inputs or GenerationParams()
         rule = self.detection
         return {
             "name": self.name,
@@ -183,10 +139,10 @@ class Handler:
             "note": self.note,
         }
 
-    def has_response_format(self, inputs: HandlerInputs) -> bool:
+    def has_response_format(self, inputs: GenerationParams) -> bool:
         return inputs.has_nonempty_schema if self.response_format == "nonempty" else inputs.has_schema_object
 
-    def params(self, inputs: HandlerInputs) -> GeneratedParams:
+    def params(self, inputs: GenerationParams) -> GeneratedParams:
         """The handler's parser, grammar and declared constants for these inputs."""
         p = HandlerPeg()
         try:

@@ -1,6 +1,6 @@
 """Cohere2 MoE ("North Code"): marker-wrapped thinking, text, and JSON actions.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/cohere2moe.cpp``). Content and tool calls exclude each other; calls are
 a JSON array inside ``<|START_ACTION|>...<|END_ACTION|>``.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_auto_without_format, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_auto_without_format, word,
 )
 from explorer.handlers.peg import HandlerPeg
 
@@ -22,7 +22,7 @@ RESULT_START, RESULT_END = "<|START_TOOL_RESULT|>", "<|END_TOOL_RESULT|>"
 GEN_PREFIX = TURN_START + CHATBOT
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal(GEN_PREFIX)
     end = p.end()
     p.eps()  # reasoning's initial value

@@ -1,6 +1,6 @@
 """DeepSeek V3.2 / V4: DSML tool calls ``<｜DSML｜function_calls|tool_calls>``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/deepseek.cpp``). V4 (no ``function_calls`` in the source) names the
 block ``tool_calls`` and closes a disabled think block with a bare ``</think>``. The V4
 tool-result reordering and response_format context are the apply stage's.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from explorer.grammar.schema import may_be_string
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
 
@@ -61,7 +61,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
         args, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     v4 = is_v4(i.source)
     fc_start, fc_end = block_markers(i.source)
     generation_prompt = p.literal(GEN_PROMPT)
@@ -104,7 +104,7 @@ def build(p: HandlerPeg, i: HandlerInputs) -> int:
     return p.cat(generation_prompt, reasoning, content_before, tool_calls, end)
 
 
-def _thinking_end_tags(i: HandlerInputs) -> tuple[str, ...]:
+def _thinking_end_tags(i: GenerationParams) -> tuple[str, ...]:
     return (THINK_END, block_markers(i.source)[0])
 
 

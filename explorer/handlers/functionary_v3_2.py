@@ -1,17 +1,17 @@
 """Functionary v3.2: ``>>>all\\n{content}`` and ``>>>NAME\\n{json args}`` recipients.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/functionary-v3-2.cpp``). The generation prompt ends with ``>>>``.
 """
 
 from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, HandlerInputs, include_tools, lazy_auto, pattern
+from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, pattern
 from explorer.handlers.peg import HandlerPeg, function_tools
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     until_tool = p.cat(lambda: p.literal("all\n"), lambda: p.content(p.until(">>>")))
     until_end = p.cat(lambda: p.literal("all\n"), lambda: p.content(p.rest()))
     generation_prompt = p.literal("<|start_header_id|>assistant<|end_header_id|>\n\n>>>")

@@ -1,6 +1,6 @@
 """Gemma 4: ``<|channel>thought...<channel|>`` reasoning, ``<|tool_call>call:NAME{k:v}<tool_call|>``.
 
-Input: ``HandlerInputs``. Output: two ``Handler`` declarations (llama.cpp's
+Input: ``GenerationParams``. Output: two ``Handler`` declarations (llama.cpp's
 ``common/parsers/gemma4.cpp``): the current template and the outdated one, whose only
 difference (``convert_tool_responses_gemma4`` on the messages) is the apply stage's.
 Arguments use Gemma's own object notation (``<|"|>`` string quotes), mapped by the
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.handlers.base import (
-    PEG_GEMMA4, Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    PEG_GEMMA4, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
 
@@ -49,7 +49,7 @@ def _value_rules(p: HandlerPeg) -> None:
         p.ref("gemma4-bool"), p.ref("gemma4-null")]))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     start = p.rule("start", p.optional(p.literal("<|turn>model\n")))
     if i.extract_reasoning:
         p.rule("thought", p.cat(lambda: p.literal("<|channel>thought"), p.space,

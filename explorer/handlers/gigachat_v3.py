@@ -1,19 +1,19 @@
 """GigaChat v3: ``<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{"name": ..., "arguments": ...}``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/gigachat-v3.cpp``). One call at most; no reasoning.
 """
 
 from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, HandlerInputs, include_tools, lazy_tools_auto, word
+from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_tools_auto, word
 from explorer.handlers.peg import HandlerPeg
 
 CALL_PREFIX = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     p.eps()  # ret's initial value
     if i.wants_tools:
         tool_choice = p.choice()

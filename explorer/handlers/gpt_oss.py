@@ -1,6 +1,6 @@
 """GPT-OSS (harmony): ``<|start|>assistant<|channel|>analysis|commentary|final<|message|>``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/gpt-oss.cpp``). Tool calls name their recipient either in the role
 header or in the channel header; grammar triggers are regex patterns.
 """
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     start = p.rule("start", p.literal("<|start|>assistant"))
     end = p.rule("end", p.literal("<|end|>"))
     content = p.rule("message-content", p.until("<|end|>"))

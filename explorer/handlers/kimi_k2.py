@@ -1,13 +1,13 @@
 """Kimi K2: ``<think>`` reasoning and ``<|tool_call_begin|>functions.NAME:N<|tool_call_argument_begin|>{json}``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/kimi-k2.cpp``). The call id ``functions.NAME:N`` is captured whole.
 """
 
 from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, HandlerInputs, include_tools, lazy_auto, word
+from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, word
 from explorer.handlers.peg import HandlerPeg, function_tools
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
@@ -19,7 +19,7 @@ THINK_START, THINK_END = "<think>", "</think>"
 GEN_PROMPT = "<|im_assistant|>assistant<|im_middle|>"
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     end = p.end()
     if i.extract_reasoning:
         # the model may call tools at the end of its reasoning without closing it

@@ -1,6 +1,6 @@
 """Kimi K3: XTML sections ``<|open|>TAG attrs<|sep|> ... <|close|>TAG<|sep|>``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/kimi-k3.cpp``). Argument types come from the tool schema's ``type``.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools, lazy_unless_required, word,
+    Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
 
@@ -56,7 +56,7 @@ def _call(p: HandlerPeg, fn: Mapping) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal(CALL_END))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     end = p.end()
     start = p.optional(p.literal(MSG_START))
     body = p.until_one_of([THINK_END, RESP_START])

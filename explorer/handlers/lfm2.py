@@ -1,12 +1,12 @@
 """LFM2 and LFM2.5: ``<|tool_call_start|>[name(arg="v")]<|tool_call_end|>`` Python-style calls.
 
-Input: ``HandlerInputs``. Output: two ``Handler`` declarations (llama.cpp's
+Input: ``GenerationParams``. Output: two ``Handler`` declarations (llama.cpp's
 ``common/parsers/lfm2.cpp``); LFM2 also preserves its tool-list markers.
 """
 
 from __future__ import annotations
 
-from explorer.handlers.base import Handler, HandlerInputs, include_tools_or_format, lazy_unless_forced, word
+from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_unless_forced, word
 from explorer.handlers.peg import HandlerPeg
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -15,7 +15,7 @@ THINK_START, THINK_END = "<think>", "</think>"
 GEN_PROMPT = "<|im_start|>assistant\n"
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal(GEN_PROMPT)
     end = p.end()
     reasoning = p.eps()

@@ -1,6 +1,6 @@
 """Ling 3.0 / Bailing V3: ``<role>ASSISTANT</role>`` turns, ``<arg_key>``/``<arg_value>`` calls.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/ling3.cpp``). Whether the think block is open comes from the generation
 prompt (or the continuation mode).
 """
@@ -8,7 +8,7 @@ prompt (or the continuation mode).
 from __future__ import annotations
 
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools, lazy_unless_required, word,
+    Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
 
@@ -20,7 +20,7 @@ ARG_VAL, ARG_VAL_END = "<arg_value>", "</arg_value>"
 ROLE_END = "<|role_end|>"
 
 
-def think_open(i: HandlerInputs) -> bool:
+def think_open(i: GenerationParams) -> bool:
     if i.continuation != "none":
         return i.continuation != "content"
     last_open = i.generation_prompt.rfind(THINK_START)
@@ -59,7 +59,7 @@ def _call(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
         lambda: p.tool_close(p.cat(lambda: p.optional(p.space()), lambda: p.literal(CALL_END)))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     end = p.end()
     opener = p.optional(p.cat(lambda: p.literal(ROLE), lambda: p.optional(p.space())))
     body_end = p.until_one_of([THINK_END, CALL_START] if think_open(i) else [THINK_END])

@@ -1,13 +1,13 @@
 """MiniCPM5: ``<think>`` reasoning and ``<function name="f"><param name="p">v</param></function>``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/minicpm5.cpp``). String values may be wrapped in CDATA.
 """
 
 from __future__ import annotations
 
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
 
@@ -33,7 +33,7 @@ def _function(p: HandlerPeg, fn: dict, string_value: int) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal("</function>"))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal("<|im_start|>assistant\n")
     reasoning = p.eps()
     if i.extract_reasoning:

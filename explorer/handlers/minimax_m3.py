@@ -1,6 +1,6 @@
 """MiniMax-M3: ``]<]minimax[>[``-prefixed XML tool calls with recursively expanded values.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/minimax-m3.cpp``); its output is mapped by the ``peg-minimax-m3``
 mapper (objects, arrays and items as nested tags).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from explorer.grammar.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 from explorer.handlers.base import (
-    PEG_MINIMAX_M3, Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
 
@@ -73,7 +73,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
         p.space, body, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     generation_prompt = p.prefix(i.generation_prompt, THINK_START)
     end = p.end()
     reasoning = p.eps()

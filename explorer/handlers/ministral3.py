@@ -1,6 +1,6 @@
 """Ministral 3 / Magistral Large 3: ``[THINK]`` reasoning and ``[TOOL_CALLS]name[ARGS]{json}``.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/ministral3.cpp``). The message rewrite into typed content blocks is the
 apply stage's (``explorer.apply.handlers``).
 """
@@ -8,11 +8,11 @@ apply stage's (``explorer.apply.handlers``).
 from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, HandlerInputs, include_tools_or_format, lazy_tools_auto, word
+from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_tools_auto, word
 from explorer.handlers.peg import HandlerPeg, function_tools
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     generation_prompt = p.eps()
     if i.extract_reasoning:
         reasoning = p.optional(p.cat("[THINK]", lambda: p.reasoning(p.until("[/THINK]")), "[/THINK]"))

@@ -1,6 +1,6 @@
 """Muse Glimmer: ``<|start|>assistant to=RECIPIENT<|message|>...<|eom|>|<|eot|>`` turns.
 
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/muse-glimmer.cpp``). Reasoning goes ``to=self``, the answer ``to=user``,
 tool calls to a tool recipient with ATEM markup.
 """
@@ -8,7 +8,7 @@ tool calls to a tool recipient with ATEM markup.
 from __future__ import annotations
 
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
 
@@ -29,7 +29,7 @@ def _tool(p: HandlerPeg, fn: dict, string_value: int) -> int:
                                    lambda: p.literal("</atem:function_calls>")))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     include_grammar = i.has_schema_object or i.wants_tools
     start = p.rule("start", p.literal("<|start|>assistant"))
     if not i.extract_reasoning and not include_grammar:

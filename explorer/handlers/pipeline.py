@@ -21,7 +21,7 @@ from explorer.apply import Request, apply_request
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger
-from explorer.handlers.base import HandlerInputs
+from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import HANDLERS
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck, route_source
@@ -123,7 +123,7 @@ def apply_template(
         return _autoparser(templates, compiled, request, caps, analysis, now, checks)
     applied = apply_request(templates, request, caps=caps, now=now)
     spec = HANDLERS[handler]
-    inputs = HandlerInputs(
+    inputs = GenerationParams(
         source=applied.source,
         tools=applied.tools,
         tool_choice=request.tool_choice,
@@ -220,12 +220,12 @@ def _autoparser(
     templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Any, analysis: Any,
     now: datetime, checks: tuple[RuleCheck, ...],
 ) -> ChatParams:
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    from explorer.generator import GenerationParams, ParserSpec, generate_params
 
     data = _analysis_json(compiled, caps, analysis)
     reasoning = data["reasoning"]
     applied = apply_request(templates, request, caps=caps, reasoning=reasoning, now=now)
-    gen = generate_params(ParserSpec.from_oracle_json(data), GenerationRequest(
+    gen = generate_params(ParserSpec.from_oracle_json(data), GenerationParams(
         tools=list(applied.tools) if applied.tools else None,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,

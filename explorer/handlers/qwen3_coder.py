@@ -1,7 +1,7 @@
 """Qwen3-Coder XML calls (also Qwen3.5, Nemotron Nano 3, StepFun 3.5 Flash).
 
 ``<tool_call>\\n<function=NAME>\\n<parameter=P>\\nVALUE\\n</parameter>\\n</function>\\n</tool_call>``.
-Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
+Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
 ``common/parsers/qwen3-coder.cpp``). Templates with ``<think>`` reason; Qwen3-Coder itself
 (no ``<think>``) may omit the opening ``<tool_call>``, so ``<function=NAME>`` also triggers.
 """
@@ -9,7 +9,7 @@ Input: ``HandlerInputs``. Output: the ``Handler`` declaration (llama.cpp's
 from __future__ import annotations
 
 from explorer.handlers.base import (
-    Handler, HandlerInputs, delimiters, include_tools_or_format, lazy_tools_auto, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_auto, word,
 )
 from explorer.handlers.peg import (
     T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, HandlerPeg, function_tools, tool_properties,
@@ -19,11 +19,11 @@ GEN_PREFIX = "<|im_start|>assistant\n"
 ARG_END = "\n</parameter>\n"
 
 
-def supports_reasoning(i: HandlerInputs) -> bool:
+def supports_reasoning(i: GenerationParams) -> bool:
     return "<think>" in i.source
 
 
-def tool_call_starts(i: HandlerInputs) -> list[str]:
+def tool_call_starts(i: GenerationParams) -> list[str]:
     starts = ["<tool_call>"]
     if not supports_reasoning(i):
         # the full opener: "<function" alone also starts valid content (#include <functional>)
@@ -63,7 +63,7 @@ def _function(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal("</function>\n"))))
 
 
-def build(p: HandlerPeg, i: HandlerInputs) -> int:
+def build(p: HandlerPeg, i: GenerationParams) -> int:
     thinks = supports_reasoning(i)
     generation_prompt = p.literal(GEN_PREFIX)
     reasoning = p.eps()
@@ -95,7 +95,7 @@ def build(p: HandlerPeg, i: HandlerInputs) -> int:
     return p.cat(generation_prompt, lambda: p.shl(reasoning, lambda: p.content(p.rest())))
 
 
-def _preserved(i: HandlerInputs) -> tuple[str, ...]:
+def _preserved(i: GenerationParams) -> tuple[str, ...]:
     return ("<tool_call>", "</tool_call>") + (("<think>", "</think>") if supports_reasoning(i) else ())
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.errors import AnalysisError, RequestError
-from explorer.generator import GenerationRequest, ParserSpec, generate_params
+from explorer.generator import GenerationParams, ParserSpec, generate_params
 from explorer.generator.stl_order import hash_bytes, unordered_map_order
 
 from oracle_data import ORACLE, requires_oracle
@@ -26,7 +26,7 @@ def _rules(grammar: str) -> dict[str, str]:
 
 def test_hermes_json_tools_lazy_grammar() -> None:
     out = generate_params(ParserSpec.from_oracle_json(HERMES),
-                          GenerationRequest(tools=WEATHER, generation_prompt="<|im_start|>assistant\n"))
+                          GenerationParams(tools=WEATHER, generation_prompt="<|im_start|>assistant\n"))
     rules = _rules(out.grammar)
     assert out.grammar_lazy and [t.to_json() for t in out.grammar_triggers] == \
         [{"type": "WORD", "value": "<tool_call>", "token": -1}]
@@ -44,17 +44,17 @@ def test_hermes_json_tools_lazy_grammar() -> None:
 
 def test_tool_choice_required_is_not_lazy_and_none_has_no_grammar() -> None:
     spec = ParserSpec.from_oracle_json(HERMES)
-    required = generate_params(spec, GenerationRequest(tools=WEATHER, tool_choice="required"))
+    required = generate_params(spec, GenerationParams(tools=WEATHER, tool_choice="required"))
     assert not required.grammar_lazy and not required.grammar_triggers
     assert _rules(required.grammar)["root"].startswith("(") or "tool-call" in _rules(required.grammar)["root"]
-    none = generate_params(spec, GenerationRequest(tools=WEATHER, tool_choice="none"))
+    none = generate_params(spec, GenerationParams(tools=WEATHER, tool_choice="none"))
     assert none.grammar == "" and not none.grammar_lazy
     assert "tool-call" not in json.loads(none.parser)["rules"]
 
 
 def test_response_format_grammar_wraps_the_schema() -> None:
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(json_schema=schema))
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(json_schema=schema))
     rules = _rules(out.grammar)
     assert not out.grammar_lazy
     assert rules["response-format"] == "response-format-schema"
@@ -62,7 +62,7 @@ def test_response_format_grammar_wraps_the_schema() -> None:
 
 
 def test_tagged_arguments_use_string_values_and_schema_values() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(tagged_spec()), GenerationRequest(tools=WEATHER))
+    out = generate_params(ParserSpec.from_oracle_json(tagged_spec()), GenerationParams(tools=WEATHER))
     rules = _rules(out.grammar)
     assert rules["tool-get-weather-arg-city"].startswith('("<parameter=" "city" ">") "\\n" ac-')
     # a primitive schema names its rule after the primitive, not after the schema parser
@@ -72,15 +72,15 @@ def test_tagged_arguments_use_string_values_and_schema_values() -> None:
 
 def test_no_reasoning_extraction_when_format_is_none() -> None:
     spec = ParserSpec.from_oracle_json(HERMES)
-    out = generate_params(spec, GenerationRequest(reasoning_format="none"))
+    out = generate_params(spec, GenerationParams(reasoning_format="none"))
     assert not any(p.get("tag") == "reasoning" for p in json.loads(out.parser)["parsers"])
-    out = generate_params(spec, GenerationRequest())
+    out = generate_params(spec, GenerationParams())
     assert any(p.get("tag") == "reasoning" for p in json.loads(out.parser)["parsers"])
 
 
 def test_generation_prompt_stops_at_the_reasoning_start() -> None:
     out = generate_params(ParserSpec.from_oracle_json(HERMES),
-                          GenerationRequest(generation_prompt="<|im_start|>assistant\n<think>\n"))
+                          GenerationParams(generation_prompt="<|im_start|>assistant\n<think>\n"))
     literals = [p["literal"] for p in json.loads(out.parser)["parsers"] if p["type"] == "literal"]
     assert "<|im_start|>assistant\n" in literals
     assert "<|im_start|>assistant\n<think>\n" not in literals
@@ -89,7 +89,7 @@ def test_generation_prompt_stops_at_the_reasoning_start() -> None:
 def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
     peg = pytest.importorskip("explorer.peg.arena")
     chat_output = pytest.importorskip("explorer.chat_output")
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(tools=WEATHER))
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
     arena = peg.load_arena(out.parser)
     msg = chat_output.parse_output(
         arena, 'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
@@ -99,19 +99,19 @@ def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
 
 def test_bad_inputs_raise_explorer_errors() -> None:
     with pytest.raises(RequestError, match="tool_choice"):
-        GenerationRequest(tool_choice="sometimes")
+        GenerationParams(tool_choice="sometimes")
     with pytest.raises(RequestError, match="Missing tool function"):
-        GenerationRequest(tools=[{"type": "function"}])
+        GenerationParams(tools=[{"type": "function"}])
     with pytest.raises(RequestError, match="Unsupported tool type"):
-        GenerationRequest(tools=[{"type": "code_interpreter"}])
-    assert GenerationRequest(tools=[]).tools is None
-    normalized = GenerationRequest(tools=[{"type": "function", "function": {"name": "f", "strict": True}}]).tools
-    assert normalized == [{"type": "function", "function": {"name": "f", "description": "", "parameters": {}}}]
+        GenerationParams(tools=[{"type": "code_interpreter"}])
+    assert GenerationParams(tools=[]).tools is None
+    normalized = GenerationParams(tools=[{"type": "function", "function": {"name": "f", "strict": True}}]).tools
+    assert normalized == ({"type": "function", "function": {"name": "f", "description": "", "parameters": {}}},)
     with pytest.raises(AnalysisError):
         ParserSpec.from_oracle_json({"reasoning": {}})
     incomplete = dict(HERMES, analysis_complete=False)
     with pytest.raises(AnalysisError):
-        generate_params(ParserSpec.from_oracle_json(incomplete), GenerationRequest())
+        generate_params(ParserSpec.from_oracle_json(incomplete), GenerationParams())
 
 
 def test_unordered_map_model() -> None:
@@ -162,7 +162,7 @@ def test_autoparser_templates_match_the_oracle_field_by_field() -> None:
         inputs = data["inputs"]
         for key, applied in data["apply"].items():
             total += 1
-            req = GenerationRequest(tools=inputs["tools"], tool_choice=inputs["tool_choice"],
+            req = GenerationParams(tools=inputs["tools"], tool_choice=inputs["tool_choice"],
                                     parallel_tool_calls=inputs["parallel_tool_calls"],
                                     reasoning_format=inputs["reasoning_format"],
                                     generation_prompt=applied["generation_prompt"])
@@ -197,7 +197,7 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
             if name not in specs:
                 analysis = json.loads((ORACLE / "analysis" / f"{name}.json").read_text("utf-8"))["autoparser"]
                 specs[name] = ParserSpec.from_oracle_json(analysis)
-            req = GenerationRequest(tools=fixtures[row["id"]].get("tools"),
+            req = GenerationParams(tools=fixtures[row["id"]].get("tools"),
                                     parallel_tool_calls=row["parallel_tool_calls"],
                                     generation_prompt=row["generation_prompt"])
             got = generate_params(specs[name], req).to_json()
@@ -213,11 +213,11 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
 
 def test_continuation_keeps_the_template_prompt_for_the_parser() -> None:
     spec = ParserSpec.from_oracle_json(HERMES)
-    req = GenerationRequest(generation_prompt="<|im_start|>assistant\n<think>\nI was think",
+    req = GenerationParams(generation_prompt="<|im_start|>assistant\n<think>\nI was think",
                             template_generation_prompt="<|im_start|>assistant\n", continuation="reasoning")
     out = generate_params(spec, req)
     assert out.generation_prompt == "<|im_start|>assistant\n<think>\nI was think"
     literals = [p["literal"] for p in json.loads(out.parser)["parsers"] if p["type"] == "literal"]
     assert "<|im_start|>assistant\n" in literals
     with pytest.raises(RequestError):
-        GenerationRequest(continuation="sideways")
+        GenerationParams(continuation="sideways")

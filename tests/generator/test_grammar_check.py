@@ -62,9 +62,9 @@ def test_unreadable_grammar_raises_grammar_error() -> None:
 def test_generated_hermes_grammar_checks_a_tool_call() -> None:
     from cases import HERMES, WEATHER
 
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    from explorer.generator import GenerationParams, ParserSpec, generate_params
 
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationRequest(tools=WEATHER))
+    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     good, wrong_name, wrong_type = check_grammar(out.grammar, [
         "Let me look. " + call, call.replace("get_weather", "get_wether"), call.replace('"Paris"', "7")],
@@ -166,7 +166,7 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
 
 @requires_oracle
 def test_response_format_grammars_accept_matching_json() -> None:
-    from explorer.generator import GenerationRequest, ParserSpec, generate_params
+    from explorer.generator import GenerationParams, ParserSpec, generate_params
 
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
     total, failures = 0, []
@@ -177,7 +177,7 @@ def test_response_format_grammars_accept_matching_json() -> None:
         start, end = spec.reasoning.start.strip(), spec.reasoning.end.strip()
         for key, applied in data["apply"].items():
             prompt = applied["generation_prompt"]
-            out = generate_params(spec, GenerationRequest(json_schema=schema, generation_prompt=prompt))
+            out = generate_params(spec, GenerationParams(json_schema=schema, generation_prompt=prompt))
             opened = bool(start) and start in prompt and (not end or prompt.rfind(start) > prompt.rfind(end))
             lead = f"hmm{end}\n" if opened else ""
             good, bad = check_grammar(out.grammar, [lead + '{"answer": "yes"}', lead + '{"answer": 3}'],

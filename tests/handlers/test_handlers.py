@@ -18,7 +18,7 @@ from explorer.chat_output import parse_output
 from explorer.errors import OutputParseError
 from explorer.grammar.schema import schema_from_json
 from explorer.handlers import HANDLERS, apply_template
-from explorer.handlers.base import HandlerInputs
+from explorer.handlers.base import GenerationParams
 from explorer.handlers.peg import HandlerPeg, value_types
 from explorer.peg.arena import load_arena
 from explorer.routing import AUTOPARSER, HANDLER_RULES
@@ -216,7 +216,7 @@ def test_handlers_build_from_inputs_alone() -> None:
         for tools, choice, parallel, fmt, json_schema in product(
                 (None, (WEATHER, SEARCH)), ("auto", "required", "none"), (True, False), ("deepseek", "none"),
                 (None, schema)):
-            inputs = HandlerInputs(source="<think>", tools=tools, tool_choice=choice, parallel_tool_calls=parallel,
+            inputs = GenerationParams(source="<think>", tools=tools, tool_choice=choice, parallel_tool_calls=parallel,
                                    reasoning_format=fmt, json_schema=json_schema, generation_prompt="")
             out = handler.params(inputs)
             assert len(load_arena(out.parser)) > 0, name
@@ -238,7 +238,7 @@ def test_quirk_tools_with_a_response_format_give_an_empty_lazy_grammar() -> None
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
     broken = []
     for name, handler in HANDLERS.items():
-        out = handler.params(HandlerInputs(source="", tools=(WEATHER,), json_schema=schema))
+        out = handler.params(GenerationParams(source="", tools=(WEATHER,), json_schema=schema))
         if out.grammar.startswith("root ::= \n"):
             assert out.grammar_lazy
             broken.append(name)
@@ -247,8 +247,8 @@ def test_quirk_tools_with_a_response_format_give_an_empty_lazy_grammar() -> None
 
 def test_deepseek_v4_is_told_apart_by_its_block_name() -> None:
     handler = HANDLERS["deepseek-v3.2/v4"]
-    v32 = handler.params(HandlerInputs(source="function_calls", tools=(WEATHER,)))
-    v4 = handler.params(HandlerInputs(source="tool_calls", tools=(WEATHER,)))
+    v32 = handler.params(GenerationParams(source="function_calls", tools=(WEATHER,)))
+    v4 = handler.params(GenerationParams(source="tool_calls", tools=(WEATHER,)))
     assert [t.value for t in v32.grammar_triggers] == ["<｜DSML｜function_calls>"]
     assert [t.value for t in v4.grammar_triggers] == ["<｜DSML｜tool_calls>"]
     assert v4.thinking_end_tags == ("</think>", "<｜DSML｜tool_calls>")
@@ -256,9 +256,9 @@ def test_deepseek_v4_is_told_apart_by_its_block_name() -> None:
 
 def test_ling3_reasoning_stops_at_a_call_only_when_the_think_block_is_open() -> None:
     handler = HANDLERS["ling3"]
-    open_ = handler.params(HandlerInputs(source="", tools=(WEATHER,),
+    open_ = handler.params(GenerationParams(source="", tools=(WEATHER,),
                                          generation_prompt="<role>ASSISTANT</role>\n<think>"))
-    closed = handler.params(HandlerInputs(source="", tools=(WEATHER,),
+    closed = handler.params(GenerationParams(source="", tools=(WEATHER,),
                                           generation_prompt="<role>ASSISTANT</role>\n<think>\n</think>"))
     assert '["</think>","<tool_call>"]' in open_.parser and '["</think>","<tool_call>"]' not in closed.parser
     assert open_.additional_stops == ("<|role_end|>",)
@@ -366,7 +366,7 @@ def test_declarations_describe_themselves() -> None:
                                "triggers": [{"type": "WORD", "value": "<|open|>tools<|sep|>", "token": -1}],
                                "triggers_when_lazy_only": False, "response_format": "object"}
     qwen = HANDLERS["qwen3-coder"]
-    assert qwen.describe(HandlerInputs(source="<think>"))["thinking_start_tag"] == "<think>"
+    assert qwen.describe(GenerationParams(source="<think>"))["thinking_start_tag"] == "<think>"
     assert qwen.describe()["thinking_start_tag"] == ""
     json.dumps([h.describe() for h in HANDLERS.values()])  # plain data
 

@@ -1,6 +1,6 @@
 """Specialized handlers (llama.cpp common/parsers/) on their own: parser, grammar and triggers.
 
-Each handler is driven directly with ``HandlerInputs`` (the oracle's generation prompt,
+Each handler is driven directly with ``GenerationParams`` (the oracle's generation prompt,
 not one we computed), so a mismatch here is the handler's, not the apply stage's.
 """
 
