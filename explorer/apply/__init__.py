@@ -21,7 +21,6 @@ from explorer.apply.context import diff_suffix
 from explorer.apply.prompt import (
     AppliedPrompt,
     AppliedStep,
-    Reasoning,
     apply_request,
     generation_prompt,
     supports_enable_thinking,
@@ -51,7 +50,6 @@ __all__ = [
     "apply_request",
     "diff_suffix",
     "generation_prompt",
-    "Reasoning",
     "CHATML_TEMPLATE_SRC",
     "ChatTemplates",
     "init_templates",

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.diff import trim_whitespace
+from explorer.caps import Caps
 from explorer.errors import RequestError
 
 
@@ -204,17 +205,11 @@ def to_json_oaicompat(msg: ChatMsg, concat_typed_text: bool = False) -> dict[str
     return out
 
 
-def _cap(caps: Any, name: str) -> bool:
-    if isinstance(caps, dict):
-        return bool(caps.get(name))
-    return bool(getattr(caps, name))
-
-
-def normalize_content(messages: list[dict], caps: Any) -> list[dict]:
+def normalize_content(messages: list[dict], caps: Caps) -> list[dict]:
     """``messages_inp_normalizer``: string-only templates get joined text, typed-only
     templates get ``[{"type": "text", ...}]``; templates that take both are left alone."""
-    string_ok = _cap(caps, "supports_string_content")
-    typed_ok = _cap(caps, "supports_typed_content")
+    string_ok = caps.supports_string_content
+    typed_ok = caps.supports_typed_content
     only_string = string_ok and not typed_ok
     only_typed = typed_ok and not string_ok
     if not only_string and not only_typed:
@@ -232,7 +227,7 @@ def normalize_content(messages: list[dict], caps: Any) -> list[dict]:
     return out
 
 
-def messages_to_template_json(msgs: tuple[ChatMsg, ...], caps: Any) -> list[dict]:
+def messages_to_template_json(msgs: tuple[ChatMsg, ...], caps: Caps) -> list[dict]:
     """``render_message_to_json``: to_json_oaicompat (typed parts kept) + normaliser."""
     return normalize_content([to_json_oaicompat(m) for m in msgs], caps)
 

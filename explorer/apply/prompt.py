@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from explorer.apply import workarounds as wk
 from explorer.apply.context import diff_suffix, render_request, template_context
@@ -30,9 +30,12 @@ from explorer.apply.messages import (
     parse_oaicompat,
     tools_to_template_json,
 )
+from explorer.analysis import template_analysis, template_caps
+from explorer.analysis.model import Reasoning
 from explorer.apply.request import Request
+from explorer.caps import Caps
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
-from explorer.errors import RequestError, TemplateError
+from explorer.errors import TemplateError
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 
@@ -69,46 +72,13 @@ class AppliedPrompt:
     parser_generation_prompt: str = ""
 
 
-@dataclass(frozen=True)
-class Reasoning:
-    """The autoparser's reasoning analysis: what the autoparser route needs here."""
-
-    mode: str  # NONE, TAG_BASED, TOOLS_ONLY
-    start: str = ""
-    end: str = ""
-
-    @classmethod
-    def of(cls, value: "Reasoning | Mapping[str, Any] | str | None") -> "Reasoning | None":
-        """From a Reasoning, the oracle's/analysis' ``reasoning`` dict, or a mode name."""
-        if value is None or isinstance(value, Reasoning):
-            return value
-        if isinstance(value, str):
-            return cls(value)
-        return cls(value["mode"], value.get("start", ""), value.get("end", ""))
-
-
-def detect_caps_for(tmpl: CompiledTemplate) -> Any:
-    try:
-        from explorer.analysis import template_caps
-    except ImportError as exc:  # explorer.caps is built separately
-        raise RequestError(
-            "capabilities are needed to apply a request: pass caps= "
-            "(explorer.caps.detect_caps is not available)"
-        ) from exc
+def detect_caps_for(tmpl: CompiledTemplate) -> Caps:
     return template_caps(tmpl)
 
 
-def _cap(caps: Any, name: str) -> bool:
-    return bool(caps.get(name) if isinstance(caps, dict) else getattr(caps, name))
-
-
-def analysis_reasoning(compiled: CompiledTemplate) -> Reasoning | None:
-    """Run explorer.analysis for the reasoning markers (None if it is not available)."""
-    try:
-        from explorer.analysis import template_analysis
-    except ImportError:
-        return None
-    return Reasoning.of(template_analysis(compiled).to_oracle_json()["reasoning"])
+def analysis_reasoning(compiled: CompiledTemplate) -> Reasoning:
+    """The autoparser's reasoning analysis of the template (explorer.analysis)."""
+    return template_analysis(compiled).reasoning
 
 
 # --- the messages -------------------------------------------------------------------------------
@@ -130,7 +100,7 @@ def _split_continuation(request: Request, parsed: tuple[ChatMsg, ...], json_msgs
 
 
 def _generic_messages(
-    request: Request, source: str, caps: Any, steps: list[AppliedStep]
+    request: Request, source: str, caps: Caps, steps: list[AppliedStep]
 ) -> _Messages:
     parsed = parse_oaicompat(list(request.messages))
     to_render = parsed
@@ -141,9 +111,9 @@ def _generic_messages(
     messages = split.json
     generic = (
         (GPT_OSS_MARKER not in source, wk.map_developer_role_to_system),
-        (not _cap(caps, "supports_system_role"), wk.system_message_not_supported),
-        (_cap(caps, "supports_tool_calls"), wk.requires_non_null_content),
-        (_cap(caps, "supports_object_arguments"), wk.func_args_not_string),
+        (not caps.supports_system_role, wk.system_message_not_supported),
+        (caps.supports_tool_calls, wk.requires_non_null_content),
+        (caps.supports_object_arguments, wk.func_args_not_string),
     )
     for runs, fn in generic:
         if runs:
@@ -161,16 +131,14 @@ def apply_request(
     tmpl: str | CompiledTemplate | ChatTemplates,
     request: Request,
     *,
-    caps: Any = None,
-    reasoning: Reasoning | Mapping[str, Any] | None = None,
-    reasoning_mode: str | None = None,
+    caps: Caps | None = None,
+    reasoning: Reasoning | None = None,
     now: datetime = FIXED_CLOCK,
 ) -> AppliedPrompt:
     """Reproduce ``common_chat_templates_apply`` up to (not including) the parser.
 
-    ``caps``: the rendered template's capabilities (a ``Caps`` or a dict of the nine
-    flags); detected when omitted. ``reasoning`` (or just ``reasoning_mode``): the
-    autoparser's reasoning analysis, which decides ``supports_thinking`` on the
+    ``caps``: the rendered template's capabilities; detected when omitted.
+    ``reasoning``: the autoparser's reasoning analysis, which decides ``supports_thinking`` on the
     autoparser route (unknown without it) and the markers a continuation re-opens.
     """
     templates = as_templates(tmpl)
@@ -203,7 +171,7 @@ def apply_request(
         # llama.cpp quirk: on the autoparser route the prompt is rendered inside
         # parser generation, so a template error surfaces as a generation failure
         raise type(exc)(AUTOPARSER_FAILURE + exc.message, exc.location) from exc
-    info = Reasoning.of(reasoning) or Reasoning.of(reasoning_mode)
+    info = reasoning
     parser_gen = pair.generation_prompt
     if request.force_pure_content:
         # llama.cpp quirk: the continued message was taken out of the messages and is not
@@ -212,12 +180,7 @@ def apply_request(
     elif msgs.continue_msg is not None and not _is_empty(msgs.continue_msg):
         needs_markers = info is None or (info.mode != "NONE" and not (info.start or info.end))
         if handler == AUTOPARSER and needs_markers:
-            info = analysis_reasoning(compiled) or info
-            if info is None:
-                raise RequestError(
-                    "continuing a message on the autoparser route needs the reasoning "
-                    "markers: pass reasoning= (explorer.analysis is not available)"
-                )
+            info = analysis_reasoning(compiled)
         pair = _continue(handler, pair, msgs, source, info, steps)
     supports = False if request.force_pure_content else spec.thinking_supported(source)
     if handler == AUTOPARSER and info is not None:
@@ -277,7 +240,7 @@ def _render_for_handler(
     messages: list[dict],
     tools: list[dict] | None,
     request: Request,
-    caps: Any,
+    caps: Caps,
     now: datetime,
     add_gen: bool,
     steps: list[AppliedStep],
@@ -313,7 +276,7 @@ def _render_for_handler(
 
 
 def generation_prompt(
-    tmpl: str | CompiledTemplate | ChatTemplates, request: Request, *, caps: Any = None,
+    tmpl: str | CompiledTemplate | ChatTemplates, request: Request, *, caps: Caps | None = None,
     now: datetime = FIXED_CLOCK,
 ) -> str:
     """Just the generation prompt of ``apply_request``."""
@@ -332,12 +295,12 @@ def support_check_request() -> Request:
 
 def supports_enable_thinking(
     tmpl: str | CompiledTemplate | ChatTemplates, *, reasoning_mode: str | None = None
-) -> bool | None:
+) -> bool:
     """``common_chat_templates_support_enable_thinking``: the route's supports_thinking
     for a tool-less request (so always the default template).
 
     Specialised handlers decide from constants or the source; the autoparser route
-    needs the analysis' reasoning mode (run here when not given, if available).
+    needs the analysis' reasoning mode (run here when not given).
     """
     if isinstance(tmpl, ChatTemplates):
         source = tmpl.default.source
@@ -347,6 +310,5 @@ def supports_enable_thinking(
     if handler != AUTOPARSER:
         return HANDLER_APPLY[handler].thinking_supported(source)
     if reasoning_mode is None:
-        info = analysis_reasoning(as_templates(tmpl).default)
-        reasoning_mode = info.mode if info else None
-    return None if reasoning_mode is None else reasoning_mode != "NONE"
+        reasoning_mode = analysis_reasoning(as_templates(tmpl).default).mode
+    return reasoning_mode != "NONE"

@@ -15,6 +15,7 @@ from typing import Any
 
 from explorer.apply.messages import parse_oaicompat, tools_to_template_json
 from explorer.apply.request import REASONING_FORMATS, TOOL_CHOICES, Request
+from explorer.caps import Caps
 from explorer.errors import RequestError
 
 
@@ -106,7 +107,7 @@ def _dump(value: Any) -> str:
 
 
 def request_from_body(
-    body: dict, *, caps: Any, enable_thinking: bool, options: ServerOptions = ServerOptions()
+    body: dict, *, caps: Caps, enable_thinking: bool, options: ServerOptions = ServerOptions()
 ) -> Request:
     """``oaicompat_chat_params_parse`` up to ``common_chat_templates_apply``.
 
@@ -121,7 +122,7 @@ def request_from_body(
     tools_to_template_json(tools)  # llama-server rejects malformed tools here
     if tool_choice not in TOOL_CHOICES:
         raise RequestError(f"Invalid tool_choice: {tool_choice}")
-    parallel = _value(body, "parallel_tool_calls", bool(_caps(caps, "supports_parallel_tool_calls")), bool)
+    parallel = _value(body, "parallel_tool_calls", caps.supports_parallel_tool_calls, bool)
     add_gen = _value(body, "add_generation_prompt", True, bool)
     continuation = _continuation(body)
     if continuation == "none" and options.prefill_assistant and parsed and parsed[-1].role == "assistant":
@@ -168,7 +169,3 @@ def request_from_body(
         json_schema=json_schema,
         continue_final_message=continuation,
     )
-
-
-def _caps(caps: Any, name: str) -> bool:
-    return bool(caps.get(name) if isinstance(caps, dict) else getattr(caps, name))

@@ -17,12 +17,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
 from explorer.apply import Request, apply_request
+from explorer.caps import Caps
+from explorer.chat_output import ChatMessage, parse_output
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
-from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger
+from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import HANDLERS
+from explorer.peg.arena import Arena
+from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck, route_source
 
@@ -40,7 +45,7 @@ class ChatParams:
     grammar_lazy: bool
     grammar_triggers: tuple[GrammarTrigger, ...]
     preserved_tokens: tuple[str, ...]
-    parser: str  # the serialized PEG arena llama-server parses with
+    arena: Arena  # the PEG parser llama-server parses with (``parser`` is its serialized form)
     additional_stops: tuple[str, ...]
     supports_thinking: bool
     thinking_start_tag: str
@@ -48,13 +53,15 @@ class ChatParams:
     message_delimiters: tuple[Delimiter, ...] = ()
     checks: tuple[RuleCheck, ...] = field(default=(), compare=False, repr=False)
 
-    def parse(self, text: str, *, is_partial: bool = False) -> Any:
-        """``common_chat_parse`` of model output with these params (a ``ChatMessage``;
-        raises ``OutputParseError`` as llama.cpp throws)."""
-        from explorer.chat_output import parse_output
-        from explorer.peg.arena import load_arena
+    @property
+    def parser(self) -> str:
+        """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
+        return self.arena.dumps()
 
-        return parse_output(load_arena(self.parser), text, generation_prompt=self.generation_prompt,
+    def parse(self, text: str, *, is_partial: bool = False) -> ChatMessage:
+        """``common_chat_parse`` of model output with these params (raises
+        ``OutputParseError`` as llama.cpp throws)."""
+        return parse_output(self.arena, text, generation_prompt=self.generation_prompt,
                             is_partial=is_partial, format=self.format)
 
     def to_oracle_json(self) -> dict[str, Any]:
@@ -83,38 +90,30 @@ def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
     return f"{handler}: " + "; ".join(e.describe() for e in winner.evidence)
 
 
-def _caps(compiled: CompiledTemplate, caps: Any) -> Any:
-    if caps is not None:
-        return caps
-    from explorer.analysis import template_caps
-
-    return template_caps(compiled)
-
-
-def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Any) -> tuple[
-        ChatTemplates, CompiledTemplate, Any, str, tuple[RuleCheck, ...]]:
+def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Caps | None) -> tuple[
+        ChatTemplates, CompiledTemplate, Caps, str, tuple[RuleCheck, ...]]:
     """The template llama.cpp picks for the request's tools, its caps, and its route."""
     templates = as_templates(template)
     tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
     compiled = templates.select(tools)
-    caps = _caps(compiled, caps)
     handler, checks = route_source(compiled.source)
-    return templates, compiled, caps, handler, checks
+    return templates, compiled, caps if caps is not None else template_caps(compiled), handler, checks
 
 
 def apply_template(
     template: str | CompiledTemplate | ChatTemplates,
     request: Request,
     *,
-    caps: Any = None,
-    analysis: Any = None,
+    caps: Caps | None = None,
+    analysis: TemplateAnalysis | None = None,
     now: datetime = FIXED_CLOCK,
 ) -> ChatParams:
     """Route, render and build the parser exactly as llama.cpp does for this request.
 
     ``caps``: the template's nine capability flags (detected when omitted).
-    ``analysis``: the autoparser analysis (a ``TemplateAnalysis`` or the oracle's
-    ``autoparser`` dict), computed when the route needs it and it is omitted.
+    ``analysis``: the autoparser analysis (read an oracle ``autoparser`` dict with
+    ``TemplateAnalysis.from_oracle_json`` first), computed when the route needs it and
+    it is omitted.
     """
     templates, compiled, caps, handler, checks = _route(template, request, caps)
     if request.force_pure_content:
@@ -141,13 +140,11 @@ def apply_template(
 PURE_CONTENT = "pure-content"
 
 
-def _pure_content(templates: ChatTemplates, request: Request, caps: Any, now: datetime,
+def _pure_content(templates: ChatTemplates, request: Request, caps: Caps, now: datetime,
                   checks: tuple[RuleCheck, ...]) -> ChatParams:
     """llama-server's ``--skip-chat-parsing`` (``force_pure_content``): the template rendered
     directly, and a parser that reads the generation prompt then takes everything as content;
     no grammar, stops, preserved tokens or thinking tags."""
-    from explorer.peg.builder import build_arena
-
     applied = apply_request(templates, replace(request, reasoning_format="none"), caps=caps, now=now)
     gen = applied.generation_prompt
     # chat.cpp: p.literal(gen) << p.content(p.rest())
@@ -155,7 +152,7 @@ def _pure_content(templates: ChatTemplates, request: Request, caps: Any, now: da
     return ChatParams(
         handler=PURE_CONTENT, why="force_pure_content (--skip-chat-parsing): no handler and no autoparser",
         format="peg-native", prompt=applied.prompt, generation_prompt=gen, grammar="", grammar_lazy=False,
-        grammar_triggers=(), preserved_tokens=(), parser=arena.dumps(), additional_stops=(),
+        grammar_triggers=(), preserved_tokens=(), arena=arena, additional_stops=(),
         supports_thinking=False, thinking_start_tag="", thinking_end_tags=(), checks=checks)
 
 
@@ -170,7 +167,7 @@ def _chat_params(handler: str, checks: tuple[RuleCheck, ...], prompt: str, out: 
         grammar_lazy=out.grammar_lazy,
         grammar_triggers=out.grammar_triggers,
         preserved_tokens=out.preserved_tokens,
-        parser=out.parser,
+        arena=out.arena,
         additional_stops=out.additional_stops,
         supports_thinking=bool(out.supports_thinking),
         thinking_start_tag=out.thinking_start_tag,
@@ -184,8 +181,8 @@ def apply_autoparser(
     template: str | CompiledTemplate | ChatTemplates,
     request: Request,
     *,
-    caps: Any = None,
-    analysis: Any = None,
+    caps: Caps | None = None,
+    analysis: TemplateAnalysis | None = None,
     now: datetime = FIXED_CLOCK,
 ) -> ChatParams:
     """The autoparser route for this request even when routing picks a specialised handler:
@@ -197,15 +194,7 @@ def apply_autoparser(
     return replace(params, why=f"forced: routing picks {handler}, this is what the autoparser would build")
 
 
-def _analysis_json(compiled: CompiledTemplate, caps: Any, analysis: Any) -> dict[str, Any]:
-    if analysis is None:
-        from explorer.analysis import template_analysis
-
-        return template_analysis(compiled, caps).to_oracle_json()
-    return analysis.to_oracle_json() if hasattr(analysis, "to_oracle_json") else dict(analysis)
-
-
-def _parser_generation_prompt(templates: ChatTemplates, request: Request, generation_prompt: str, caps: Any,
+def _parser_generation_prompt(templates: ChatTemplates, request: Request, generation_prompt: str, caps: Caps,
                               now: datetime) -> str:
     """The autoparser builds its parser on the generation prompt of the messages before
     the one being continued, not on the continued prompt (``parser_generation_prompt``)."""
@@ -217,15 +206,13 @@ def _parser_generation_prompt(templates: ChatTemplates, request: Request, genera
 
 
 def _autoparser(
-    templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Any, analysis: Any,
-    now: datetime, checks: tuple[RuleCheck, ...],
+    templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Caps,
+    analysis: TemplateAnalysis | None, now: datetime, checks: tuple[RuleCheck, ...],
 ) -> ChatParams:
-    from explorer.generator import GenerationParams, ParserSpec, generate_params
-
-    data = _analysis_json(compiled, caps, analysis)
-    reasoning = data["reasoning"]
-    applied = apply_request(templates, request, caps=caps, reasoning=reasoning, now=now)
-    gen = generate_params(ParserSpec.from_oracle_json(data), GenerationParams(
+    if analysis is None:
+        analysis = template_analysis(compiled, caps)
+    applied = apply_request(templates, request, caps=caps, reasoning=analysis.reasoning, now=now)
+    gen = generate_params(analysis, GenerationParams(
         tools=list(applied.tools) if applied.tools else None,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,

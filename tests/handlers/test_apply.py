@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from dataclasses import replace
+
 import pytest
 
 from explorer.apply import (
@@ -17,9 +19,11 @@ from explorer.apply import (
     standard_request,
     supports_enable_thinking,
 )
+from explorer.analysis.model import Reasoning, ReasoningMode
+from explorer.caps import Caps
 from explorer.errors import RequestError
 
-ALL_CAPS = {
+ALL_CAPS = Caps(**{
     "supports_tools": True,
     "supports_tool_calls": True,
     "supports_system_role": True,
@@ -29,7 +33,7 @@ ALL_CAPS = {
     "supports_string_content": True,
     "supports_typed_content": False,
     "supports_object_arguments": True,
-}
+})
 
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -114,7 +118,7 @@ def test_workarounds_in_llama_cpp_order():
     # developer -> system happens before the system merge, so a developer message is
     # merged into the next one when the template has no system role
     tmpl = "{% for m in messages %}[{{ m.role }}:{{ m.content }}]{% endfor %}"
-    caps = dict(ALL_CAPS, supports_system_role=False)
+    caps = replace(ALL_CAPS, supports_system_role=False)
     r = req(messages=({"role": "developer", "content": "D"}, {"role": "user", "content": "U"}))
     a = apply_request(tmpl, r, caps=caps)
     assert a.prompt == "[user:D\nU]"
@@ -133,7 +137,7 @@ def test_object_arguments_reach_the_template_as_objects():
     r = req(messages=({"role": "user", "content": "U"}, {"role": "assistant", "tool_calls": [call]}))
     assert apply_request(tmpl, r, caps=ALL_CAPS).prompt == "Paris"
     # without the capability the arguments stay a string
-    caps = dict(ALL_CAPS, supports_object_arguments=False)
+    caps = replace(ALL_CAPS, supports_object_arguments=False)
     tmpl2 = "{% for m in messages %}{% for c in m.tool_calls or [] %}{{ c.function.arguments }}{% endfor %}{% endfor %}"
     assert apply_request(tmpl2, r, caps=caps).prompt == '{"city": "Paris"}'
 
@@ -297,7 +301,7 @@ def test_continuation_autoparser_reopens_reasoning():
     # generate_parser: cut the generation prompt at reasoning.start, re-open, add content
     a = apply_request(
         CHATML, req(messages=CONV, continue_final_message="auto"), caps=ALL_CAPS,
-        reasoning={"mode": "TAG_BASED", "start": "<think>\n", "end": "</think>\n"},
+        reasoning=Reasoning(ReasoningMode.TAG_BASED, "<think>\n", "</think>\n"),
     )
     assert a.continuation == "content"  # auto with content -> content
     assert a.generation_prompt == "<|im_start|>assistant\n<think>\nSome thought</think>\nPartial answer"
@@ -309,7 +313,7 @@ def test_continuation_auto_with_only_reasoning_is_reasoning():
     conv = (CONV[0], {"role": "assistant", "content": "", "reasoning_content": "thinking so far"})
     a = apply_request(
         CHATML, req(messages=conv, continue_final_message="auto"), caps=ALL_CAPS,
-        reasoning={"mode": "TAG_BASED", "start": "<think>", "end": "</think>"},
+        reasoning=Reasoning(ReasoningMode.TAG_BASED, "<think>", "</think>"),
     )
     assert a.continuation == "reasoning"
     assert a.generation_prompt == "<|im_start|>assistant\n<think>thinking so far"
@@ -318,7 +322,7 @@ def test_continuation_auto_with_only_reasoning_is_reasoning():
 def test_continuation_without_reasoning_markers_appends_content():
     a = apply_request(
         CHATML, req(messages=CONV, continue_final_message="content"), caps=ALL_CAPS,
-        reasoning={"mode": "NONE"},
+        reasoning=Reasoning(ReasoningMode.NONE),
     )
     assert a.generation_prompt == "<|im_start|>assistant\n<think>\nPartial answer"
 
@@ -383,7 +387,7 @@ def test_template_errors_on_the_autoparser_route_read_as_generation_failures():
 def test_parser_generation_prompt_is_the_one_before_continuation():
     # generate_parser keeps parser_generation_prompt = data.generation_prompt before the
     # continuation rewrites it
-    reasoning = {"mode": "TAG_BASED", "start": "<think>\n", "end": "</think>\n"}
+    reasoning = Reasoning(ReasoningMode.TAG_BASED, "<think>\n", "</think>\n")
     a = apply_request(CHATML, req(messages=CONV, continue_final_message="content"), caps=ALL_CAPS,
                       reasoning=reasoning)
     assert a.parser_generation_prompt == "<|im_start|>assistant\n<think>\n"

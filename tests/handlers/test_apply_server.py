@@ -11,10 +11,11 @@ import json
 import pytest
 from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
+from explorer.caps import Caps
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
 from explorer.errors import RequestError
 
-CAPS = {"supports_parallel_tool_calls": True}
+CAPS = Caps(supports_parallel_tool_calls=True)
 HELLO = [{"role": "user", "content": "Hello"}]
 TOOL = {"type": "function", "function": {"name": "f", "parameters": {}}}
 
@@ -29,7 +30,7 @@ def test_defaults():
     assert (r.reasoning_format, r.enable_thinking, r.continue_final_message) == ("deepseek", True, "none")
     assert r.tools is None and r.json_schema is None
     # parallel_tool_calls defaults to the template's capability
-    no_parallel = request_from_body({"messages": HELLO}, caps={"supports_parallel_tool_calls": False},
+    no_parallel = request_from_body({"messages": HELLO}, caps=Caps(supports_parallel_tool_calls=False),
                                     enable_thinking=False)
     assert no_parallel.parallel_tool_calls is False
 
@@ -139,7 +140,7 @@ def test_parse_lines_are_llama_server_requests():
             if line["chat_template_kwargs"]:
                 body["chat_template_kwargs"] = line["chat_template_kwargs"]
             r = request_from_body(
-                body, caps=d["caps"],
+                body, caps=Caps.coerce(d["caps"]),
                 enable_thinking=server_enable_thinking(ServerOptions(), d["template_supports_enable_thinking"]),
             )
             total += 1

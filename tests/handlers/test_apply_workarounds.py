@@ -10,6 +10,7 @@ import copy
 
 import pytest
 
+from explorer.caps import Caps
 from explorer.apply import (
     convert_tool_responses_gemma4,
     func_args_not_string,
@@ -278,9 +279,9 @@ def test_typed_parts_kept_unless_media():
 
 def test_normalizer_follows_caps():
     typed = [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
-    string_only = {"supports_string_content": True, "supports_typed_content": False}
-    typed_only = {"supports_string_content": False, "supports_typed_content": True}
-    both = {"supports_string_content": True, "supports_typed_content": True}
+    string_only = Caps(supports_string_content=True, supports_typed_content=False)
+    typed_only = Caps(supports_string_content=False, supports_typed_content=True)
+    both = Caps(supports_string_content=True, supports_typed_content=True)
     assert normalize_content(typed, string_only)[0]["content"] == "a\nb"
     assert normalize_content([{"role": "u", "content": "x"}], typed_only)[0]["content"] == [
         {"type": "text", "text": "x"}

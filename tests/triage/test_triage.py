@@ -402,7 +402,7 @@ def _unanchored_params(additional_stops: tuple[str, ...] = ()):
             p.tag("tool-close", p.literal("</call>"))])))),
     ]))
     return ChatParams(handler="test", why="", format="peg-native", prompt="", generation_prompt="", grammar="",
-                      grammar_lazy=False, grammar_triggers=(), preserved_tokens=(), parser=arena.dumps(),
+                      grammar_lazy=False, grammar_triggers=(), preserved_tokens=(), arena=arena,
                       additional_stops=additional_stops, supports_thinking=False, thinking_start_tag="",
                       thinking_end_tags=())
 
