@@ -82,14 +82,12 @@ _CONTENT_ONLY = content_only_arena()
 def mismatch_error(fmt: str, text: str, result: ParseResult) -> OutputParseError:
     """llama.cpp's exception for output the parser rejects, located where parsing stopped."""
     msg = f"The model produced output that does not match the expected {fmt} format"
-    err = OutputParseError(msg, Location(offset=byte_offset(text, result.end)))
-    err.cpp_type = CPP_EXCEPTION_TYPE  # type: ignore[attr-defined]
-    return err
+    return OutputParseError(msg, Location(offset=byte_offset(text, result.end)), cpp_type=CPP_EXCEPTION_TYPE)
 
 
 def exception_json(err: OutputParseError) -> dict[str, str]:
     """The oracle's ``exception`` shape: the C++ type and message."""
-    return {"type": getattr(err, "cpp_type", CPP_EXCEPTION_TYPE), "message": err.message}
+    return {"type": err.cpp_type, "message": err.message}
 
 
 def analyse_output(arena: Arena | None, text: str, *, generation_prompt: str = "",

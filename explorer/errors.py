@@ -9,6 +9,10 @@ located message instead of a traceback.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.probes import Probe
 
 
 @dataclass(frozen=True)
@@ -35,9 +39,14 @@ class Location:
 
 
 class ExplorerError(Exception):
-    """Base of every error the explorer raises on bad input."""
+    """Base of every error the explorer raises on bad input.
+
+    ``message`` says what was expected and what was found; ``location`` where.
+    """
 
     kind = "error"
+    message: str
+    location: Location | None
 
     def __init__(self, message: str, location: Location | None = None) -> None:
         self.message = message
@@ -115,9 +124,18 @@ class SandboxViolation(TemplateError):
 
 
 class AnalysisError(ExplorerError):
-    """The differential analysis could not run (not for silent probe failures)."""
+    """The differential analysis could not run (not for silent probe failures).
+
+    ``probes``: the trace of every probe up to the throw (llama.cpp throws out of
+    ``analyze_template``; the explorer keeps what it saw on the way).
+    """
 
     kind = "analysis"
+    probes: tuple[Probe, ...]
+
+    def __init__(self, message: str, location: Location | None = None, probes: tuple[Probe, ...] = ()) -> None:
+        super().__init__(message, location)
+        self.probes = probes
 
 
 class PegError(ExplorerError):
@@ -127,9 +145,19 @@ class PegError(ExplorerError):
 
 
 class OutputParseError(ExplorerError):
-    """Model output does not match the expected format (llama.cpp's runtime_error)."""
+    """Model output does not match the expected format (llama.cpp's runtime_error).
+
+    ``cpp_type``: the C++ exception type llama.cpp throws for it (the oracle's
+    ``exception.type``).
+    """
 
     kind = "output"
+    cpp_type: str
+
+    def __init__(self, message: str, location: Location | None = None,
+                 cpp_type: str = "std::runtime_error") -> None:
+        super().__init__(message, location)
+        self.cpp_type = cpp_type
 
 
 class GrammarError(ExplorerError):

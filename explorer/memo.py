@@ -48,6 +48,13 @@ class Memo(Generic[V]):
                 self._values.popitem(last=False)
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value held for ``key`` (None when there is none or its time is up), without
+        making it or counting as a use."""
+        with self._lock:
+            held = self._values.get(key)
+        return held[0] if held is not None and held[1] > time.monotonic() else None
+
     def clear(self) -> None:
         with self._lock:
             self._values.clear()

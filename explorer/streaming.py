@@ -57,9 +57,7 @@ class MessageDiff:
 
 
 def _diff_error(message: str) -> OutputParseError:
-    err = OutputParseError(message)
-    err.cpp_type = "std::runtime_error"  # type: ignore[attr-defined]
-    return err
+    return OutputParseError(message, cpp_type="std::runtime_error")
 
 
 def string_diff(last: str, current: str) -> str:

@@ -101,7 +101,7 @@ def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = 
         detect_user_start(d)
     except AnalysisError as exc:
         # llama.cpp throws out of analyze_template here; keep the trace up to the throw.
-        exc.probes = session.probes()  # type: ignore[attr-defined]
+        exc.probes = session.probes()
         raise
     collect_preserved_tokens(d)
     d.decode()

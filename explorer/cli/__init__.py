@@ -2,29 +2,21 @@
 
 Input: argv. Output: JSON or text on stdout; errors on stderr with exit code 1.
 Each command lives in its own module in this package and registers a subparser through
-``add_parser(subparsers)`` and a ``run(args) -> int`` function.
+``add_parser(subparsers)`` and a ``run(args) -> int`` function; ``COMMANDS`` lists them
+in the order they appear in --help.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
+from explorer.cli import analyze, apply, caps, grammar, parse, render, roundtrip, why
 from explorer.errors import ExplorerError
 
-# Module names under explorer.cli, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = (
-    "caps",
-    "render",
-    "analyze",
-    "apply",
-    "parse",
-    "grammar",
-    "roundtrip",
-    "why",
-)
+COMMANDS: tuple[ModuleType, ...] = (caps, render, analyze, apply, parse, grammar, roundtrip, why)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,13 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Explore how llama.cpp's autoparser reads a chat template.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"explorer.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"explorer.cli.{name}":
-                continue  # command not built yet
-            raise
+    for module in COMMANDS:
         module.add_parser(subparsers)
     return parser
 

@@ -13,10 +13,11 @@ import argparse
 import json
 from typing import Any
 
-from explorer.analysis import analyze_template, template_caps
+from explorer.apply import standard_request
+from explorer.apply.prompt import AppliedPrompt
 from explorer.cli import inputs
 from explorer.errors import AnalysisError, ExplorerError
-from explorer.render import compile_template
+from explorer.session import TemplateSession
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,75 +30,47 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def llama_source(text: str) -> str:
-    """The text llama.cpp compiles: its init-time source patches applied."""
+def analysis_report(session: TemplateSession, *, trace: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {"caps": session.caps.to_json(),
+                           "routed": {"handler": session.handler, "specialized": session.routing.specialized}}
     try:
-        from explorer.routing import patch_source
-    except ImportError:
-        return text
-    return patch_source(text)
-
-
-def analysis_report(text: str, *, trace: bool = True) -> dict[str, Any]:
-    tmpl = compile_template(llama_source(text))
-    caps = template_caps(tmpl)
-    out: dict[str, Any] = {"caps": caps.to_json()}
-    routed = _routed(text, caps)
-    if routed is not None:
-        out["routed"] = routed
-    try:
-        analysis = analyze_template(tmpl, caps, trace=trace)
+        analysis = session.analysis
     except AnalysisError as exc:  # the reference throws too: the oracle's null + exception
         out["autoparser"] = None
         out["autoparser_exception"] = str(exc)
         if trace:
-            out["probes"] = [p.to_json() for p in getattr(exc, "probes", ())]
+            out["probes"] = [p.to_json() for p in exc.probes]
         return out
     out["autoparser"] = analysis.to_oracle_json()
-    applied, errors = _generation_prompts(text, caps)
-    if applied is not None:
-        out["generation_prompt"] = {key: a.generation_prompt if a else None for key, a in applied.items()}
-        if errors:
-            out["generation_prompt_exception"] = errors
+    applied, errors = _generation_prompts(session)
+    out["generation_prompt"] = {key: a.generation_prompt if a else None for key, a in applied.items()}
+    if errors:
+        out["generation_prompt_exception"] = errors
     out["provenance"] = analysis.provenance_json()
     out["workarounds"] = list(analysis.workarounds_applied)
     out["failures"] = [f.to_json() for f in analysis.failures]
     if trace:
         out["probes"] = [p.to_json() for p in analysis.probes]
-        if applied is not None:
-            out["probes"] += [_generation_prompt_probe(key, a) for key, a in applied.items() if a]
+        out["probes"] += [_generation_prompt_probe(key, a) for key, a in applied.items() if a]
     return out
 
 
-def _routed(text: str, caps: Any) -> dict[str, Any] | None:
-    try:
-        from explorer.routing import route
-    except ImportError:
-        return None
-    routing = route(text, caps)
-    return {"handler": routing.handler, "specialized": routing.specialized}
-
-
-def _generation_prompts(text: str, caps: Any) -> tuple[dict[str, Any] | None, dict[str, str]]:
+def _generation_prompts(session: TemplateSession) -> tuple[dict[str, AppliedPrompt | None], dict[str, str]]:
     """chat.cpp's apply path for the oracle's standard request; a throw is reported as
     the oracle reports it (per thinking setting), not as a failure of the analysis."""
-    try:
-        from explorer.apply import apply_request, standard_request
-    except ImportError:
-        return None, {}
-    applied: dict[str, Any] = {}
+    applied: dict[str, AppliedPrompt | None] = {}
     errors: dict[str, str] = {}
     for flag in (False, True):
         key = f"thinking_{str(flag).lower()}"
         try:
-            applied[key] = apply_request(text, standard_request(flag), caps=caps)
+            applied[key] = session.applied(standard_request(flag))
         except ExplorerError as exc:
             applied[key] = None
             errors[key] = str(exc)
     return applied, errors
 
 
-def _generation_prompt_probe(key: str, applied: Any) -> dict[str, Any]:
+def _generation_prompt_probe(key: str, applied: AppliedPrompt) -> dict[str, Any]:
     """The generation-prompt comparison (add_generation_prompt false vs true) as a probe."""
     thinking = key == "thinking_true"
     without = applied.prompt_without_generation
@@ -126,7 +99,7 @@ def _generation_prompt_probe(key: str, applied: Any) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = analysis_report(inputs.template_text(args.template), trace=not args.no_trace)
+    report = analysis_report(inputs.open_template(args.template)[0], trace=not args.no_trace)
     indent = None if args.compact else 2
     print(json.dumps(report, indent=indent, ensure_ascii=False))
     return 0

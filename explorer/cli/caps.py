@@ -10,9 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from explorer.caps import detect_caps_trace
-from explorer.cli.inputs import add_template_argument, template_text
-from explorer.render import compile_template
+from explorer.cli.inputs import add_template_argument, open_template
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -25,9 +23,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    caps, trace = detect_caps_trace(compile_template(template_text(args.template)))
-    out: dict[str, Any] = caps.to_json()
+    session, _source = open_template(args.template)
+    out: dict[str, Any] = session.caps.to_json()
     if args.trace:
-        out = {"caps": out, "probes": [p.__dict__ for p in trace]}
+        out = {"caps": out, "probes": [p.__dict__ for p in session.caps_trace]}
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0

@@ -9,7 +9,6 @@ outputs through the grammar (llguidance) instead: one verdict per file, exit cod
 any is rejected. The parser is the one llama.cpp builds on the template's route: the
 autoparser's, or a specialized handler's.
 
-The pipeline (``explorer.handlers.apply_template``) is imported only when the command runs.
 """
 
 from __future__ import annotations
@@ -21,8 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.cli.inputs import add_template_argument, parse_bool, read_json, template_text
-from explorer.errors import SourceError
+from explorer.apply import GET_WEATHER_TOOL
+from explorer.cli.inputs import add_template_argument, open_template, parse_bool, read_json
+from explorer.errors import GrammarError, SourceError
+from explorer.grammar.check import check_grammar
+from explorer.session import TemplateSession
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -51,9 +53,7 @@ def load_tools(args: argparse.Namespace) -> list[dict[str, Any]] | None:
     if args.no_tools:
         return None
     if not args.tools:
-        from explorer.apply import GET_WEATHER_TOOL  # the oracle's tool
-
-        return [copy.deepcopy(GET_WEATHER_TOOL)]
+        return [copy.deepcopy(GET_WEATHER_TOOL)]  # the oracle's tool
     data = read_json(args.tools, "tools")
     if isinstance(data, dict) and "tools" in data:
         data = data["tools"]
@@ -67,26 +67,18 @@ APPLY_KEYS = ("generation_prompt", "grammar", "grammar_lazy", "grammar_triggers"
               "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags")
 
 
-def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    """Route, analyse, apply and generate (``explorer.handlers.apply_template``, one user
-    message); returns the apply keys and the routed handler."""
-    from explorer.apply import Request
-    from explorer.handlers import apply_template
-
+def generate_for_template(session: TemplateSession, args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """Route, analyse, apply and generate (one user message); returns the apply keys and
+    the routed handler."""
     json_schema = read_json(args.json_schema, "JSON schema") if args.json_schema else None
-    tools = load_tools(args)
-    params = apply_template(text, Request(
-        messages=({"role": "user", "content": "Hello"},), tools=tuple(tools) if tools is not None else None,
-        tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls, enable_thinking=args.thinking,
-        reasoning_format=args.reasoning_format, json_schema=json_schema))
+    params = session.params(session.request(
+        tools=load_tools(args), tool_choice=args.tool_choice, parallel_tool_calls=args.parallel_tool_calls,
+        enable_thinking=args.thinking, reasoning_format=args.reasoning_format, json_schema=json_schema))
     out = params.to_oracle_json()
     return {k: out[k] for k in APPLY_KEYS}, params.handler
 
 
 def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
-    from explorer.errors import GrammarError
-    from explorer.grammar.check import check_grammar
-
     if not out["grammar"]:
         raise GrammarError("--check needs a grammar, and this request has none")
     texts = []
@@ -104,7 +96,7 @@ def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    out, handler = generate_for_template(template_text(args.template), args)
+    out, handler = generate_for_template(open_template(args.template)[0], args)
     if handler != "autoparser":
         print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
     checks = _check(out, args.check) if args.check else None

@@ -1,10 +1,11 @@
 """What the CLI commands read: a TEMPLATE spec, JSON files, a messages file, switches.
 
 Input: a TEMPLATE spec (path, ``hf:owner/repo[@rev][#name]``, ``example:NAME`` or ``-``),
-a JSON file path (``-`` for stdin) or a switch's text. Output: the template text and its
-``TemplateSource``, the decoded JSON, (messages, tools), a tools list, a JSON object, a
-bool. Errors are ``SourceError``s naming the file or switch (``ArgumentTypeError`` for a
-switch argparse checks). Not a command: ``explorer.cli`` lists its command modules by name.
+a JSON file path (``-`` for stdin) or a switch's text. Output: the template's
+``TemplateSession`` and ``TemplateSource``, the decoded JSON, (messages, tools), a tools
+list, a JSON object, a bool, and the ``Request`` the request switches describe (with
+llama-server's defaults). Errors are ``SourceError``s naming the file or switch
+(``ArgumentTypeError`` for a switch argparse checks). Not a command.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from explorer.apply import Request
+from explorer.chat_output import decode_output_bytes
 from explorer.errors import SourceError
+from explorer.render import Dialect
+from explorer.session import TemplateSession, open_session
+from explorer.sources import resolve_spec
+from explorer.sources.model import TemplateSource
 
 TEMPLATE_HELP = "path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin"
 
@@ -34,10 +41,8 @@ def parse_bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
 
 
-def load_template_text(spec: str) -> tuple[str, Any]:
+def load_template_text(spec: str) -> tuple[str, TemplateSource]:
     """Template text and its ``TemplateSource``."""
-    from explorer.sources import resolve_spec
-
     source = resolve_spec(spec)
     return source.text, source
 
@@ -45,6 +50,22 @@ def load_template_text(spec: str) -> tuple[str, Any]:
 def template_text(spec: str) -> str:
     """Just the template text of a TEMPLATE spec."""
     return load_template_text(spec)[0]
+
+
+def open_template(spec: str, dialect: Dialect = "llama.cpp") -> tuple[TemplateSession, TemplateSource]:
+    """The session of a TEMPLATE spec, and where the template came from."""
+    source = resolve_spec(spec)
+    return open_session(source.text, dialect), source
+
+
+def read_output(path: str) -> str:
+    """Model output as the engine sees it (``-``: stdin; undecodable bytes sanitized as
+    llama.cpp does)."""
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise SourceError(f"cannot read the output file {path}: {exc.strerror}") from None
+    return decode_output_bytes(data)
 
 
 def read_json(path: str, what: str) -> Any:
@@ -88,3 +109,51 @@ def kwargs_object(text: str) -> dict[str, Any]:
     if not isinstance(kwargs, dict):
         raise SourceError("--kwargs must be a JSON object")
     return kwargs
+
+
+def add_request_arguments(p: argparse.ArgumentParser, *, reasoning_format: bool = True) -> None:
+    """The request switches (``parse`` already has its own ``--reasoning-format``)."""
+    p.add_argument("--messages", metavar="FILE",
+                   help="JSON list of messages, or an object with 'messages' (and 'tools'); "
+                        'default [{"role": "user", "content": "Hello"}]')
+    p.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI format)")
+    p.add_argument("--thinking", choices=("true", "false"), default=None,
+                   help="enable_thinking (default: whether the template supports it, as llama-server)")
+    p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
+    p.add_argument("--parallel-tool-calls", choices=("true", "false"), default=None,
+                   help="default: the template's supports_parallel_tool_calls, as llama-server")
+    if reasoning_format:
+        p.add_argument("--reasoning-format", choices=("deepseek", "none", "auto", "deepseek-legacy"),
+                       default="deepseek")
+    p.add_argument("--json-schema", metavar="FILE", help="response format: a JSON schema file")
+    p.add_argument("--kwargs", metavar="JSON", default=None, help="chat_template_kwargs as a JSON object")
+    p.add_argument("--skip-chat-parsing", action="store_true",
+                   help="as llama-server's --skip-chat-parsing (force_pure_content): all output is content")
+
+
+def _messages_and_tools(args: argparse.Namespace) -> tuple[list[Any] | None, list[Any] | None]:
+    messages: list[Any] | None = None
+    tools = None
+    if getattr(args, "messages", None):
+        messages, tools = messages_and_tools(read_json(args.messages, "messages"), args.messages)
+    if getattr(args, "tools", None):
+        tools = read_tools(args.tools)
+    return messages, tools
+
+
+def _switch(value: str | None) -> bool | None:
+    return None if value is None else value == "true"
+
+
+def request_from_args(session: TemplateSession, args: argparse.Namespace) -> Request:
+    """The request llama-server would send for these switches (its defaults otherwise)."""
+    messages, tools = _messages_and_tools(args)
+    schema = read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None
+    return session.request(
+        messages=messages, tools=tools, tool_choice=getattr(args, "tool_choice", "auto"),
+        enable_thinking=_switch(getattr(args, "thinking", None)),
+        parallel_tool_calls=_switch(getattr(args, "parallel_tool_calls", None)),
+        reasoning_format=getattr(args, "reasoning_format", "deepseek"),
+        chat_template_kwargs=kwargs_object(args.kwargs) if getattr(args, "kwargs", None) else {},
+        json_schema=schema, force_pure_content=bool(getattr(args, "skip_chat_parsing", False)),
+    )

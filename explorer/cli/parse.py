@@ -22,13 +22,10 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from explorer.cli.apply import add_request_arguments, template_parser_settings
-from explorer.chat_output import (
-    DEFAULT_FORMAT, analyse_output, decode_output_bytes, exception_json, explain_mismatch,
-)
+from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
+from explorer.cli.inputs import add_request_arguments, open_template, read_output, request_from_args
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
@@ -97,12 +94,6 @@ def _read(path: str) -> str:
         return fh.read()
 
 
-def _read_output(path: str) -> str:
-    """Model output as the engine sees it (undecodable bytes sanitized as llama.cpp does)."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    return decode_output_bytes(data)
-
-
 def settings_from_parser_file(text: str) -> ParserSettings:
     """The arena and, when the file carries them, generation prompt and format."""
     try:
@@ -116,11 +107,15 @@ def settings_from_parser_file(text: str) -> ParserSettings:
     return ParserSettings(load_arena(text.strip()))
 
 
-def _settings(args: argparse.Namespace) -> ParserSettings:
+def parser_settings(args: argparse.Namespace) -> ParserSettings:
+    """The parser the switches name: a serialized one (``--parser``), or the one llama.cpp
+    builds for TEMPLATE and the request switches."""
     if args.parser:
         found = settings_from_parser_file(_read(args.parser))
     elif args.template:
-        found = template_parser_settings(args)
+        session, _source = open_template(args.template)
+        params = session.params(request_from_args(session, args))
+        found = ParserSettings(params.arena, params.generation_prompt, params.format)
     else:
         raise SourceError("expected --parser FILE (or a TEMPLATE)")
     return ParserSettings(
@@ -130,13 +125,13 @@ def _settings(args: argparse.Namespace) -> ParserSettings:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = parser_settings(args)
     if args.notation:
         print(settings.arena.notation() if settings.arena else "root = tag<content>(until()) $")
         return 0
     if not args.output_file:
         raise SourceError("expected --output-file F (the model output to parse)")
-    output = _read_output(args.output_file)
+    output = read_output(args.output_file)
     if args.stream:
         steps = []
         for step in stream(settings.arena, char_chunks(output),

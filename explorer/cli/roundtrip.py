@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-from explorer.cli.inputs import add_template_argument, parse_bool, template_text
+from explorer.cli.inputs import add_template_argument, open_template, parse_bool
 from explorer.render.jinja_compat import DIALECTS
+from explorer.roundtrip import RoundTripCase, RoundTripReport
+from explorer.ui_support.roundtrip_view import dialect_headline, dialect_summary
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _grammar_cell(case: Any, has_grammar: bool) -> str:
+def _grammar_cell(case: RoundTripCase, has_grammar: bool) -> str:
     if not has_grammar:
         return "no grammar"
     if not case.grammar:
@@ -50,7 +51,7 @@ def _grammar_cell(case: Any, has_grammar: bool) -> str:
     return "; ".join(parts)
 
 
-def format_table(report: Any) -> str:
+def format_table(report: RoundTripReport) -> str:
     rows = [("message", "equal", "trimmed", "what differs", "grammar")]
     for c in report.cases:
         if c.render_exception is not None:
@@ -78,10 +79,8 @@ def format_table(report: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from explorer.roundtrip import roundtrip_report
-
-    report = roundtrip_report(template_text(args.template), enable_thinking=args.thinking,
-                              grammar=not args.no_grammar, dialect=args.dialect)
+    session, _source = open_template(args.template)
+    report = session.roundtrip(args.thinking, grammar=not args.no_grammar, dialect=args.dialect)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -91,10 +90,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_versus(report: Any) -> str:
+def format_versus(report: RoundTripReport) -> str:
     """The transformers round trip set next to llama.cpp's: a summary, then one line per message."""
-    from explorer.ui_support.roundtrip_view import dialect_headline, dialect_summary
-
     lines = ["trained (transformers) vs llama.cpp:", dialect_summary(report)]
     lines += [f"note: {n}" for n in report.dialect_notes]
     lines += [dialect_headline(v) for v in report.versus]

@@ -11,11 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
-from explorer.cli.apply import add_request_arguments, request_from_args
-from explorer.cli.inputs import add_template_argument, template_text
+from explorer.cli.inputs import (
+    add_request_arguments, add_template_argument, open_template, read_output, request_from_args,
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -33,36 +32,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _read_output(path: str) -> str:
-    from explorer.chat_output import decode_output_bytes
-
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    return decode_output_bytes(data)
-
-
-def _analysis(text: str, handler: str) -> Any:
-    """The autoparser analysis the parser was built from (None for specialised handlers)."""
-    if handler != "autoparser":
-        return None
-    from explorer.analysis import template_analysis
-    from explorer.render import compile_template
-    from explorer.routing import patch_source
-
-    return template_analysis(compile_template(patch_source(text)))
-
-
 def run(args: argparse.Namespace) -> int:
-    from explorer.handlers.pipeline import apply_template
-    from explorer.triage import diagnose
-
-    text = template_text(args.template)
-    request = request_from_args(text, args)
-    params = apply_template(text, request)
-    output = _read_output(args.output_file)
-    diagnosis = diagnose(params, request, output, analysis=_analysis(text, params.handler), template=text,
-                         is_partial=args.partial)
+    session, _source = open_template(args.template)
+    request = request_from_args(session, args)
+    diagnosis = session.diagnose(read_output(args.output_file), request, partial=args.partial)
     if args.json:
         print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(f"route: {params.handler}\n" + diagnosis.to_text())
+        sys.stdout.write(f"route: {session.handler}\n" + diagnosis.to_text())
     return 0

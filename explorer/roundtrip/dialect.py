@@ -26,12 +26,9 @@ from explorer.apply.context import diff_suffix
 from explorer.errors import ExplorerError, TemplateError
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, render
 from explorer.roundtrip.compare import arguments_equal
-from explorer.roundtrip.report import (
-    USER, LlamaSetting, RoundTripCase, exception_json, render_end_marker, run_case,
-)
-
-DiffOp = tuple[int, str]  # diff-match-patch: -1 only llama.cpp's, 0 both, 1 only transformers'
-
+from explorer.comparison import DiffOp, char_diff
+from explorer.roundtrip.model import RoundTripCase, exception_json
+from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
 
 @dataclass(frozen=True)
 class TransformersSetting:
@@ -193,6 +190,4 @@ def compare_dialects(llama: RoundTripCase, transformers: RoundTripCase) -> Diale
     a, b = llama.raw_output_stripped, transformers.raw_output_stripped
     if a is None or b is None or a == b:
         return DialectComparison(llama, transformers)
-    from explorer.ui_support.diffs import char_diff
-
     return DialectComparison(llama, transformers, tuple(char_diff(a, b)))

@@ -15,7 +15,7 @@ from typing import Any
 
 from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.cut import WHITESPACE
-from explorer.roundtrip.report import RoundTripCase
+from explorer.roundtrip.model import RoundTripCase
 
 
 def _short(text: str, n: int = 60) -> str:

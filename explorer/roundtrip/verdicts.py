@@ -17,7 +17,10 @@ from typing import Any
 
 from explorer.errors import GrammarError
 from explorer.roundtrip.compare import expected_calls
-from explorer.roundtrip.report import GrammarVerdict, RoundTripCase
+from explorer.grammar.check import check_grammar
+from explorer.grammar.triggers import lazy_feed
+from explorer.roundtrip.gbnf_earley import recognize
+from explorer.roundtrip.model import GrammarVerdict, RoundTripCase
 
 
 def misspell(name: str) -> str:
@@ -77,8 +80,6 @@ def _without_stop_token(case: RoundTripCase, text: str, consumed: int) -> str | 
 
 def _char_level(params: Any, text: str, thinking: Any) -> bool | None:
     """The character-level recognizer's verdict on what the grammar is fed (None if it cannot run)."""
-    from explorer.grammar.triggers import lazy_feed
-    from explorer.roundtrip.gbnf_earley import recognize
 
     if params.grammar_lazy:
         feed = lazy_feed(text, _triggers(params) or [], generation_prompt=params.generation_prompt, thinking=thinking)
@@ -100,7 +101,6 @@ def _triggers(params: Any) -> list[dict[str, Any]] | None:
 def with_grammar_verdicts(cases: list[RoundTripCase], params: Any) -> list[RoundTripCase]:
     if not params.grammar:
         return cases
-    from explorer.grammar.check import check_grammar
 
     jobs: list[tuple[int, str, str, bool | None]] = []
     for i, case in enumerate(cases):

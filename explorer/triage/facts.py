@@ -12,11 +12,16 @@ parse is llama.cpp's partial parse. Checks are pure functions of it.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
-from explorer.chat_output import OutputParse, analyse_output
-from explorer.peg.arena import Arena, load_arena
+from explorer.analysis import TemplateAnalysis
+from explorer.apply import Request
+from explorer.errors import ExplorerError, OutputParseError
+from explorer.handlers.pipeline import ChatParams
+
+from explorer.chat_output import ChatMessage, OutputParse, ToolCall, analyse_output
+from explorer.peg.arena import Arena
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.textscan import JsonObject, json_objects
@@ -24,10 +29,10 @@ from explorer.triage.textscan import JsonObject, json_objects
 
 @dataclass(frozen=True)
 class Facts:
-    params: Any  # ChatParams
-    request: Any  # Request
+    params: ChatParams
+    request: Request
     output: str
-    analysis: Any  # TemplateAnalysis | None
+    analysis: TemplateAnalysis | None
     arena: Arena
     parse: OutputParse
     tool_names: tuple[str, ...]
@@ -40,7 +45,7 @@ class Facts:
     name_affixes: tuple[tuple[str, str], ...]
     content_stops: tuple[str, ...]
     objects: tuple[JsonObject, ...]
-    template: Any = None  # the chat template (text or compiled), when the caller has it
+    apply: Callable[[Request], ChatParams] | None = None  # the template's params for another request
     patterns: tuple[pt.TriggerPattern, ...] = ()  # regex grammar triggers (PATTERN / PATTERN_FULL)
     openings: tuple[pt.Opening, ...] = ()  # where they match: tool calls as the handler announces them
     is_partial: bool = False  # the caller's output may still grow (llama.cpp's partial parse)
@@ -49,17 +54,13 @@ class Facts:
     def flipped_generation_prompt(self) -> str | None:
         """The generation prompt with enable_thinking the other way (None without the
         template, or when that request cannot be applied): does thinking change it?"""
-        if self.template is None:
+        if self.apply is None:
             return None
-        from explorer.errors import ExplorerError
-        from explorer.handlers import apply_template
-
         flip = not self.request.enable_thinking
         kwargs = {k: (flip if k in ("enable_thinking", "thinking") else v)
                   for k, v in self.request.chat_template_kwargs.items()}
         try:
-            return apply_template(self.template, replace(self.request, enable_thinking=flip,
-                                                         chat_template_kwargs=kwargs)).generation_prompt
+            return self.apply(replace(self.request, enable_thinking=flip, chat_template_kwargs=kwargs)).generation_prompt
         except ExplorerError:
             return None
 
@@ -70,11 +71,11 @@ class Facts:
         return self.params.generation_prompt
 
     @property
-    def message(self) -> Any:
+    def message(self) -> ChatMessage | None:
         return self.parse.message
 
     @property
-    def error(self) -> Any:
+    def error(self) -> OutputParseError | None:
         return self.parse.error
 
     @property
@@ -93,7 +94,7 @@ class Facts:
         return max(0, min(len(self.output), self.parse.result.end - len(self.gp)))
 
     @property
-    def calls(self) -> tuple[Any, ...]:
+    def calls(self) -> tuple[ToolCall, ...]:
         return self.message.tool_calls if self.message is not None else ()
 
     def kept(self, text: str) -> bool:
@@ -137,11 +138,11 @@ class Facts:
         return tuple(o for o in self.objects if o.looks_like_call)
 
 
-def build_facts(params: Any, request: Any, output: str, analysis: Any = None, template: Any = None,
-                is_partial: bool = False) -> Facts:
+def build_facts(params: ChatParams, request: Request, output: str, analysis: TemplateAnalysis | None = None,
+                apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False) -> Facts:
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
-    arena = load_arena(params.parser)
+    arena = params.arena
     parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format,
                            is_partial=is_partial)
     patterns = pt.trigger_patterns(params)
@@ -157,7 +158,7 @@ def build_facts(params: Any, request: Any, output: str, analysis: Any = None, te
         name_affixes=mk.name_affixes(arena),
         content_stops=mk.content_stops(arena),
         objects=json_objects(output),
-        template=template,
+        apply=apply,
         patterns=patterns,
         openings=pt.openings(patterns, params.generation_prompt, output),
         is_partial=is_partial,

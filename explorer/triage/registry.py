@@ -8,8 +8,11 @@ function and one ``Check`` line in ``CHECKS``.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
+from explorer.analysis import TemplateAnalysis
+from explorer.apply import Request
+from explorer.handlers.pipeline import ChatParams
 from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
@@ -76,16 +79,18 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
     return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
 
 
-def diagnose(params: Any, request: Any, output: str, *, analysis: Any = None, template: Any = None,
-             is_partial: bool = False, checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
+def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
+             apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
+             checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
-    ``template`` (the chat template the params came from, optional): lets the reasoning
-    checks say whether the other enable_thinking setting would open reasoning.
+    ``apply`` (the template's params for another request, optional: a session's
+    ``params``): lets the reasoning checks say whether the other enable_thinking setting
+    would open reasoning.
     ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
     parse, and what is still being written is reported as in progress, not as a cause.
     """
-    facts = build_facts(params, request, output, analysis, template, is_partial=is_partial)
+    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial)
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=run_checks(facts, checks),
                      is_partial=is_partial)

@@ -8,7 +8,7 @@ display-only and these helpers are unit tested without a browser.
 
 Submodules: ``text`` (whitespace, highlighting), ``diffs`` (probe pairs, split tables,
 tinted parse spans), ``links`` (source requests, permalinks, bug reports), ``requests``
-(tools JSON, sample replies, fixture verdicts, comparisons), ``stages`` (optional stages).
+(tools JSON, fixture verdicts).
 """
 
 from explorer.ui_support.diffs import (
@@ -21,11 +21,8 @@ from explorer.ui_support.links import (
     compress_text,
     decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
 )
-from explorer.ui_support.requests import (
-    FieldChange, FixtureVerdict, compare_fields, continuation_after, end_marker_from_probes, fixture_verdict,
-    flatten_json, parse_tools_json, strip_end_marker,
-)
-from explorer.ui_support.stages import optional_module
+from explorer.comparison import FieldChange, compare_fields, flatten_json
+from explorer.ui_support.requests import FixtureVerdict, fixture_verdict, parse_tools_json
 from explorer.ui_support.text import (
     DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, mono_block,
     source_excerpt, visible_whitespace, visible_whitespace_html,
@@ -36,9 +33,9 @@ __all__ = [
     "RIGHT_BG", "RIGHT_STRONG", "SPAN_PALETTE", "WS_GLYPHS", "FieldChange", "FixtureVerdict", "GbnfLexer",
     "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
     "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text", "continuation_after",
-    "decode_permalink", "decompress_text", "encode_permalink", "end_marker_from_probes", "fixture_verdict",
+    "decode_permalink", "decompress_text", "encode_permalink", "fixture_verdict",
     "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",
-    "optional_module", "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",
-    "query_string", "source_excerpt", "spans_html", "split_html", "strip_end_marker", "visible_whitespace",
+    "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",
+    "query_string", "source_excerpt", "spans_html", "split_html", "visible_whitespace",
     "visible_whitespace_html",
 ]

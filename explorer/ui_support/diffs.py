@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from diff_match_patch import diff_match_patch
-
+from explorer.comparison import DiffOp, char_diff
 from explorer.ui_support.text import DIM, _html_visible, _trailing_space_mask
 
 
@@ -24,16 +23,6 @@ RIGHT_BG = "background:#dcf5dc"
 LEFT_STRONG = "background:#ff9d9d;font-weight:600"
 RIGHT_STRONG = "background:#86d986;font-weight:600"
 
-DiffOp = tuple[int, str]  # (-1 deleted from A, 0 equal, 1 inserted in B), text
-
-
-def char_diff(a: str, b: str) -> list[DiffOp]:
-    """Character-level diff of two strings (diff-match-patch, semantic cleanup, no timeout)."""
-    dmp = diff_match_patch()
-    dmp.Diff_Timeout = 0
-    ops = dmp.diff_main(a, b)
-    dmp.diff_cleanupSemantic(ops)
-    return [(int(op), str(chunk)) for op, chunk in ops]
 
 
 def common_prefix_len(a: str, b: str) -> int:

@@ -1,13 +1,11 @@
-"""What the Try-it, Fixtures and Compare pages feed the library, and how they judge it.
+"""What the Try-it and Fixtures pages feed the library, and how they judge it.
 
-Input: the user's tools JSON, renderings of a conversation, canitoolcall fixtures and
-parses, two analyses. Output: tools lists (or RequestError), model replies cut out of a
-rendering, fixture verdicts by canitoolcall's own checks, field-by-field comparisons.
+Input: the user's tools JSON, canitoolcall fixtures and parses. Output: tools lists (or
+RequestError), fixture verdicts by canitoolcall's own checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,81 +38,6 @@ def parse_tools_json(text: str) -> list[dict[str, Any]] | None:
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             raise RequestError(f"tools[{i}]: expected {{'type': 'function', 'function': {{'name': ...}}}}")
     return value
-
-
-def continuation_after(prompt: str, rendered: str) -> str | None:
-    """What a model would have generated: ``rendered`` after the next-turn ``prompt``.
-
-    None when the prompt is not a prefix of the rendered conversation (the template
-    renders history turns differently from the generation prompt).
-    """
-    if not rendered.startswith(prompt):
-        return None
-    return rendered[len(prompt):]
-
-
-def end_marker_from_probes(rendered_x: str, rendered_xy: str) -> str | None:
-    """The text a template appends after an assistant message.
-
-    ``rendered_x`` and ``rendered_xy`` render the same conversation ending in an assistant
-    message "X" and "XY". If the second is the first with "Y" inserted right after "X",
-    what follows that "X" is the end marker; otherwise None (ambiguous).
-    """
-    cut = rendered_x.rfind("X")
-    while cut >= 0:
-        head, tail = rendered_x[: cut + 1], rendered_x[cut + 1 :]
-        if rendered_xy == head + "Y" + tail:
-            return tail
-        cut = rendered_x.rfind("X", 0, cut)
-    return None
-
-
-def strip_end_marker(text: str, marker: str | None) -> str:
-    """Remove a trailing end marker: exactly, or (trimmed) before trailing whitespace."""
-    if not marker:
-        return text
-    if text.endswith(marker):
-        return text[: len(text) - len(marker)]
-    core = marker.strip()
-    body = text.rstrip()
-    if core and body.endswith(core):
-        return body[: len(body) - len(core)]
-    return text
-
-
-# --- comparing two templates -------------------------------------------------------------
-
-
-def flatten_json(value: Any, prefix: str = "") -> dict[str, Any]:
-    """Nested dicts as dotted keys (lists stay values), in the input's order."""
-    if not isinstance(value, Mapping):
-        return {prefix: value}
-    out: dict[str, Any] = {}
-    for key, inner in value.items():
-        name = f"{prefix}.{key}" if prefix else str(key)
-        if isinstance(inner, Mapping) and inner:
-            out.update(flatten_json(inner, name))
-        else:
-            out[name] = inner
-    return out
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    field: str
-    a: Any
-    b: Any
-
-    @property
-    def same(self) -> bool:
-        return self.a == self.b
-
-
-def compare_fields(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[FieldChange]:
-    """Field-by-field comparison of two nested JSON objects (keys of A first, then B's extra)."""
-    fa, fb = flatten_json(a), flatten_json(b)
-    keys = list(fa) + [k for k in fb if k not in fa]
-    return [FieldChange(k, fa.get(k), fb.get(k)) for k in keys]
 
 
 # --- conformance fixtures (canitoolcall) ---------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 
 from explorer.cli import main
 from explorer.cli.analyze import analysis_report
+from explorer.session import open_session
 from oracle_data import load_oracle_analysis, load_oracle_template, requires_oracle
 from cases import TAGGED
 
@@ -68,7 +69,7 @@ ORACLE_SAMPLE = (
 @pytest.mark.parametrize("name", ORACLE_SAMPLE)
 def test_report_sections_equal_the_oracle(name):
     oracle = load_oracle_analysis(name)
-    report = analysis_report(load_oracle_template(name), trace=False)
+    report = analysis_report(open_session(load_oracle_template(name)), trace=False)
     assert report["caps"] == oracle["caps"]
     assert report["routed"]["handler"] == oracle["routed"]["handler"]
     assert report["autoparser"] == oracle["autoparser"]

@@ -89,6 +89,7 @@ def test_end_to_end_matches_the_oracle_for_every_template() -> None:
     """Routing + analysis (explorer.analysis) + generation prompt (explorer.apply) +
     generator (autoparser or specialized handler), for all 70 templates x 2."""
     from explorer.cli.grammar import generate_for_template
+    from explorer.session import open_session
 
     total, mismatches = 0, []
     for path in sorted((ORACLE / "analysis").glob("*.json")):
@@ -101,7 +102,7 @@ def test_end_to_end_matches_the_oracle_for_every_template() -> None:
             args = argparse.Namespace(no_tools=False, tools=None, json_schema=None, tool_choice="auto",
                                       parallel_tool_calls=True, thinking=key == "thinking_true",
                                       reasoning_format="deepseek")
-            out, handler = generate_for_template(text, args)
+            out, handler = generate_for_template(open_session(text), args)
             assert handler == data["routed"]["handler"]
             mismatches += [f"{path.stem}/{key}/{k}" for k, v in out.items() if v != applied[k]]
     print(f"end to end: {total - len({m.rsplit('/', 1)[0] for m in mismatches})}/{total}; first: {mismatches[:5]}")

@@ -347,12 +347,13 @@ def test_cli_apply_prints_the_chat_params(tmp_path, capsys) -> None:
 def test_cli_parse_hook_builds_parser_settings(tmp_path) -> None:
     import argparse
 
-    from explorer.cli.apply import template_parser_settings
+    from explorer.cli.parse import parser_settings
 
     template = tmp_path / "gemma.jinja"
     template.write_text(GEMMA_CURRENT, encoding="utf-8")
-    args = argparse.Namespace(template=str(template), thinking="false")
-    settings = template_parser_settings(args)
+    args = argparse.Namespace(template=str(template), thinking="false", parser=None, generation_prompt=None,
+                              format=None)
+    settings = parser_settings(args)
     assert settings.format == "peg-gemma4" and settings.generation_prompt == "<|turn>model\n"
     msg = parse_output(settings.arena, "<|channel>thought\nx<channel|>Hi", generation_prompt=settings.generation_prompt,
                        format=settings.format)

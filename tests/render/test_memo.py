@@ -16,6 +16,7 @@ import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
 import explorer.cli as cli
 import explorer.memo as memo_module
+import explorer.session as session_module
 from explorer.memo import Memo
 from explorer.render import RenderLimits, compile_template
 from oracle_data import HOSTILE_DIR
@@ -70,7 +71,9 @@ def _count_detections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(tmpl.sha256)
         return real(tmpl, **kwargs)
 
+    # the library's own memo and the template session each hold a reference
     monkeypatch.setattr(caps_module, "detect_caps_trace", counting)
+    monkeypatch.setattr(session_module, "detect_caps_trace", counting)
     return calls
 
 
@@ -114,6 +117,7 @@ def test_parse_from_a_runaway_template_probes_its_capabilities_once(
         return real_analyze(tmpl, *args, **kwargs)
 
     monkeypatch.setattr(analysis_module, "analyze_template", counting_analyze)
+    monkeypatch.setattr(session_module, "analyze_template", counting_analyze)
     template = tmp_path / "runaway.jinja"
     template.write_text((HOSTILE / "nested_ranges.jinja").read_text(encoding="utf-8") + "{# memo: parse #}")
     output = tmp_path / "out.txt"

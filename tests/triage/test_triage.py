@@ -286,7 +286,7 @@ def test_reasoning_end_without_start_says_which_thinking_setting_opens_it():
     req = request(enable_thinking=False)
     params = apply_template(THINK_OPT, req)
     assert params.generation_prompt == "<|assistant|>"
-    d = diagnose(params, req, "x</think>answer", template=THINK_OPT)
+    d = diagnose(params, req, "x</think>answer", apply=lambda r: apply_template(THINK_OPT, r))
     f = only(d, "reasoning-end-without-start")
     # the template writes <think> into the generation prompt only when enable_thinking is true
     assert "send enable_thinking true" in f.fix_hint and '"<think>"' in f.fix_hint
@@ -295,7 +295,7 @@ def test_reasoning_end_without_start_says_which_thinking_setting_opens_it():
     f = only(d, "reasoning-end-without-start")
     assert "Request side" in f.fix_hint  # without the template, both sides are suggested
     req = request()
-    d = diagnose(apply_template(CHATML, req), req, "x</think>\nThe answer.", template=CHATML)
+    d = diagnose(apply_template(CHATML, req), req, "x</think>\nThe answer.", apply=lambda r: apply_template(CHATML, r))
     assert "does not make this template's generation prompt open reasoning" in only(d, "reasoning-end-without-start").fix_hint
 
 

@@ -1,0 +1,119 @@
+"""Running one message through the round trip, as llama.cpp's oracle harness does.
+
+Input: how the conversations are rendered (``LlamaSetting``: the template pair, tools,
+caps and thinking setting; or any object with ``render``), the next-turn chat params and
+one assistant message. Output: a ``RoundTripCase``: the rendering R (with the Mistral id
+retry), the reply cut out of it, its end of turn removed, llama.cpp's parse and the
+comparison with the message.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from explorer.apply import AppliedPrompt, Request, apply_request
+from explorer.apply.templates import ChatTemplates
+from explorer.caps import Caps
+from explorer.chat_output import exception_json as parse_exception_json
+from explorer.errors import ExplorerError, OutputParseError
+from explorer.handlers.pipeline import ChatParams
+from explorer.roundtrip.compare import compare
+from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
+from explorer.roundtrip.model import RoundTripCase, exception_json
+
+USER = {"role": "user", "content": "Hello"}
+RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
+
+
+class Renders(Protocol):
+    """Whatever renders ``[user, *messages]`` without a generation prompt."""
+
+    def render(self, *messages: dict[str, Any]) -> str: ...
+
+
+@dataclass(frozen=True)
+class LlamaSetting:
+    """How llama.cpp renders the round trip's conversations (chat.cpp's apply path)."""
+
+    templates: ChatTemplates
+    tools: tuple[dict[str, Any], ...]
+    caps: Caps
+    enable_thinking: bool
+
+    def request(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> Request:
+        flag = self.enable_thinking
+        return Request(messages=messages, tools=self.tools, tool_choice="auto",
+                       parallel_tool_calls=bool(self.caps.supports_parallel_tool_calls),
+                       enable_thinking=flag, reasoning_format="deepseek",
+                       chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
+                       add_generation_prompt=add_generation_prompt)
+
+    def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
+        """``messages`` after a user turn, through the whole apply path (messages and prompt)."""
+        return apply_request(self.templates, self.request((USER, *messages), add_generation_prompt), caps=self.caps)
+
+    def render(self, *messages: dict) -> str:
+        return self.applied(messages, False).prompt
+
+
+def _with_retry_ids(message: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(message)
+    for call, new_id in zip(out.get("tool_calls") or [], RETRY_IDS):
+        call["id"] = new_id
+    return out
+
+
+def _render_case(setting: Renders, message: dict[str, Any]
+                 ) -> tuple[dict, str | None, dict | None, dict | None, bool | None]:
+    """(message used, R, render_exception, render_exception_first, ids rewritten)."""
+    try:
+        return message, setting.render(message), None, None, None
+    except ExplorerError as exc:
+        first = exception_json(exc)
+    if not message.get("tool_calls"):
+        return message, None, first, None, None
+    # Mistral templates accept only nine-character alphanumeric ids: the harness retries once.
+    retried = _with_retry_ids(message)
+    try:
+        return retried, setting.render(retried), None, first, True
+    except ExplorerError:
+        return message, None, first, None, None
+
+
+def render_end_marker(setting: Renders) -> tuple[EndMarker | None, dict | None]:
+    try:
+        one = setting.render({"role": "assistant", "content": "X"})
+        two = setting.render({"role": "assistant", "content": "XY"})
+    except ExplorerError as exc:
+        return None, exception_json(exc)
+    return probe_end_marker(one, two), None
+
+
+def _parse(params: ChatParams, text: str) -> tuple[dict | None, dict | None]:
+    try:
+        return params.parse(text).to_oracle_json(), None
+    except OutputParseError as exc:
+        return None, parse_exception_json(exc)
+    except ExplorerError as exc:
+        return None, exception_json(exc)
+
+
+def run_case(setting: Renders, params: ChatParams, marker: tuple[EndMarker | None, dict | None],
+             message_id: str, message: dict[str, Any], next_turn: tuple[str, str] | None = None) -> RoundTripCase:
+    """One message: render with ``setting``, cut with ``next_turn`` (P, G; default the
+    request's own), strip, parse with ``params`` (llama.cpp's parser), compare."""
+    prompt, gen = next_turn if next_turn is not None else (params.prompt, params.generation_prompt)
+    used, rendering, exc, first, rewritten = _render_case(setting, message)
+    base = dict(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
+                generation_prompt=gen, render_exception=exc,
+                render_exception_first=first, tool_call_ids_rewritten=rewritten,
+                end_marker=marker[0], end_marker_exception=marker[1])
+    if rendering is None:
+        return RoundTripCase(**base)
+    cut = cut_reply(rendering, prompt, gen)
+    strip = strip_end(cut.raw_output, marker[0].marker if marker[0] else None, tuple(params.additional_stops))
+    result, parse_exc = _parse(params, strip.text)
+    return RoundTripCase(**base, cut=cut, strip=strip, result=result, exception=parse_exc,
+                         comparison=compare(used, result))
