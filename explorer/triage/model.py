@@ -22,13 +22,77 @@ if TYPE_CHECKING:
 Severity = Literal["cause", "warning", "info"]
 SEVERITIES: tuple[str, ...] = ("cause", "warning", "info")
 
+# Where the fix belongs: the model or its prompt, the request (tools, tool_choice, kwargs),
+# the chat template, or llama.cpp itself (a parser limitation or bug).
+FixWhere = Literal["model", "request", "template", "llama.cpp"]
+FIX_WHERE: tuple[str, ...] = ("model", "request", "template", "llama.cpp")
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place in the model output, in every coordinate a user meets.
+
+    ``char``/``end``: code points into the output alone (what the triage's spans count).
+    ``llama_offset``: bytes into the generation prompt + the output, what llama.cpp's
+    parser counts (``result.end`` at 0c1e5709) and what the explorer's parse error prints.
+    ``pos``: bytes into the output alone, older llama-server builds' "Failed to parse
+    input at pos N". ``line``/``column``: 1-based, in the output, columns in characters.
+    """
+
+    char: int
+    end: int
+    llama_offset: int
+    pos: int
+    line: int
+    column: int
+
+    @classmethod
+    def of(cls, output: str, generation_prompt: str, start: int, end: int | None = None) -> Place:
+        start = max(0, min(start, len(output)))
+        stop = start if end is None else max(start, min(end, len(output)))
+        pos = len(output[:start].encode("utf-8", "surrogatepass"))
+        gp_bytes = len(generation_prompt.encode("utf-8", "surrogatepass"))
+        line = output.count("\n", 0, start) + 1
+        column = start - (output.rfind("\n", 0, start) + 1) + 1
+        return cls(start, stop, gp_bytes + pos, pos, line, column)
+
+    def describe(self) -> str:
+        return (f"output character {self.char} (line {self.line}, column {self.column}); llama.cpp offset "
+                f"{self.llama_offset} (generation prompt + output, bytes); older builds' pos {self.pos}")
+
+    def to_json(self) -> dict[str, int]:
+        return {"char": self.char, "end": self.end, "llama_offset": self.llama_offset, "pos": self.pos,
+                "line": self.line, "column": self.column}
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A corrected output or a changed request, shown only after our own parse of it gave
+    the intended message (``verified``: what that parse returned, in words)."""
+
+    kind: Literal["output", "request"]
+    summary: str
+    text: str = ""  # the corrected output (kind "output")
+    request_change: str = ""  # e.g. 'tool_choice "auto"' or 'parallel_tool_calls true' (kind "request")
+    verified: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "summary": self.summary, "text": self.text,
+                "request_change": self.request_change, "verified": self.verified}
+
 
 @dataclass(frozen=True)
 class Finding:
     """One reason (or hint) behind llama.cpp's answer for this output.
 
     ``span`` is (start, end) in the model output (generation prompt excluded), or None
-    when the finding is about the request rather than a place in the text.
+    when the finding is about the request or the template rather than a place in the
+    text; ``expected``, ``found`` and ``span`` always describe the same place, and
+    ``place`` (filled in by the diagnosis) is that place in every coordinate.
+    ``fix_where`` says where the fix belongs; ``quirk`` marks a llama.cpp quirk (its
+    behaviour, named in ``llama_cpp``: the function or handler); ``rule`` states the
+    parser's rule behind the finding in one sentence. ``field``, ``probe`` and
+    ``template_line`` locate a finding about the template's analysis.
     """
 
     check: str
@@ -39,11 +103,24 @@ class Finding:
     expected: str = ""
     found: str = ""
     fix_hint: str = ""
+    fix_where: FixWhere = "model"
+    quirk: bool = False
+    llama_cpp: str = ""
+    rule: str = ""
+    suggestion: Suggestion | None = None
+    field: str = ""
+    probe: str = ""
+    template_line: int | None = None
+    place: Place | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"check": self.check, "severity": self.severity, "summary": self.summary,
                 "detail": self.detail, "span": list(self.span) if self.span else None,
-                "expected": self.expected, "found": self.found, "fix_hint": self.fix_hint}
+                "place": self.place.to_json() if self.place else None,
+                "expected": self.expected, "found": self.found, "fix_hint": self.fix_hint,
+                "fix_where": self.fix_where, "quirk": self.quirk, "llama_cpp": self.llama_cpp, "rule": self.rule,
+                "suggestion": self.suggestion.to_json() if self.suggestion else None,
+                "field": self.field, "probe": self.probe, "template_line": self.template_line}
 
 
 @dataclass(frozen=True)
@@ -114,16 +191,28 @@ class Diagnosis:
         if not self.findings:
             lines.append(self.nothing_found)
         for f in self.findings:
-            lines.append(f"[{f.severity}] {f.check}: {f.summary}")
-            if f.span is not None:
+            quirk = " (llama.cpp quirk)" if f.quirk else ""
+            lines.append(f"[{f.severity}] {f.check}{quirk}: {f.summary}")
+            if f.place is not None:
+                lines.append(f"    at {f.place.describe()}")
+            elif f.span is not None:
                 lines.append(f"    at output characters {f.span[0]}..{f.span[1]}")
+            if f.field:
+                where = f"    field {f.field}" + (f", set by probe {f.probe}" if f.probe else "")
+                lines.append(where + (f", template line {f.template_line}" if f.template_line else ""))
+            if f.rule:
+                lines.append(f"    rule: {f.rule}")
             if f.expected or f.found:
                 lines.append(f"    expected: {shown(f.expected)}")
                 lines.append(f"    found:    {shown(f.found)}")
             if f.detail:
                 lines.append(f"    why: {f.detail}")
             if f.fix_hint:
-                lines.append(f"    fix: {f.fix_hint}")
+                lines.append(f"    fix ({f.fix_where}{': ' + f.llama_cpp if f.llama_cpp else ''}): {f.fix_hint}")
+            if f.suggestion is not None:
+                lines.append(f"    suggestion (verified: {f.suggestion.verified}): {f.suggestion.summary}")
+                if f.suggestion.text:
+                    lines.append(f"        {shown(f.suggestion.text)}")
         return "\n".join(lines) + "\n"
 
 

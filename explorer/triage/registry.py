@@ -9,13 +9,14 @@ function and one ``Check`` line in ``CHECKS``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
 from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
 from explorer.triage.facts import Facts, build_facts
-from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding
+from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
 
 CHECKS: tuple[Check, ...] = (
     Check("no-tool-parser", "a tool call in the output of a request that builds no tool parser",
@@ -91,6 +92,12 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     parse, and what is still being written is reported as in progress, not as a cause.
     """
     facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial)
+    findings = tuple(_placed(f, output, params.generation_prompt) for f in run_checks(facts, checks))
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
-                     message=facts.message, error=facts.error, findings=run_checks(facts, checks),
-                     is_partial=is_partial)
+                     message=facts.message, error=facts.error, findings=findings, is_partial=is_partial)
+
+
+def _placed(finding: Finding, output: str, generation_prompt: str) -> Finding:
+    if finding.span is None or finding.place is not None:
+        return finding
+    return replace(finding, place=Place.of(output, generation_prompt, *finding.span))
