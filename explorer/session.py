@@ -20,7 +20,7 @@ import copy
 import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal, TypeVar, cast
+from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
 from explorer.apply import Request, apply_request, standard_request
@@ -30,11 +30,13 @@ from explorer.caps import Caps, CapsProbe, detect_caps_trace
 from explorer.chat_output import OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
 from explorer.errors import AnalysisError, ExplorerError
+from explorer.health import Health, template_health
 from explorer.handlers.compare import RouteComparison, compare_routes
 from explorer.handlers.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
-from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripReport, roundtrip_report
+from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, roundtrip_report
+from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.run import LlamaSetting, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
@@ -44,9 +46,7 @@ from explorer.triage import Diagnosis, diagnose
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams and round trips kept per session
 USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
-
-ReplyKind = Literal["reply", "call", "reasoning+call"]
-REPLY_KINDS: tuple[ReplyKind, ...] = ("reply", "call", "reasoning+call")
+SAMPLE_CALL_ID = "call7Qp2X"
 
 T = TypeVar("T")
 
@@ -227,33 +227,46 @@ class TemplateSession:
         return self._remember(("stream", request_key(request), output), lambda: tuple(stream(
             params.arena, char_chunks(output), generation_prompt=params.generation_prompt, format=params.format)))
 
+    @property
+    def health(self) -> Health:
+        """Whether llama.cpp's own reading of the template is broken (``explorer.health``)."""
+        return self._remember(("health",), lambda: template_health(self))
+
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:
-        """llama.cpp's parse of the output and the triage's findings about it."""
+        """llama.cpp's parse of the output and the triage's findings about it; a broken
+        reading of the template itself comes first."""
         params = self.params(request)
         analysis = self._analysis_or_none() if params.handler == AUTOPARSER else None
+        template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
-            params, request, output, analysis=analysis, apply=self.params, is_partial=partial))
+            params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
+            template_findings=template))
 
     def sample_reply(self, kind: ReplyKind, request: Request) -> str | None:
         """A reply cut out of the template's own rendering of an assistant turn, by the
         round trip's rules (``explorer.roundtrip.cut``), its end-of-turn text removed.
         None when the template cannot render that turn. The call id has nine letters and
-        digits, which every template accepts (Mistral's insist on exactly that)."""
+        digits, which every template accepts (Mistral's insist on exactly that), and is
+        none of the probes' ids (a marker that swallowed one must not match it)."""
+        return self.reply_case(kind, request).raw_output_stripped
+
+    def reply_case(self, kind: ReplyKind, request: Request) -> RoundTripCase:
+        """The round trip of one assistant turn of ``kind`` for this request: rendered,
+        cut, stripped, parsed with the request's parser and compared with the message."""
         return self._remember(("sample", kind, request_key(request)), lambda: self._sample(kind, request))
 
-    def _sample(self, kind: ReplyKind, request: Request) -> str | None:
+    def _sample(self, kind: ReplyKind, request: Request) -> RoundTripCase:
         tools = request.tools or ()
         message: dict[str, object] = {"role": "assistant", "content": "The weather in Paris is sunny."}
         if kind != "reply":
             first = next((str(t["function"]["name"]) for t in tools if isinstance(t.get("function"), Mapping)),
                          "get_weather")
             message = {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "call00001", "type": "function", "function": {"name": first, "arguments": {"city": "Paris"}}}]}
+                {"id": SAMPLE_CALL_ID, "type": "function", "function": {"name": first, "arguments": {"city": "Paris"}}}]}
         if kind == "reasoning+call":
             message["reasoning_content"] = "The user wants the weather. I should call the tool."
         setting = LlamaSetting(self.templates, tuple(dict(t) for t in tools), self.caps, request.enable_thinking)
-        case = run_case(setting, self.params(request), render_end_marker(setting), kind, message)
-        return case.raw_output_stripped
+        return run_case(setting, self.params(request), render_end_marker(setting), kind, message)
 
     # --- the whole template --------------------------------------------------------------
 

@@ -3,8 +3,9 @@
 Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``). Output: one
 JSON object with the oracle's schema -- ``caps``, ``routed``, ``autoparser`` (every
 field, same names and enum spellings), ``generation_prompt`` (thinking false/true) --
-plus ``provenance`` (where each field came from), ``workarounds``, ``failures`` and
-``probes`` (the trace; ``--no-trace`` omits it).
+plus ``health`` (whether llama.cpp's reading of the template is broken, first: see
+``explorer.health``), ``provenance`` (where each field came from), ``workarounds``,
+``failures`` and ``probes`` (the trace; ``--no-trace`` omits it).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ def analysis_report(session: TemplateSession, *, trace: bool = True) -> dict[str
     try:
         analysis = session.analysis
     except AnalysisError as exc:  # the reference throws too: the oracle's null + exception
+        out["health"] = session.health.to_json()
         out["autoparser"] = None
         out["autoparser_exception"] = str(exc)
         if trace:
             out["probes"] = [p.to_json() for p in exc.probes]
         return out
+    out["health"] = session.health.to_json()
     out["autoparser"] = analysis.to_oracle_json()
     applied, errors = _generation_prompts(session)
     out["generation_prompt"] = {key: a.generation_prompt if a else None for key, a in applied.items()}

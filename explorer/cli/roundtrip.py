@@ -81,9 +81,14 @@ def format_table(report: RoundTripReport) -> str:
 def run(args: argparse.Namespace) -> int:
     session, _source = open_template(args.template)
     report = session.roundtrip(args.thinking, grammar=not args.no_grammar, dialect=args.dialect)
+    health = [f for f in session.health.findings if f.severity != "info"]
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))
+        print(json.dumps(report.to_json() | {"health": [f.to_json() for f in health]}, ensure_ascii=False, indent=2))
     else:
+        for f in health:
+            print(f"[{f.severity}] template: {f.summary}")
+        if health:
+            print()
         print(format_table(report))
         if report.versus:
             print("\n" + format_versus(report))

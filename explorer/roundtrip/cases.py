@@ -8,7 +8,7 @@ Output: ``ORACLE_TOOLS`` / ``ORACLE_MESSAGES`` (the same texts as the oracle REA
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from explorer.apply.request import GET_WEATHER_TOOL
 
@@ -90,3 +90,8 @@ EXTRA_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
 
 DEFAULT_TOOLS: tuple[dict[str, Any], ...] = (*ORACLE_TOOLS, CREATE_EVENT)
 DEFAULT_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (*ORACLE_MESSAGES, *EXTRA_MESSAGES)
+
+
+# The kinds of assistant turn a session cuts a sample reply out of (``TemplateSession.sample_reply``).
+ReplyKind = Literal["reply", "call", "reasoning+call"]
+REPLY_KINDS: tuple[ReplyKind, ...] = ("reply", "call", "reasoning+call")

@@ -21,6 +21,7 @@ class Comparison:
     equal: bool | None
     equal_trimmed: bool | None
     diff: tuple[str, ...] | None
+    diff_trimmed: tuple[str, ...] | None = None  # what differs once surrounding whitespace is trimmed
 
 
 def expected_calls(message: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -83,6 +84,6 @@ def _diff(message: dict[str, Any], result: dict[str, Any], trim: bool) -> list[s
 
 def compare(message: dict[str, Any], result: dict[str, Any] | None) -> Comparison:
     if result is None:
-        return Comparison(False, False, ("no_result",))
-    diff = _diff(message, result, trim=False)
-    return Comparison(not diff, not _diff(message, result, trim=True), tuple(diff))
+        return Comparison(False, False, ("no_result",), ("no_result",))
+    diff, trimmed = _diff(message, result, trim=False), _diff(message, result, trim=True)
+    return Comparison(not diff, not trimmed, tuple(diff), tuple(trimmed))

@@ -35,7 +35,7 @@ def _turn(case: RoundTripCase) -> str:
     return case.raw_output if case.raw_output is not None else (case.rendering or "")
 
 
-def _thinking_closed(params: Any) -> bool | None:
+def thinking_closed(params: Any) -> bool | None:
     """Whether the generation prompt's last thinking block is closed (None: it has none)."""
     start, gp = params.thinking_start_tag, params.generation_prompt
     if not start or start not in gp:
@@ -44,14 +44,14 @@ def _thinking_closed(params: Any) -> bool | None:
     return any(end and end in tail for end in params.thinking_end_tags)
 
 
-def _opens_thinking(params: Any) -> bool:
+def opens_thinking(params: Any) -> bool:
     """The generation prompt ends inside an open thinking block."""
-    return _thinking_closed(params) is False
+    return thinking_closed(params) is False
 
 
 def _closes_thinking(params: Any) -> bool:
     """The generation prompt holds a whole (empty) thinking block: thinking is off."""
-    return _thinking_closed(params) is True
+    return thinking_closed(params) is True
 
 
 def _render_notes(case: RoundTripCase) -> list[str]:
@@ -81,7 +81,7 @@ def _reasoning_notes(case: RoundTripCase, params: Any, result: dict[str, Any]) -
     rendering = _turn(case)
     if want and want not in rendering:
         return ["the template drops reasoning_content from history turns (it is not in the rendered turn)"]
-    if got and _opens_thinking(params) and (not want or want not in got or got != want):
+    if got and opens_thinking(params) and (not want or want not in got or got != want):
         return [f"the generation prompt opens a thinking block ({_short(params.generation_prompt[-30:])}) the "
                 "rendered turn lacks, so the parser reads the reply as reasoning"]
     if want and want in (result.get("content") or "") and _closes_thinking(params):

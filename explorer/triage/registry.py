@@ -82,17 +82,19 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
 
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
              apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
-             checks: tuple[Check, ...] = CHECKS) -> Diagnosis:
+             checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = ()) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``apply`` (the template's params for another request, optional: a session's
     ``params``): lets the reasoning checks say whether the other enable_thinking setting
-    would open reasoning.
+    would open reasoning. ``template_findings``: what is wrong with llama.cpp's reading of
+    the template itself (``explorer.health``); they come first, whatever the output.
     ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
     parse, and what is still being written is reported as in progress, not as a cause.
     """
     facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial)
-    findings = tuple(_placed(f, output, params.generation_prompt) for f in run_checks(facts, checks))
+    findings = template_findings + tuple(_placed(f, output, params.generation_prompt)
+                                         for f in run_checks(facts, checks))
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=findings, is_partial=is_partial)
 
