@@ -138,6 +138,18 @@ class AnalysisError(ExplorerError):
         self.probes = probes
 
 
+class OverrideError(ExplorerError):
+    """An analysis override (``--set FIELD=VALUE``) names no field, or gives a value of the
+    wrong type. ``field``: the name as given."""
+
+    kind = "override"
+    field: str
+
+    def __init__(self, message: str, location: Location | None = None, field: str = "") -> None:
+        super().__init__(message, location)
+        self.field = field
+
+
 class PegError(ExplorerError):
     """A serialized PEG parser is malformed or uses an unknown parser kind."""
 

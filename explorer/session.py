@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
+from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import Request, apply_request, standard_request
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
 from explorer.apply.templates import ChatTemplates, init_templates
@@ -76,15 +77,25 @@ class TemplateSession:
     text, the dialect and the request, and are remembered per request.
     """
 
-    def __init__(self, text: str, dialect: Dialect = "llama.cpp") -> None:
+    templates: ChatTemplates
+    caps: Caps
+    caps_trace: tuple[CapsProbe, ...]
+    routing: Routing
+
+    def __init__(self, text: str, dialect: Dialect = "llama.cpp", *, overrides: tuple[FieldSetting, ...] = (),
+                 base: TemplateSession | None = None) -> None:
         self.text = text
         self.sha256 = sha256_of(text)
         self.dialect: Dialect = dialect
-        self.templates: ChatTemplates = init_templates(text, dialect=dialect)
-        caps, trace = detect_caps_trace(self.compiled)
-        self.caps: Caps = caps
-        self.caps_trace: tuple[CapsProbe, ...] = trace
-        self.routing: Routing = route(text, caps)
+        self.overrides = overrides
+        self.base = base
+        if base is not None:  # an override changes the analysis only: the rest is the base's
+            self.templates, self.caps, self.caps_trace, self.routing = base.templates, base.caps, base.caps_trace, \
+                base.routing
+        else:
+            self.templates = init_templates(text, dialect=dialect)
+            self.caps, self.caps_trace = detect_caps_trace(self.templates.default)
+            self.routing = route(text, self.caps)
         self._memo: Memo[object] = Memo(size=PER_SESSION_LIMIT)
 
     # --- what the template is ----------------------------------------------------------
@@ -124,10 +135,23 @@ class TemplateSession:
         return made
 
     def _analyse(self) -> TemplateAnalysis | AnalysisError:
+        if self.base is not None:
+            return apply_overrides(self.base.analysis, self.overrides)
         try:
             return analyze_template(self.compiled, self.caps, trace=True)
         except AnalysisError as exc:
             return exc
+
+    def with_overrides(self, settings: tuple[FieldSetting, ...]) -> TemplateSession:
+        """This template with analysis fields set, as a llama.cpp workaround lambda sets
+        them: everything downstream (parser, grammar, triggers, round trip, triage) is built
+        from the overridden analysis. On a specialised handler's route llama.cpp does not
+        use the analysis, so only ``autoparser_params`` changes there."""
+        return open_session(self.text, self.dialect, overrides=self.overrides + settings)
+
+    @property
+    def overridden_fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.field for s in self.overrides))
 
     @property
     def analysis_error(self) -> AnalysisError | None:
@@ -262,7 +286,8 @@ class TemplateSession:
             first = next((str(t["function"]["name"]) for t in tools if isinstance(t.get("function"), Mapping)),
                          "get_weather")
             message = {"role": "assistant", "content": "", "tool_calls": [
-                {"id": SAMPLE_CALL_ID, "type": "function", "function": {"name": first, "arguments": {"city": "Paris"}}}]}
+                {"id": SAMPLE_CALL_ID, "type": "function",
+                 "function": {"name": first, "arguments": {"city": "Paris"}}}]}
         if kind == "reasoning+call":
             message["reasoning_content"] = "The user wants the weather. I should call the tool."
         setting = LlamaSetting(self.templates, tuple(dict(t) for t in tools), self.caps, request.enable_thinking)
@@ -317,12 +342,18 @@ class TemplateSession:
 _SESSIONS: Memo[TemplateSession] = Memo(size=SESSION_LIMIT)
 
 
-def open_session(template: str | TemplateSource, dialect: Dialect = "llama.cpp") -> TemplateSession:
-    """The session of a template text (or source) in a dialect, made once while it stays
+def open_session(template: str | TemplateSource, dialect: Dialect = "llama.cpp", *,
+                 overrides: tuple[FieldSetting, ...] = ()) -> TemplateSession:
+    """The session of a template text (or source) in a dialect, with analysis
+    ``overrides`` (``explorer.analysis.overrides``) when given, made once while it stays
     among the newest ``SESSION_LIMIT``. Raises ``TemplateError`` when the text does not
-    compile (nothing is kept then)."""
+    compile (nothing is kept then), ``OverrideError`` for a setting of the wrong type."""
     text = template.text if isinstance(template, TemplateSource) else template
-    return _SESSIONS.get((sha256_of(text), dialect), lambda: TemplateSession(text, dialect),
+    key = (sha256_of(text), dialect, tuple(s.spec for s in overrides))
+    if not overrides:
+        return _SESSIONS.get(key, lambda: TemplateSession(text, dialect), provisional=lambda made: made.caps_cut_short)
+    base = open_session(text, dialect)
+    return _SESSIONS.get(key, lambda: TemplateSession(text, dialect, overrides=overrides, base=base),
                          provisional=lambda made: made.caps_cut_short)
 
 

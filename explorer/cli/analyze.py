@@ -26,6 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "analyze", help="the autoparser's differential analysis, with every probe",
         description="Run llama.cpp's differential template analysis and print it as JSON.")
     inputs.add_template_argument(p)
+    inputs.add_override_argument(p)
     p.add_argument("--no-trace", action="store_true", help="omit the probe trace")
     p.add_argument("--compact", action="store_true", help="print the JSON on one line")
     p.set_defaults(run=run)
@@ -102,7 +103,7 @@ def _generation_prompt_probe(key: str, applied: AppliedPrompt) -> dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
-    report = analysis_report(inputs.open_template(args.template)[0], trace=not args.no_trace)
+    report = analysis_report(inputs.session_from_args(args)[0], trace=not args.no_trace)
     indent = None if args.compact else 2
     print(json.dumps(report, indent=indent, ensure_ascii=False))
     return 0

@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from explorer.cli.inputs import add_request_arguments, add_template_argument, open_template, request_from_args
+from explorer.cli.inputs import add_override_argument, add_request_arguments, add_template_argument, session_from_args, request_from_args
 
 FIELDS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy", "grammar_triggers",
           "preserved_tokens", "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags",
@@ -27,13 +27,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Apply a chat request to a template exactly as llama.cpp's common_chat_templates_apply "
                     "does: routing, prompt, generation prompt, PEG parser, GBNF grammar and triggers.")
     add_template_argument(p)
+    add_override_argument(p)
     add_request_arguments(p)
     p.add_argument("--field", choices=FIELDS, help="print only this field (strings raw, others as JSON)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    session, _source = open_template(args.template)
+    session, _source = session_from_args(args)
     params = session.params(request_from_args(session, args))
     out = params.to_oracle_json() | {"handler": params.handler, "why": params.why}
     if args.field:

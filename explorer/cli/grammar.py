@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.apply import GET_WEATHER_TOOL
-from explorer.cli.inputs import add_template_argument, open_template, parse_bool, read_json
+from explorer.cli.inputs import add_override_argument, add_template_argument, session_from_args, parse_bool, read_json
 from explorer.errors import GrammarError, SourceError
 from explorer.grammar.check import check_grammar
 from explorer.session import TemplateSession
@@ -33,6 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Generate the parser and GBNF grammar llama.cpp builds for a request (autoparser or "
                     "specialized handler, as llama.cpp routes the template), or check outputs against it.")
     add_template_argument(p)
+    add_override_argument(p)
     p.add_argument("--tools", metavar="FILE",
                    help="JSON tools (array, or object with 'tools'); default: the oracle's get_weather tool")
     p.add_argument("--no-tools", action="store_true", help="a request without tools")
@@ -96,7 +97,7 @@ def _check(out: dict[str, Any], files: list[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    out, handler = generate_for_template(open_template(args.template)[0], args)
+    out, handler = generate_for_template(session_from_args(args)[0], args)
     if handler != "autoparser":
         print(f"note: llama.cpp routes this template to its specialized '{handler}' handler", file=sys.stderr)
     checks = _check(out, args.check) if args.check else None

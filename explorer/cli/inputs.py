@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from collections.abc import Sequence
+
+from explorer.analysis.overrides import parse_setting
 from explorer.apply import Request
 from explorer.chat_output import decode_output_bytes
 from explorer.errors import SourceError
@@ -52,10 +55,26 @@ def template_text(spec: str) -> str:
     return load_template_text(spec)[0]
 
 
-def open_template(spec: str, dialect: Dialect = "llama.cpp") -> tuple[TemplateSession, TemplateSource]:
-    """The session of a TEMPLATE spec, and where the template came from."""
+def open_template(spec: str, dialect: Dialect = "llama.cpp", sets: Sequence[str] = ()
+                  ) -> tuple[TemplateSession, TemplateSource]:
+    """The session of a TEMPLATE spec (with ``--set`` analysis overrides), and where the
+    template came from."""
+    overrides = tuple(parse_setting(s) for s in sets)  # a bad --set fails before any loading
     source = resolve_spec(spec)
-    return open_session(source.text, dialect), source
+    return open_session(source.text, dialect, overrides=overrides), source
+
+
+def add_override_argument(p: argparse.ArgumentParser) -> None:
+    """``--set FIELD=VALUE``: what a llama.cpp workaround lambda does to the analysis."""
+    p.add_argument("--set", metavar="FIELD=VALUE", action="append", default=[], dest="set",
+                   help="override an analysis field before anything is built from it, as a llama.cpp workaround "
+                        "does (FIELD: the oracle's dotted name, e.g. tools.format.per_call_start; VALUE: JSON "
+                        "when it parses as JSON, raw text otherwise); repeatable")
+
+
+def session_from_args(args: argparse.Namespace) -> tuple[TemplateSession, TemplateSource]:
+    """The session of ``args.template`` with ``args.set``'s overrides."""
+    return open_template(args.template, sets=getattr(args, "set", None) or ())
 
 
 def read_output(path: str) -> str:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
-from explorer.cli.inputs import add_request_arguments, open_template, read_output, request_from_args
+from explorer.cli.inputs import add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
@@ -69,6 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "furthest and what it expected there (a separate diagnostic pass; "
                         "not with --stream)")
     add_request_arguments(p, reasoning_format=False)
+    add_override_argument(p)
     p.set_defaults(run=run)
 
     b = subparsers.add_parser(
@@ -113,7 +114,7 @@ def parser_settings(args: argparse.Namespace) -> ParserSettings:
     if args.parser:
         found = settings_from_parser_file(_read(args.parser))
     elif args.template:
-        session, _source = open_template(args.template)
+        session, _source = session_from_args(args)
         params = session.params(request_from_args(session, args))
         found = ParserSettings(params.arena, params.generation_prompt, params.format)
     else:

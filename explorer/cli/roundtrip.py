@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from explorer.cli.inputs import add_template_argument, open_template, parse_bool
+from explorer.cli.inputs import add_override_argument, add_template_argument, session_from_args, parse_bool
 from explorer.render.jinja_compat import DIALECTS
 from explorer.roundtrip import RoundTripCase, RoundTripReport
 from explorer.ui_support.roundtrip_view import dialect_headline, dialect_summary
@@ -25,6 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "as llama.cpp's oracle harness does, parse it with the parser llama.cpp builds for the "
                     "next turn, compare, and check the reply against the request's grammar.")
     add_template_argument(p)
+    add_override_argument(p)
     p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
                    help="enable_thinking (default true)")
     p.add_argument("--dialect", choices=DIALECTS, default="llama.cpp",
@@ -79,7 +80,7 @@ def format_table(report: RoundTripReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    session, _source = open_template(args.template)
+    session, _source = session_from_args(args)
     report = session.roundtrip(args.thinking, grammar=not args.no_grammar, dialect=args.dialect)
     health = [f for f in session.health.findings if f.severity != "info"]
     if args.json:

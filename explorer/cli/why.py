@@ -13,7 +13,8 @@ import json
 import sys
 
 from explorer.cli.inputs import (
-    add_request_arguments, add_template_argument, open_template, read_output, request_from_args,
+    add_override_argument, add_request_arguments, add_template_argument, read_output, request_from_args,
+    session_from_args,
 )
 
 
@@ -24,6 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "explain the result: near-miss tool-call openers, unknown function names, malformed "
                     "arguments, reasoning tags, where the parse stopped.")
     add_template_argument(p)
+    add_override_argument(p)
     p.add_argument("--output-file", metavar="F", required=True, help="the raw model output ('-' for stdin)")
     add_request_arguments(p)
     p.add_argument("--partial", action="store_true",
@@ -33,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    session, _source = open_template(args.template)
+    session, _source = session_from_args(args)
     request = request_from_args(session, args)
     diagnosis = session.diagnose(read_output(args.output_file), request, partial=args.partial)
     if args.json:

@@ -8,7 +8,7 @@ generator and the specialised handlers read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 import json
 from dataclasses import dataclass
 from typing import Any

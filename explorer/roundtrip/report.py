@@ -25,7 +25,7 @@ from explorer.handlers.pipeline import ChatParams, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case
-from explorer.roundtrip.model import GrammarVerdict, RoundTripCase, RoundTripReport, exception_json
+from explorer.roundtrip.model import RoundTripCase, RoundTripReport
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
 from explorer.roundtrip.verdicts import with_grammar_verdicts
 
