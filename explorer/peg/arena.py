@@ -14,13 +14,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.errors import PegError
 from explorer.peg.nodes import (
     INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
     Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+from explorer.peg.notation import arena_notation, expr, llama_dump
+
+if TYPE_CHECKING:  # only the annotation: the arena keeps schema nodes, it never reads them
+    from explorer.grammar.schema import SchemaNode
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class Arena:
     parsers: tuple[ParserNode, ...]
     rules: tuple[tuple[str, int], ...]
     root: int = INVALID_PARSER_ID
-    schemas: Mapping[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    schemas: Mapping[int, SchemaNode] = field(default_factory=dict, compare=False, repr=False)
     _rule_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -74,20 +78,14 @@ class Arena:
 
     def dump(self, parser_id: int | None = None) -> str:
         """llama.cpp's debugging notation (``common_peg_arena::dump``)."""
-        from explorer.peg.notation import llama_dump
-
         return llama_dump(self, self.root if parser_id is None else parser_id)
 
     def notation(self) -> str:
         """The arena as named PEG rules in a readable notation."""
-        from explorer.peg.notation import arena_notation
-
         return arena_notation(self)
 
     def notation_of(self, parser_id: int) -> str:
         """One parser as a PEG expression (rules it uses print as their names)."""
-        from explorer.peg.notation import expr
-
         return expr(self, parser_id, top=True)
 
 
