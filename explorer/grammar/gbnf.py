@@ -24,8 +24,8 @@ from explorer.peg.nodes import (
     Ref, Repetition, Rule, Schema, Sequence as SequenceNode, Space, Start, String, Tag, Until, children_of,
 )
 
-# What the entry points accept: a built or loaded arena, its serialized text, or that text
-# already parsed as JSON.
+# The serialized forms are accepted because that is what llama.cpp hands out (the request's
+# ``parser`` string) and what the oracle data and the CLI hold.
 ArenaInput = Arena | str | Mapping[str, Any]
 
 

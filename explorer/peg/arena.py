@@ -111,15 +111,15 @@ def _chars_fields(p: Chars) -> str:
             f'"min_count":{p.min_count},"max_count":{p.max_count}')
 
 
-def _child_field(p: Any) -> str:
+def _child_field(p: And | Not | Atomic) -> str:
     return f',"child":{p.child}'
 
 
-def _children_field(p: Any) -> str:
+def _children_field(p: Sequence | Choice) -> str:
     return f',"children":{_ids(p.children)}'
 
 
-def _no_fields(p: Any) -> str:
+def _no_fields(p: ParserNode) -> str:
     return ""
 
 
@@ -160,7 +160,7 @@ def _need(j: dict, kind: str, *keys: str) -> None:
                        f"missing {', '.join(missing)}")
 
 
-def _int(v: Any, what: str) -> int:
+def _int(v: object, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise PegError(f"expected an integer for {what}, found {json.dumps(v)[:60]}")
     return v
@@ -173,13 +173,13 @@ def _child(j: dict, kind: str, count: int) -> int:
     return cid
 
 
-def _text(v: Any, what: str) -> str:
+def _text(v: object, what: str) -> str:
     if not isinstance(v, str):
         raise PegError(f"expected a string for {what}, found {json.dumps(v)[:60]}")
     return v
 
 
-def _text_list(v: Any, what: str) -> tuple[str, ...]:
+def _text_list(v: object, what: str) -> tuple[str, ...]:
     if not isinstance(v, list):
         raise PegError(f"expected an array of strings for {what}")
     return tuple(_text(s, what) for s in v)
@@ -280,7 +280,7 @@ _LOADERS: dict[str, Callable[[dict, int], ParserNode]] = {
 }
 
 
-def _load_node(j: Any, count: int) -> ParserNode:
+def _load_node(j: object, count: int) -> ParserNode:
     if not isinstance(j, dict) or not isinstance(j.get("type"), str):
         raise PegError("Parser variant JSON missing or invalid 'type' field")
     load = _LOADERS.get(j["type"])
