@@ -89,7 +89,7 @@ class GeneratedParams:
 
 def arena_grammar(arena: Arena, lazy: bool) -> str:
     """The GBNF grammar of a built parser (lazy: only the trigger rules are roots)."""
-    return build_grammar(lambda b: emit_arena_grammar(b, arena.to_json(), lazy=lazy, schemas=arena.schemas))
+    return build_grammar(lambda b: emit_arena_grammar(b, arena, lazy=lazy, schemas=arena.schemas))
 
 
 def generate_params(spec: ParserSpec, req: GenerationParams) -> GeneratedParams:

@@ -1,41 +1,44 @@
-"""Serialized PEG arena -> GBNF grammar, as llama.cpp's ``common_peg_arena::build_grammar``.
+"""PEG arena -> GBNF grammar, as llama.cpp's ``common_peg_arena::build_grammar``.
 
-Input: the arena JSON llama.cpp serializes (``{"parsers": [...], "rules": {...}, "root":
-N}``; the ``rules`` object keeps llama.cpp's own order), whether the grammar is lazy,
-and the JSON schemas behind ``schema`` parsers (the serialized form drops them; they come
-from the request's tools). Output: the GBNF text llama.cpp hands to the sampler.
-
-This works on the parsed JSON directly, so it depends on nothing but the serialized
-format.
+Input: an ``Arena`` (``explorer.peg.arena``) as the generators build it, or its serialized
+form (the ``parser`` string of a llama.cpp request, read here with ``load_arena``); whether
+the grammar is lazy; and the JSON schemas behind ``schema`` parsers, by parser id (a built
+arena carries them in ``Arena.schemas``; the serialized form drops them, so they come from
+the request's tools, see ``schema_ids``). Output: the GBNF text llama.cpp hands to the
+sampler.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from explorer.errors import GrammarError
+from explorer.errors import GrammarError, PegError
 from explorer.grammar.automaton import excluding_grammar, including_grammar
 from explorer.grammar.json_schema import GrammarBuilder, build_grammar, format_literal
 from explorer.grammar.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
+from explorer.peg.arena import Arena, load_arena
+from explorer.peg.nodes import (
+    ALL_KINDS, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode,
+    Ref, Repetition, Rule, Schema, Sequence as SequenceNode, Space, Start, String, Tag, Until, children_of,
+)
 
-INVALID_PARSER_ID = 2**64 - 1
+# The serialized forms are accepted because that is what llama.cpp hands out (the request's
+# ``parser`` string) and what the oracle data and the CLI hold.
+ArenaInput = Arena | str | Mapping[str, Any]
 
-_SINGLE_CHILD = ("repetition", "and", "not", "tag", "atomic", "gbnf", "ac", "schema")
-_LEAVES = ("epsilon", "start", "end", "until", "literal", "chars", "space", "any", "string")
 
-
-def load_arena_json(arena: str | Mapping[str, Any]) -> dict[str, Any]:
-    """Parse and sanity-check a serialized arena (the string llama-server gets)."""
-    data = json.loads(arena) if isinstance(arena, str) else dict(arena)
-    if not isinstance(data.get("parsers"), list) or not isinstance(data.get("rules"), dict) or "root" not in data:
-        raise GrammarError("serialized PEG arena must have 'parsers' (array), 'rules' (object) and 'root'")
-    n = len(data["parsers"])
-    for name, pid in data["rules"].items():
-        if not isinstance(pid, int) or pid >= n:
-            raise GrammarError(f"rule '{name}' references invalid parser id {pid}")
-    return data
+def as_arena(arena: ArenaInput) -> Arena:
+    """The arena itself; a serialized one is loaded (and checked) with ``load_arena``."""
+    if isinstance(arena, Arena):
+        return arena
+    text = arena if isinstance(arena, str) else json.dumps(arena, ensure_ascii=False)
+    try:
+        return load_arena(text)
+    except PegError as exc:
+        # this module's callers expect the grammar stage's error for a bad grammar input
+        raise GrammarError(f"invalid serialized PEG arena: {exc.message}") from None
 
 
 def _repeat_suffix(child: str, lo: int, hi: int) -> str:
@@ -56,139 +59,175 @@ def _string_body(delim: str) -> str:
     return f'( [^{delim}\\\\] | "\\\\" ( [{delim}\\\\/ bfnrt] | "u" [0-9a-fA-F]{{4}} ) )*'
 
 
-class _Emitter:
-    """to_gbnf over one arena; schema parsers look their schema up by parser id."""
+_GROUPING = (Choice, SequenceNode)
 
-    def __init__(self, arena: Mapping[str, Any], builder: GrammarBuilder, schemas: Mapping[int, SchemaNode]) -> None:
-        self.parsers: Sequence[dict[str, Any]] = arena["parsers"]
-        self.rules: Mapping[str, int] = arena["rules"]
-        self.root: int = arena["root"]
+
+class _Emitter:
+    """``to_gbnf`` over one arena: one ``visit_<NodeClass>(pid, node)`` per parser kind.
+
+    Visitors get the parser id beside the node because llama.cpp names the automaton rules
+    after it (``until-7``) and schemas are attached by id.
+    """
+
+    def __init__(self, arena: Arena, builder: GrammarBuilder, schemas: Mapping[int, SchemaNode]) -> None:
+        self.parsers = arena.parsers
+        self.arena = arena
         self.builder = builder
         self.schemas = schemas
 
-    def delegates(self, pid: int, p: Mapping[str, Any]) -> bool:
+    def delegates(self, pid: int, node: Schema) -> bool:
         """A schema parser without a schema (or raw and string-like) emits its child."""
-        node = self.schemas.get(pid)
-        return node is None or (bool(p.get("raw")) and may_be_string(node))
+        schema = self.schemas.get(pid)
+        return schema is None or (node.raw and may_be_string(schema))
 
-    def effective(self, pid: int) -> Mapping[str, Any]:
+    def effective(self, pid: int) -> ParserNode:
+        """The node whose text ``to_gbnf(pid)`` is: wrappers that add nothing are skipped."""
         while True:
-            p = self.parsers[pid]
-            if p["type"] in ("tag", "atomic") or (p["type"] == "schema" and self.delegates(pid, p)):
-                pid = p["child"]
+            node = self.parsers[pid]
+            if isinstance(node, (Tag, Atomic)) or (isinstance(node, Schema) and self.delegates(pid, node)):
+                pid = node.child
             else:
-                return p
+                return node
 
-    def to_gbnf(self, pid: int) -> str:  # noqa: C901 - one case per parser kind
-        p = self.parsers[pid]
-        kind = p["type"]
-        if kind in ("epsilon", "start", "end", "and", "not"):
-            return ""  # lookahead has no GBNF form
-        if kind == "literal":
-            return format_literal(p["literal"])
-        if kind == "sequence":
-            parts = []
-            for child in p["children"]:
-                text = self.to_gbnf(child)
-                if not text:
-                    continue
-                parts.append(f"({text})" if self.effective(child)["type"] in ("choice", "sequence") else text)
-            return " ".join(parts)
-        if kind == "choice":
-            parts = []
-            for child in p["children"]:
-                text = self.to_gbnf(child)
-                parts.append(f"({text})" if self.effective(child)["type"] == "choice" else text)
-            return " | ".join(parts)
-        if kind == "repetition":
-            text = self.to_gbnf(p["child"])
-            if self.effective(p["child"])["type"] in ("choice", "sequence"):
-                text = f"({text})"
-            return _repeat_suffix(text, p["min_count"], p["max_count"])
-        if kind == "any":
-            return "."
-        if kind == "space":
-            return "space"
-        if kind == "chars":
-            return _repeat_suffix(p["pattern"], p["min_count"], p["max_count"])
-        if kind == "string":
-            return _string_body(p["delimiter"][0])
-        if kind == "until":
-            if not p["delimiters"]:
-                return ".*"
-            return excluding_grammar(self.builder, f"until-{pid}", p["delimiters"])
-        if kind == "schema":
-            if self.delegates(pid, p):
-                return self.to_gbnf(p["child"])
-            return self.builder.add_schema(p["name"], self.schemas[pid])
-        if kind in ("rule", "ref"):
-            return p["name"]
-        if kind in ("tag", "atomic"):
-            return self.to_gbnf(p["child"])
-        if kind == "gbnf":
-            return p["grammar"]
-        if kind == "ac":
-            return including_grammar(self.builder, f"ac-{pid}", p["delimiters"])
-        raise GrammarError(f"unknown PEG parser type '{kind}' at parser {pid}")
+    def to_gbnf(self, pid: int) -> str:
+        node = self.parsers[pid]
+        visit = _VISITORS.get(type(node))
+        if visit is None:
+            raise GrammarError(f"unknown PEG parser type '{type(node).__name__}' at parser {pid}")
+        return visit(self, pid, node)
+
+    def grouped(self, pid: int, kinds: tuple[type, ...]) -> str:
+        """``to_gbnf(pid)``, parenthesised when its effective node is one of ``kinds``."""
+        text = self.to_gbnf(pid)
+        return f"({text})" if isinstance(self.effective(pid), kinds) else text
+
+    # --- one visitor per parser kind ----------------------------------------------------
+
+    def _no_text(self, pid: int, node: Epsilon | Start | End | And | Not) -> str:
+        return ""  # positions and lookahead have no GBNF form
+
+    visit_Epsilon = visit_Start = visit_End = visit_And = visit_Not = _no_text
+
+    def visit_Literal(self, pid: int, node: Literal) -> str:
+        return format_literal(node.literal)
+
+    def visit_Sequence(self, pid: int, node: SequenceNode) -> str:
+        parts = []
+        for child in node.children:
+            text = self.to_gbnf(child)
+            if text:
+                parts.append(f"({text})" if isinstance(self.effective(child), _GROUPING) else text)
+        return " ".join(parts)
+
+    def visit_Choice(self, pid: int, node: Choice) -> str:
+        return " | ".join(self.grouped(child, (Choice,)) for child in node.children)
+
+    def visit_Repetition(self, pid: int, node: Repetition) -> str:
+        return _repeat_suffix(self.grouped(node.child, _GROUPING), node.min_count, node.max_count)
+
+    def visit_AnyChar(self, pid: int, node: AnyChar) -> str:
+        return "."
+
+    def visit_Space(self, pid: int, node: Space) -> str:
+        return "space"
+
+    def visit_Chars(self, pid: int, node: Chars) -> str:
+        return _repeat_suffix(node.pattern, node.min_count, node.max_count)
+
+    def visit_String(self, pid: int, node: String) -> str:
+        return _string_body(node.delimiter[0])
+
+    def visit_Until(self, pid: int, node: Until) -> str:
+        if not node.delimiters:
+            return ".*"
+        return excluding_grammar(self.builder, f"until-{pid}", node.delimiters)
+
+    def visit_Schema(self, pid: int, node: Schema) -> str:
+        if self.delegates(pid, node):
+            return self.to_gbnf(node.child)
+        return self.builder.add_schema(node.name, self.schemas[pid])
+
+    def visit_Rule(self, pid: int, node: Rule | Ref) -> str:
+        return node.name  # a rule inside a body is a reference to it
+
+    visit_Ref = visit_Rule
+
+    def _child_text(self, pid: int, node: Tag | Atomic) -> str:
+        return self.to_gbnf(node.child)  # AST tags and atomicity only matter to the parser
+
+    visit_Tag = visit_Atomic = _child_text
+
+    def visit_Gbnf(self, pid: int, node: Gbnf) -> str:
+        return node.grammar
+
+    def visit_Ac(self, pid: int, node: Ac) -> str:
+        return including_grammar(self.builder, f"ac-{pid}", node.delimiters)
+
+    # --- which rules to write -------------------------------------------------------------
 
     def reachable(self, start: int) -> set[str]:
+        """Names of the rules reachable from parser ``start`` (through refs too)."""
         found: set[str] = set()
         stack = [start]
         while stack:
-            pid = stack.pop()
-            p = self.parsers[pid]
-            kind = p["type"]
-            if kind in ("sequence", "choice"):
-                stack.extend(reversed(p["children"]))
-            elif kind in _SINGLE_CHILD:
-                stack.append(p["child"])
-            elif kind == "rule":
-                if p["name"] not in found:
-                    found.add(p["name"])
-                    stack.append(p["child"])
-            elif kind == "ref":
-                if p["name"] not in self.rules:
-                    raise GrammarError(f"Rule not found: {p['name']}")
-                stack.append(self.rules[p["name"]])
+            node = self.parsers[stack.pop()]
+            if isinstance(node, Rule):
+                if node.name not in found:
+                    found.add(node.name)
+                    stack.append(node.child)
+            elif isinstance(node, Ref):
+                if not self.arena.has_rule(node.name):
+                    raise GrammarError(f"Rule not found: {node.name}")
+                stack.append(self.arena.rule_id(node.name))
+            else:
+                stack.extend(reversed(children_of(node)))
         return found
 
-    def is_trigger(self, pid: int) -> bool:
-        p = self.parsers[pid]
-        return p["type"] == "rule" and bool(p["trigger"])
+    def trigger_rule(self, pid: int) -> Rule | None:
+        node = self.parsers[pid]
+        return node if isinstance(node, Rule) and node.trigger else None
 
     def emit(self, lazy: bool) -> None:
+        rules = self.arena.rules
         if lazy:
             reachable: set[str] = set()
-            for name, pid in self.rules.items():
-                if self.is_trigger(pid):
+            for name, pid in rules:
+                if self.trigger_rule(pid):
                     reachable.add(name)
                     reachable |= self.reachable(pid)
         else:
-            reachable = self.reachable(self.root)
-        for name, pid in self.rules.items():
-            p = self.parsers[pid]
-            if name in reachable and p["type"] == "rule":
-                body = self.to_gbnf(p["child"])
-                self.builder.add_rule(p["name"], body)
+            reachable = self.reachable(self.arena.root)
+        for name, pid in rules:
+            node = self.parsers[pid]
+            if name in reachable and isinstance(node, Rule):
+                self.builder.add_rule(node.name, self.to_gbnf(node.child))
         if lazy:
-            triggers = sorted((self.parsers[pid]["name"] for pid in self.rules.values() if self.is_trigger(pid)),
+            # the rule's own name, as llama.cpp, not the key it is stored under
+            triggers = sorted((rule.name for _, pid in rules if (rule := self.trigger_rule(pid))),
                               key=lambda s: s.encode())
             self.builder.add_rule("root", " | ".join(triggers))
-        elif self.root != INVALID_PARSER_ID:
-            self.builder.add_rule("root", self.to_gbnf(self.root))
+        elif self.arena.has_root:
+            self.builder.add_rule("root", self.to_gbnf(self.arena.root))
 
 
-def emit_arena_grammar(builder: GrammarBuilder, arena: Mapping[str, Any], *, lazy: bool = False,
+_Visitor = Callable[[_Emitter, int, ParserNode], str]
+# Every parser class -> its visitor, looked up once here so a node kind without one fails
+# at import rather than on the first grammar that uses it.
+_VISITORS: dict[type, _Visitor] = {kind: getattr(_Emitter, f"visit_{kind.__name__}") for kind in ALL_KINDS}
+
+
+def emit_arena_grammar(builder: GrammarBuilder, arena: Arena, *, lazy: bool = False,
                        schemas: Mapping[int, SchemaNode] | None = None) -> None:
-    """Add the arena's rules to ``builder`` (the body of llama.cpp's build_grammar callback)."""
-    _Emitter(arena, builder, schemas or {}).emit(lazy)
+    """Add the arena's rules to ``builder`` (the body of llama.cpp's build_grammar callback).
+
+    ``schemas`` defaults to the ones the arena was built with."""
+    _Emitter(arena, builder, arena.schemas if schemas is None else schemas).emit(lazy)
 
 
-def arena_to_gbnf(arena: str | Mapping[str, Any], *, lazy: bool = False,
-                  schemas: Mapping[int, SchemaNode] | None = None) -> str:
-    """The GBNF grammar of a serialized arena; ``schemas`` maps schema-parser ids to schemas."""
-    data = load_arena_json(arena)
-    return build_grammar(lambda b: emit_arena_grammar(b, data, lazy=lazy, schemas=schemas))
+def arena_to_gbnf(arena: ArenaInput, *, lazy: bool = False, schemas: Mapping[int, SchemaNode] | None = None) -> str:
+    """The GBNF grammar of an arena; ``schemas`` maps schema-parser ids to schemas."""
+    loaded = as_arena(arena)
+    return build_grammar(lambda b: emit_arena_grammar(b, loaded, lazy=lazy, schemas=schemas))
 
 
 def tool_parameters(function: Mapping[str, Any]) -> Any:
@@ -232,33 +271,31 @@ def schemas_by_name(tools: Sequence[Mapping[str, Any]] | None, json_schema: Any 
     return {name: nodes[-1] for name, nodes in schema_candidates(tools, json_schema).items()}
 
 
-def schema_ids(arena: str | Mapping[str, Any],
-               by_name: Mapping[str, SchemaNode | Sequence[SchemaNode]]) -> dict[int, SchemaNode]:
+def schema_ids(arena: ArenaInput, by_name: Mapping[str, SchemaNode | Sequence[SchemaNode]]) -> dict[int, SchemaNode]:
     """Attach schemas to an arena's schema parsers by name, repeated names in turn."""
-    data = load_arena_json(arena)
     seen: dict[str, int] = {}
     out: dict[int, SchemaNode] = {}
-    for pid, p in enumerate(data["parsers"]):
-        if p["type"] != "schema" or p["name"] not in by_name:
+    for pid, node in enumerate(as_arena(arena).parsers):
+        if not isinstance(node, Schema) or node.name not in by_name:
             continue
-        nodes = by_name[p["name"]]
+        nodes = by_name[node.name]
         if isinstance(nodes, SchemaNode):
             out[pid] = nodes
             continue
-        k = seen.get(p["name"], 0)
-        seen[p["name"]] = k + 1
+        k = seen.get(node.name, 0)
+        seen[node.name] = k + 1
         out[pid] = nodes[min(k, len(nodes) - 1)]
     return out
 
 
-def request_grammar(arena: str | Mapping[str, Any], *, lazy: bool, tools: Sequence[Mapping[str, Any]] | None = None,
+def request_grammar(arena: ArenaInput, *, lazy: bool, tools: Sequence[Mapping[str, Any]] | None = None,
                     json_schema: Any = None) -> str:
     """GBNF for an arena llama.cpp generated for a request with these tools / JSON schema."""
-    data = load_arena_json(arena)
-    return arena_to_gbnf(data, lazy=lazy, schemas=schema_ids(data, schema_candidates(tools, json_schema)))
+    loaded = as_arena(arena)
+    return arena_to_gbnf(loaded, lazy=lazy, schemas=schema_ids(loaded, schema_candidates(tools, json_schema)))
 
 
 __all__ = [
-    "arena_to_gbnf", "emit_arena_grammar", "load_arena_json", "request_grammar", "schema_candidates", "schema_ids",
-    "schemas_by_name", "tool_parameters",
+    "ArenaInput", "arena_to_gbnf", "as_arena", "emit_arena_grammar", "request_grammar", "schema_candidates",
+    "schema_ids", "schemas_by_name", "tool_parameters",
 ]

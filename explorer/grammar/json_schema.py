@@ -18,14 +18,13 @@ from typing import Any
 
 from explorer.errors import GrammarError
 from explorer.grammar.int_range import build_min_max_int
-from explorer.grammar.pattern import pattern_to_rule, InvalidPattern, UnsupportedPattern
+from explorer.grammar.pattern import InvalidPattern, UnsupportedPattern, pattern_to_rule
+from explorer.grammar.repetition import INT_MAX, build_repetition
 from explorer.grammar.schema import (
     INT64_MAX, INT64_MIN, FORMAT_NONE, FORMAT_UUID, AllOfSchema, AnyOfSchema, AnySchema,
     ArraySchema, BooleanSchema, ConstSchema, EnumSchema, IntegerSchema, NullSchema,
     NumberSchema, ObjectSchema, RefSchema, SchemaNode, StringSchema, TupleSchema, schema_from_json,
 )
-
-INT_MAX = 2**31 - 1
 
 SPACE_RULE = r'| " " | "\n"{1,2} [ \t]{0,20}'
 
@@ -110,28 +109,6 @@ def json_dump(value: Any) -> str:
 def rule_name(name: str) -> str:
     """Replace every run of characters outside ``[a-zA-Z0-9-]`` by one dash."""
     return _INVALID_RULE_CHARS.sub("-", name)
-
-
-def build_repetition(item_rule: str, min_items: int, max_items: int, separator_rule: str = "") -> str:
-    has_max = max_items != INT_MAX
-    if max_items == 0:
-        return ""
-    if min_items == 0 and max_items == 1:
-        return item_rule + "?"
-    if not separator_rule:
-        if min_items == 1 and not has_max:
-            return item_rule + "+"
-        if min_items == 0 and not has_max:
-            return item_rule + "*"
-        return f"{item_rule}{{{min_items},{max_items if has_max else ''}}}"
-    result = item_rule + " " + build_repetition(
-        f"({separator_rule} {item_rule})",
-        0 if min_items == 0 else min_items - 1,
-        max_items - 1 if has_max else max_items,
-    )
-    if min_items == 0:
-        result = f"({result})?"
-    return result
 
 
 class SchemaConverter:

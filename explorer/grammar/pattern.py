@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-INT_MAX = 2**31 - 1
+from explorer.grammar.repetition import INT_MAX, build_repetition
+
 MAX_PATTERN_DEPTH = 100
 NON_LITERAL = frozenset("|.()[]{}*+?^$")
 ESCAPED_IN_REGEXPS_BUT_NOT_IN_LITERALS = frozenset("^$.[]()|{}*+?")
@@ -55,12 +56,6 @@ def _stoi(text: str) -> int:
     if not -(2**31) <= value <= INT_MAX:
         raise UnsupportedPattern("invalid number in curly brackets")
     return value
-
-
-def _repetition(item: str, lo: int, hi: int) -> str:
-    from explorer.grammar.json_schema import build_repetition
-
-    return build_repetition(item, lo, hi, "")
 
 
 class _PatternTranslator:
@@ -186,7 +181,7 @@ class _PatternTranslator:
                 sub_id = self.add_rule(f"{self.name}-{len(self.sub_rule_ids) + 1}", sub)
                 self.sub_rule_ids[sub] = sub_id
             sub = sub_id
-        seq[-1] = (_repetition(f'"{sub}"' if sub_is_literal else sub, lo, hi), False)
+        seq[-1] = (build_repetition(f'"{sub}"' if sub_is_literal else sub, lo, hi), False)
 
     def literal(self, c: str) -> str:
         s, length = self.s, len(self.s)

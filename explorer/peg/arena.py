@@ -14,13 +14,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from json.encoder import encode_basestring
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.errors import PegError
 from explorer.peg.nodes import (
     INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
     Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+from explorer.peg.notation import arena_notation, expr, llama_dump
+
+if TYPE_CHECKING:  # only the annotation: the arena keeps schema nodes, it never reads them
+    from explorer.grammar.schema import SchemaNode
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class Arena:
     parsers: tuple[ParserNode, ...]
     rules: tuple[tuple[str, int], ...]
     root: int = INVALID_PARSER_ID
-    schemas: Mapping[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    schemas: Mapping[int, SchemaNode] = field(default_factory=dict, compare=False, repr=False)
     _rule_index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -74,20 +78,14 @@ class Arena:
 
     def dump(self, parser_id: int | None = None) -> str:
         """llama.cpp's debugging notation (``common_peg_arena::dump``)."""
-        from explorer.peg.notation import llama_dump
-
         return llama_dump(self, self.root if parser_id is None else parser_id)
 
     def notation(self) -> str:
         """The arena as named PEG rules in a readable notation."""
-        from explorer.peg.notation import arena_notation
-
         return arena_notation(self)
 
     def notation_of(self, parser_id: int) -> str:
         """One parser as a PEG expression (rules it uses print as their names)."""
-        from explorer.peg.notation import expr
-
         return expr(self, parser_id, top=True)
 
 
@@ -113,15 +111,15 @@ def _chars_fields(p: Chars) -> str:
             f'"min_count":{p.min_count},"max_count":{p.max_count}')
 
 
-def _child_field(p: Any) -> str:
+def _child_field(p: And | Not | Atomic) -> str:
     return f',"child":{p.child}'
 
 
-def _children_field(p: Any) -> str:
+def _children_field(p: Sequence | Choice) -> str:
     return f',"children":{_ids(p.children)}'
 
 
-def _no_fields(p: Any) -> str:
+def _no_fields(p: ParserNode) -> str:
     return ""
 
 
@@ -162,7 +160,7 @@ def _need(j: dict, kind: str, *keys: str) -> None:
                        f"missing {', '.join(missing)}")
 
 
-def _int(v: Any, what: str) -> int:
+def _int(v: object, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise PegError(f"expected an integer for {what}, found {json.dumps(v)[:60]}")
     return v
@@ -175,117 +173,146 @@ def _child(j: dict, kind: str, count: int) -> int:
     return cid
 
 
-def _text(v: Any, what: str) -> str:
+def _text(v: object, what: str) -> str:
     if not isinstance(v, str):
         raise PegError(f"expected a string for {what}, found {json.dumps(v)[:60]}")
     return v
 
 
-def _text_list(v: Any, what: str) -> tuple[str, ...]:
+def _text_list(v: object, what: str) -> tuple[str, ...]:
     if not isinstance(v, list):
         raise PegError(f"expected an array of strings for {what}")
     return tuple(_text(s, what) for s in v)
 
 
-def _load_node(j: Any, count: int) -> ParserNode:  # noqa: C901 - one branch per kind
+def _load_children(j: dict, kind: str, count: int) -> tuple[int, ...]:
+    if not isinstance(j.get("children"), list):
+        raise PegError(f"{kind} parser missing or invalid 'children' field")
+    ids = tuple(_int(c, f"{kind}.children") for c in j["children"])
+    bad = [c for c in ids if not 0 <= c < count]
+    if bad:
+        raise PegError(f"{kind} parser references invalid parser ID: {bad[0]}")
+    return ids
+
+
+def _load_repetition(j: dict, count: int) -> Repetition:
+    _need(j, "repetition", "child", "min_count", "max_count")
+    return Repetition(_child(j, "repetition", count), _int(j["min_count"], "min_count"),
+                      _int(j["max_count"], "max_count"))
+
+
+def _load_chars(j: dict, count: int) -> Chars:
+    _need(j, "chars", "pattern", "ranges", "negated", "min_count", "max_count")
+    ranges = []
+    for r in j["ranges"]:
+        if not isinstance(r, dict) or "start" not in r or "end" not in r:
+            raise PegError("char_range missing 'start' or 'end' field")
+        ranges.append((_int(r["start"], "range start"), _int(r["end"], "range end")))
+    return Chars(_text(j["pattern"], "pattern"), tuple(ranges), bool(j["negated"]),
+                 _int(j["min_count"], "min_count"), _int(j["max_count"], "max_count"))
+
+
+def _load_string(j: dict, count: int) -> String:
+    _need(j, "string", "delimiter")
+    delim = _text(j["delimiter"], "delimiter")
+    if not delim:
+        raise PegError("string parser delimiter is empty.")
+    return String(delim[0])
+
+
+def _load_schema(j: dict, count: int) -> Schema:
+    _need(j, "schema", "child", "name", "raw")
+    return Schema(_child(j, "schema", count), _text(j["name"], "name"), bool(j["raw"]))
+
+
+def _load_rule(j: dict, count: int) -> Rule:
+    _need(j, "rule", "name", "child", "trigger")
+    return Rule(_text(j["name"], "name"), _child(j, "rule", count), bool(j["trigger"]))
+
+
+def _load_tag(j: dict, count: int) -> Tag:
+    _need(j, "tag", "child", "tag")
+    return Tag(_child(j, "tag", count), _text(j["tag"], "tag"))
+
+
+def _load_gbnf(j: dict, count: int) -> Gbnf:
+    _need(j, "gbnf", "child", "grammar")
+    return Gbnf(_child(j, "gbnf", count), _text(j["grammar"], "grammar"))
+
+
+def _load_ac(j: dict, count: int) -> Ac:
+    delims = _text_list(j.get("delimiters"), "ac.delimiters")
+    if "child" not in j or not delims:
+        raise PegError("ac parser requires 'child' and a non-empty 'delimiters' array")
+    return Ac(_child(j, "ac", count), delims)
+
+
+def _load_literal(j: dict, count: int) -> Literal:
+    _need(j, "literal", "literal")
+    return Literal(_text(j["literal"], "literal"))
+
+
+def _one_child(kind: type[And] | type[Not] | type[Atomic]) -> Callable[[dict, int], ParserNode]:
+    def load(j: dict, count: int) -> ParserNode:
+        _need(j, kind.KIND, "child")
+        return kind(_child(j, kind.KIND, count))
+    return load
+
+
+# The serialized "type" name -> the loader of that kind (this is where the name is read).
+_LOADERS: dict[str, Callable[[dict, int], ParserNode]] = {
+    "epsilon": lambda j, count: Epsilon(), "start": lambda j, count: Start(), "end": lambda j, count: End(),
+    "any": lambda j, count: AnyChar(), "space": lambda j, count: Space(),
+    "literal": _load_literal,
+    "sequence": lambda j, count: Sequence(_load_children(j, "sequence", count)),
+    "choice": lambda j, count: Choice(_load_children(j, "choice", count)),
+    "repetition": _load_repetition,
+    "and": _one_child(And), "not": _one_child(Not), "atomic": _one_child(Atomic),
+    "chars": _load_chars,
+    "string": _load_string,
+    "until": lambda j, count: Until(_text_list(j.get("delimiters"), "until.delimiters")),
+    "schema": _load_schema,
+    "rule": _load_rule,
+    "ref": lambda j, count: Ref(_text(j.get("name"), "ref.name")),
+    "tag": _load_tag,
+    "gbnf": _load_gbnf,
+    "ac": _load_ac,
+}
+
+
+def _load_node(j: object, count: int) -> ParserNode:
     if not isinstance(j, dict) or not isinstance(j.get("type"), str):
         raise PegError("Parser variant JSON missing or invalid 'type' field")
-    kind = j["type"]
-    simple = {"epsilon": Epsilon, "start": Start, "end": End, "any": AnyChar, "space": Space}
-    if kind in simple:
-        return simple[kind]()
-    if kind == "literal":
-        _need(j, kind, "literal")
-        return Literal(_text(j["literal"], "literal"))
-    if kind in ("sequence", "choice"):
-        if not isinstance(j.get("children"), list):
-            raise PegError(f"{kind} parser missing or invalid 'children' field")
-        ids = tuple(_int(c, f"{kind}.children") for c in j["children"])
-        bad = [c for c in ids if not 0 <= c < count]
-        if bad:
-            raise PegError(f"{kind} parser references invalid parser ID: {bad[0]}")
-        return Sequence(ids) if kind == "sequence" else Choice(ids)
-    if kind == "repetition":
-        _need(j, kind, "child", "min_count", "max_count")
-        return Repetition(_child(j, kind, count), _int(j["min_count"], "min_count"),
-                          _int(j["max_count"], "max_count"))
-    if kind in ("and", "not", "atomic"):
-        _need(j, kind, "child")
-        return {"and": And, "not": Not, "atomic": Atomic}[kind](_child(j, kind, count))
-    if kind == "chars":
-        _need(j, kind, "pattern", "ranges", "negated", "min_count", "max_count")
-        ranges = []
-        for r in j["ranges"]:
-            if not isinstance(r, dict) or "start" not in r or "end" not in r:
-                raise PegError("char_range missing 'start' or 'end' field")
-            ranges.append((_int(r["start"], "range start"), _int(r["end"], "range end")))
-        return Chars(_text(j["pattern"], "pattern"), tuple(ranges), bool(j["negated"]),
-                     _int(j["min_count"], "min_count"), _int(j["max_count"], "max_count"))
-    if kind == "string":
-        _need(j, kind, "delimiter")
-        delim = _text(j["delimiter"], "delimiter")
-        if not delim:
-            raise PegError("string parser delimiter is empty.")
-        return String(delim[0])
-    if kind == "until":
-        return Until(_text_list(j.get("delimiters"), "until.delimiters"))
-    if kind == "schema":
-        _need(j, kind, "child", "name", "raw")
-        return Schema(_child(j, kind, count), _text(j["name"], "name"), bool(j["raw"]))
-    if kind == "rule":
-        _need(j, kind, "name", "child", "trigger")
-        return Rule(_text(j["name"], "name"), _child(j, kind, count), bool(j["trigger"]))
-    if kind == "ref":
-        return Ref(_text(j.get("name"), "ref.name"))
-    if kind == "tag":
-        _need(j, kind, "child", "tag")
-        return Tag(_child(j, kind, count), _text(j["tag"], "tag"))
-    if kind == "gbnf":
-        _need(j, kind, "child", "grammar")
-        return Gbnf(_child(j, kind, count), _text(j["grammar"], "grammar"))
-    if kind == "ac":
-        delims = _text_list(j.get("delimiters"), "ac.delimiters")
-        if "child" not in j or not delims:
-            raise PegError("ac parser requires 'child' and a non-empty 'delimiters' array")
-        return Ac(_child(j, kind, count), delims)
-    raise PegError(f"Unknown parser type: {kind}")
+    load = _LOADERS.get(j["type"])
+    if load is None:
+        raise PegError(f"Unknown parser type: {j['type']}")
+    return load(j, count)
 
 
 def load_arena(serialized: str) -> Arena:
     """Parse llama.cpp's serialized arena; raise PegError on anything malformed."""
     try:
-        j = json.loads(serialized, object_pairs_hook=_pairs)
+        j = json.loads(serialized)
     except (json.JSONDecodeError, TypeError) as exc:
         raise PegError(f"serialized parser is not JSON: {exc}") from None
     if not isinstance(j, dict):
         raise PegError("serialized parser must be a JSON object with parsers, rules and root")
     if not isinstance(j.get("parsers"), list):
         raise PegError("JSON missing or invalid 'parsers' array")
-    if not isinstance(j.get("rules"), _Pairs):
+    if not isinstance(j.get("rules"), dict):
         raise PegError("JSON missing or invalid 'rules' object")
     if "root" not in j:
         raise PegError("JSON missing 'root' field")
     count = len(j["parsers"])
     parsers = tuple(_load_node(p, count) for p in j["parsers"])
+    # a repeated key keeps its first position and its last value
     rules: dict[str, int] = {}
-    for name, pid in j["rules"].pairs:
+    for name, pid in j["rules"].items():
         pid = _int(pid, f"rule {name}")
         if not 0 <= pid < count:
             raise PegError(f"Rule '{name}' references invalid parser ID: {pid}")
-        rules[name] = pid  # a repeated key keeps its first position, last value (as JSON)
+        rules[name] = pid
     root = _int(j["root"], "root")
     if root != INVALID_PARSER_ID and not 0 <= root < count:
         raise PegError(f"Root references invalid parser ID: {root}")
     return Arena(parsers, tuple(rules.items()), root)
-
-
-class _Pairs(dict):
-    """A JSON object that remembers its key order (for ``rules``)."""
-
-    pairs: list[tuple[str, Any]]
-
-
-def _pairs(items: list[tuple[str, Any]]) -> _Pairs:
-    d = _Pairs(items)
-    d.pairs = items
-    return d

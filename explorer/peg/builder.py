@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Union
 
 from explorer.errors import PegError
+from explorer.grammar.schema import SchemaNode, schema_from_json
 from explorer.peg.arena import Arena, node_json
 from explorer.peg.nodes import (
     INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
@@ -87,7 +88,7 @@ class Builder:
         self.nodes: list[ParserNode] = []
         self.rules: dict[str, int] = {}
         self.rule_insertion: list[str] = []  # first insertion of each name (the map's order)
-        self.schemas: dict[int, Any] = {}
+        self.schemas: dict[int, SchemaNode] = {}
         self.root = INVALID_PARSER_ID
 
     @property
@@ -186,7 +187,8 @@ class Builder:
             raise PegError("ac parser requires at least one delimiter")
         return self.add(Ac(pid, delims))
 
-    def schema(self, pid: int, name: str, node: Any = None, raw: bool = False) -> int:
+    def schema(self, pid: int, name: str, node: SchemaNode | Mapping[str, Any] | bool | None = None,
+               raw: bool = False) -> int:
         """A schema parser; ``node`` (a schema node, or plain JSON schema) is kept beside the
         arena for the grammar (the serialized form drops it). A bool in ``node``'s place is
         ``raw`` (the engine tests' ``schema(p, name, raw)`` form; no schema is a bool here)."""
@@ -194,8 +196,6 @@ class Builder:
             node, raw = None, node
         sid = self.add(Schema(pid, name, raw))
         if node is not None:
-            from explorer.grammar.schema import SchemaNode, schema_from_json
-
             self.schemas[sid] = node if isinstance(node, SchemaNode) else schema_from_json(node).root
         return sid
 

@@ -44,7 +44,7 @@ from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.engine import MAX_NODE_DEPTH, deep_recursion, engine_for
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref, Repetition,
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref, Repetition,
     Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
 from explorer.peg.notation import expr
@@ -230,7 +230,7 @@ class _Compiler:
         self.fns.extend(made)
         return self.fns
 
-    def _compile(self, pid: int, p: Any) -> Fn:
+    def _compile(self, pid: int, p: ParserNode) -> Fn:
         build = _BUILDERS.get(type(p))
         if build is None:
             raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")

@@ -17,12 +17,15 @@ a delimiter), ``string<">`` (JSON string content), ``tag<name>(..)`` (an AST nod
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
     Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
     Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+
+if TYPE_CHECKING:  # arena.py imports this module for Arena.notation / dump
+    from explorer.peg.arena import Arena
 
 
 def _quant(lo: int, hi: int) -> str:

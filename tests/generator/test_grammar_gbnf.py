@@ -1,4 +1,4 @@
-"""GBNF emission from serialized PEG arenas: llama.cpp's oracle grammars, and our own arenas."""
+"""GBNF emission from PEG arenas, built or serialized: llama.cpp's oracle grammars, and our own arenas."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from explorer.errors import GrammarError
 from explorer.grammar.automaton import AhoCorasick, escape_char_class
 from explorer.grammar.gbnf import arena_to_gbnf, request_grammar, schemas_by_name
+from explorer.peg.arena import Arena, load_arena
 
 from oracle_data import ORACLE, requires_oracle
 
@@ -88,10 +89,24 @@ def test_char_class_escapes() -> None:
 
 
 def test_bad_arena_raises_grammar_error() -> None:
-    with pytest.raises(GrammarError):
+    with pytest.raises(GrammarError, match="invalid parser ID: 3"):
         arena_to_gbnf('{"parsers": [], "rules": {"x": 3}, "root": 0}')
-    with pytest.raises(GrammarError, match="unknown PEG parser type"):
+    with pytest.raises(GrammarError, match="Unknown parser type: bogus"):
         arena_to_gbnf(_arena([{"type": "bogus"}], {}, 0))
+    with pytest.raises(GrammarError, match="Rule not found: gone"):
+        arena_to_gbnf(_arena([{"type": "ref", "name": "gone"}], {}, 0))
+    with pytest.raises(GrammarError, match="unknown PEG parser type 'object'"):
+        arena_to_gbnf(Arena((object(),), (), 0))  # type: ignore[arg-type]
+
+
+def test_built_arena_serialized_and_parsed_forms_emit_the_same_grammar() -> None:
+    parsers = [{"type": "literal", "literal": "x"}, {"type": "until", "delimiters": ["</t>"]},
+               {"type": "rule", "name": "r", "child": 1, "trigger": True}, {"type": "sequence", "children": [0, 2]}]
+    text = _arena(parsers, {"r": 2}, 3)
+    arena = load_arena(text)
+    for lazy in (False, True):
+        want = arena_to_gbnf(arena, lazy=lazy)
+        assert arena_to_gbnf(text, lazy=lazy) == want == arena_to_gbnf(json.loads(text), lazy=lazy)
 
 
 # --- llama.cpp's own grammars -------------------------------------------------------------

@@ -21,7 +21,7 @@ def _trim(text: str) -> str:
 def _emit(build, lazy: bool = False) -> str:
     p = PegBuilder()
     arena = p.build(build(p))
-    return arena_to_gbnf(arena.to_json(), lazy=lazy, schemas=arena.schemas)
+    return arena_to_gbnf(arena, lazy=lazy)
 
 
 def _emit_rules_1_to_4(p: PegBuilder) -> int:
