@@ -1,8 +1,10 @@
 """Template Explorer: the Streamlit app entry point (`streamlit run app.py`).
 
 Input: the browser session (query parameters of a permalink, widget state). Output: the
-navigation between the pages in ``pages/``; each page only displays what the
-``explorer`` library computes for the template chosen on the Template page.
+navigation between the pages in ``pages/`` and what every page shares, drawn here before
+the page runs: the sidebar, the page title, the template header (which template, its
+origin and sha256, or why it does not load or compile) and the page's base permalink.
+Each page then only displays what the template's ``explorer.session`` computes.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ def main() -> None:
             label = request.name or "pasted text"
             st.caption(f"Current template: **{label}** ({request.kind})")
         _shared.dialect_picker()
+    st.title(next(title for _, title, url, _ in PAGES if url == current))
     try:
+        _shared.template_header()
+        _shared.write_permalink(current)
         nav.run()
     except ExplorerError as exc:  # a page let one through: still an error in place, not a crash page
         _shared.show_error(exc)

@@ -6,7 +6,8 @@ patches applied), the capabilities (detected once), the route, the autoparser an
 with its probe trace and provenance, and one method per later stage, each keyed by the
 request: ``params`` (llama.cpp's chat params, the PEG arena kept as an object),
 ``parse``, ``stream``, ``diagnose``, ``sample_reply``, ``roundtrip``,
-``compare_routes`` and ``compare``.
+``compare_routes``, ``parse_routes``, ``check_grammar``, ``reasoning_prefill`` and
+``compare``.
 
 ``open_session`` keeps the newest ``SESSION_LIMIT`` sessions by (sha256, dialect). A
 session whose capability probes the render budget cut short is made again after
@@ -24,15 +25,16 @@ from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
 from explorer.analysis.overrides import FieldSetting, apply_overrides
-from explorer.apply import Request, apply_request, standard_request
+from explorer.apply import ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, standard_request
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
 from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
-from explorer.chat_output import OutputParse, analyse_output
+from explorer.chat_output import ChatMessage, OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
 from explorer.errors import AnalysisError, ExplorerError
+from explorer.grammar.check import Verdict, check_grammar
+from explorer.handlers.compare import FieldDifference, RouteComparison, compare_routes, parse_both
 from explorer.health import Health, template_health
-from explorer.handlers.compare import RouteComparison, compare_routes
 from explorer.handlers.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
@@ -45,11 +47,16 @@ from explorer.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
-PER_SESSION_LIMIT = 128  # params, parses, streams and round trips kept per session
+PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
+WHOLE_TEMPLATE_LIMIT = 16  # the analysis, enable_thinking support and round trips per session
 USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
 SAMPLE_CALL_ID = "call7Qp2X"
 
 T = TypeVar("T")
+
+# one parse of the output by each route: (handler's message or error, autoparser's message
+# or error, the message fields on which they differ)
+RouteParses = tuple[ChatMessage | ExplorerError, ChatMessage | ExplorerError | None, tuple[FieldDifference, ...]]
 
 
 def request_key(request: Request) -> str:
@@ -63,6 +70,8 @@ class SessionComparison:
 
     fields: tuple[FieldChange, ...]  # route, caps, every analysis field (and params with a request)
     prompts: tuple[tuple[str, str, str], ...] = ()  # (what, A, B) for the standard request
+    prompt_error: ExplorerError | None = None  # why there are no prompts (a side cannot render it)
+    prompts_skipped: bool = False  # a side ran out of render time during the probes
 
     @property
     def changed(self) -> tuple[FieldChange, ...]:
@@ -97,6 +106,7 @@ class TemplateSession:
             self.caps, self.caps_trace = detect_caps_trace(self.templates.default)
             self.routing = route(text, self.caps)
         self._memo: Memo[object] = Memo(size=PER_SESSION_LIMIT)
+        self._whole: Memo[object] = Memo(size=WHOLE_TEMPLATE_LIMIT)
 
     # --- what the template is ----------------------------------------------------------
 
@@ -119,17 +129,20 @@ class TemplateSession:
         """Whether the render budget stopped a capability probe or an analysis probe."""
         if self.caps_cut_short:
             return True
-        held = self._memo.peek(("analysis",))
+        held = self._whole.peek(("analysis",))
         return isinstance(held, TemplateAnalysis) and held.cut_short
 
     def _remember(self, key: Hashable, make: Callable[[], T]) -> T:
         return cast(T, self._memo.get(key, make, provisional=lambda _made: self.cut_short))
 
+    def _remember_whole(self, key: Hashable, make: Callable[[], T]) -> T:
+        return cast(T, self._whole.get(key, make, provisional=lambda _made: self.cut_short))
+
     @property
     def analysis(self) -> TemplateAnalysis:
         """The autoparser's analysis with every probe's trace (raises ``AnalysisError``
         when llama.cpp's analysis throws; the error carries the probes up to the throw)."""
-        made = self._remember(("analysis",), self._analyse)
+        made = self._remember_whole(("analysis",), self._analyse)
         if isinstance(made, AnalysisError):
             raise made
         return made
@@ -184,7 +197,7 @@ class TemplateSession:
         def check() -> bool:
             mode = self.analysis.reasoning.mode.value if self.handler == AUTOPARSER else None
             return supports_enable_thinking(self.templates, reasoning_mode=mode)
-        return self._remember(("supports_enable_thinking",), check)
+        return self._remember_whole(("supports_enable_thinking",), check)
 
     # --- requests ----------------------------------------------------------------------
 
@@ -235,6 +248,12 @@ class TemplateSession:
         except AnalysisError:
             return None
 
+    def reasoning_prefill(self, request: Request) -> ReasoningPrefill:
+        """How the request's generation prompt pre-fills reasoning, read with the analysis'
+        reasoning markers (raises ``AnalysisError`` when there is no analysis)."""
+        reasoning = self.analysis.reasoning
+        return classify_reasoning_prefill(self.applied(request).generation_prompt, reasoning.start, reasoning.end)
+
     # --- model output ------------------------------------------------------------------
 
     def parse(self, output: str, request: Request, *, partial: bool = False) -> OutputParse:
@@ -254,7 +273,7 @@ class TemplateSession:
     @property
     def health(self) -> Health:
         """Whether llama.cpp's own reading of the template is broken (``explorer.health``)."""
-        return self._remember(("health",), lambda: template_health(self))
+        return self._remember_whole(("health",), lambda: template_health(self))
 
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:
         """llama.cpp's parse of the output and the triage's findings about it; a broken
@@ -265,6 +284,23 @@ class TemplateSession:
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
             template_findings=template))
+
+    def parse_routes(self, output: str, request: Request, *, partial: bool = False) -> RouteParses:
+        """The output parsed by the routed handler's parser and by the autoparser's."""
+        comparison = self.compare_routes(request)
+        return self._remember(("parse_routes", request_key(request), output, partial), lambda: parse_both(
+            comparison, output, is_partial=partial))
+
+    def check_grammar(self, request: Request, texts: Sequence[str]) -> tuple[Verdict, ...]:
+        """llguidance's verdict on each text under the request's GBNF grammar (lazy from its
+        triggers when the grammar is lazy); empty when the request has no grammar."""
+        params = self.params(request)
+        if not params.grammar:
+            return ()
+        triggers = [{"type": t.type, "value": t.value} for t in params.grammar_triggers] \
+            if params.grammar_lazy else None
+        return self._remember(("grammar", request_key(request), tuple(texts)), lambda: tuple(check_grammar(
+            params.grammar, list(texts), triggers=triggers)))
 
     def sample_reply(self, kind: ReplyKind, request: Request) -> str | None:
         """A reply cut out of the template's own rendering of an assistant turn, by the
@@ -307,14 +343,16 @@ class TemplateSession:
                                                       tools=tools, grammar=grammar, explain=explain)
         key = ("roundtrip", enable_thinking, dialect, json.dumps([messages, tools], sort_keys=True, default=str),
                grammar, explain)
-        return self._remember(key, lambda: roundtrip_report(
+        return self._remember_whole(key, lambda: roundtrip_report(
             self.text, enable_thinking=enable_thinking, messages=messages, tools=tools, grammar=grammar,
             explain=explain, dialect=dialect, templates=self.templates, caps=self.caps,
             analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None))
 
-    def compare(self, other: TemplateSession, request: Request | None = None) -> SessionComparison:
+    def compare(self, other: TemplateSession, request: Request | None = None, *,
+                enable_thinking: bool = True) -> SessionComparison:
         """This template (A) beside another (B): route, capabilities, every analysis field,
-        with ``request`` also the chat params; and the standard request's prompts."""
+        with ``request`` also the chat params; and the standard request's prompts (with
+        ``enable_thinking``; skipped for a template that ran out of render time)."""
         def side(s: TemplateSession) -> dict[str, object]:
             data: dict[str, object] = {"route": s.handler, "caps": s.caps.to_json()}
             analysis = s._analysis_or_none()
@@ -327,16 +365,16 @@ class TemplateSession:
                     data["params"] = {"error": str(exc)}
             return data
 
-        prompts: list[tuple[str, str, str]] = []
-        if not (self.render_budget_exhausted or other.render_budget_exhausted):
-            std = standard_request(True)
-            try:
-                a, b = self.applied(std), other.applied(std)
-                prompts = [("prompt", a.prompt, b.prompt),
-                           ("generation prompt", a.generation_prompt, b.generation_prompt)]
-            except ExplorerError:
-                prompts = []
-        return SessionComparison(tuple(compare_fields(side(self), side(other))), tuple(prompts))
+        fields = tuple(compare_fields(side(self), side(other)))
+        if self.render_budget_exhausted or other.render_budget_exhausted:
+            return SessionComparison(fields, prompts_skipped=True)
+        std = standard_request(enable_thinking)
+        try:
+            a, b = self.applied(std), other.applied(std)
+        except ExplorerError as exc:
+            return SessionComparison(fields, prompt_error=exc)
+        return SessionComparison(fields, (("prompt", a.prompt, b.prompt),
+                                          ("generation prompt", a.generation_prompt, b.generation_prompt)))
 
 
 _SESSIONS: Memo[TemplateSession] = Memo(size=SESSION_LIMIT)
@@ -363,6 +401,7 @@ def forget_sessions() -> None:
 
 
 __all__ = [
-    "PURE_CONTENT", "REPLY_KINDS", "SESSION_LIMIT", "ReplyKind", "SessionComparison", "TemplateSession",
+    "PURE_CONTENT", "REPLY_KINDS", "SESSION_LIMIT", "ReplyKind", "RouteParses", "SessionComparison",
+    "TemplateSession",
     "forget_sessions", "open_session", "request_key",
 ]

@@ -1,33 +1,28 @@
 """The Try it page's Round trip section (display only): the template's own replies, cut out and parsed back.
 
-Input: the loaded template source and the page's request settings; output: Streamlit elements
-(the alarms above the raw-output box, its prefill, and the Round trip section below the results).
-The work is explorer.roundtrip's; the words and tables are explorer.ui_support.roundtrip_view's.
+Input: the template's ``TemplateSession`` and the page's enable_thinking setting; output:
+Streamlit elements (the alarms above the raw-output box, its prefill, and the Round trip
+section below the results). The work is ``session.roundtrip``'s; the words and tables are
+explorer.ui_support.roundtrip_view's.
 """
 
 from __future__ import annotations
 
 import json
 import traceback
-from typing import Any
 
 import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
+from explorer.roundtrip import RoundTripReport
+from explorer.session import TemplateSession
 from explorer.ui_support import roundtrip_view as rv
 from pages import _shared as sh
 
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box
 PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box
 CASE_NOTE_KEY = "_try_case_note"  # what the last round-trip case button did
-
-
-@st.cache_data(show_spinner="Round-tripping the template's own replies…", max_entries=32)
-def _roundtrip_report(sha256: str, thinking: bool, dialect: str, _text: str) -> Any:
-    from explorer.roundtrip import roundtrip_report
-
-    return roundtrip_report(_text, enable_thinking=thinking, dialect=dialect)
 
 
 def _load_case(row: rv.CaseRow, missing: list[str], tools_json: str) -> None:
@@ -41,7 +36,7 @@ def _load_case(row: rv.CaseRow, missing: list[str], tools_json: str) -> None:
     st.session_state[CASE_NOTE_KEY] = note
 
 
-def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: Any) -> None:
+def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: RoundTripReport) -> None:
     loadable = [r for r in rows if r.reply]
     if not loadable:
         return
@@ -57,19 +52,19 @@ def _case_buttons(rows: tuple[rv.CaseRow, ...], offered: list[str], report: Any)
                        width="stretch")
 
 
-def section(outcome: tuple[Any, BaseException | None], source: Any, offered: list[str],
-                       dialect: str) -> None:
+Outcome = tuple[RoundTripReport, None] | tuple[None, BaseException]
+
+
+def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> None:
     st.subheader("Round trip")
     report, error = outcome
-    if error is not None:
-        sh.show_error(error, source.text, context="round-tripping the template's own replies")
-        return
     if report is None:
-        sh.not_available("explorer.roundtrip", "The round-trip self-test")
+        if error is not None:
+            sh.show_error(error, session.text, context="round-tripping the template's own replies")
         return
     rows = rv.case_rows(report)
     tools = ", ".join(rv.tool_names(report.tools))
-    trained = getattr(report, "dialect", "llama.cpp") == "transformers"
+    trained = report.dialect == "transformers"
     if trained:
         st.caption("Each assistant message is rendered as Hugging Face transformers renders training data (jinja2, "
                    "the template as published, transformers' own context, the messages llama.cpp's template "
@@ -77,7 +72,7 @@ def section(outcome: tuple[Any, BaseException | None], source: Any, offered: lis
                    "the parser llama.cpp builds for the next turn, and checked against that request's grammar "
                    f"(tools: {tools}). " + rv.summary(report))
         for note in report.dialect_notes:
-            st.warning(f"Round trip ({dialect}): {note}")
+            st.warning(f"Round trip ({report.dialect}): {note}")
     else:
         st.caption("Each assistant message is rendered with llama.cpp's own Jinja engine, its reply cut out of the "
                    "rendering as llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the "
@@ -94,7 +89,7 @@ def section(outcome: tuple[Any, BaseException | None], source: Any, offered: lis
         _trained_vs_llama(report)
 
 
-def _trained_vs_llama(report: Any) -> None:
+def _trained_vs_llama(report: RoundTripReport) -> None:
     """Per message: the reply the model was trained on next to the one llama.cpp renders."""
     rows = rv.dialect_rows(report)
     st.caption(rv.dialect_summary(report))
@@ -115,19 +110,19 @@ def _trained_vs_llama(report: Any) -> None:
                 right.html(ui.mono_block(view.html_b))
 
 
-def compute(source: Any, settings: sh.RequestSettings) -> tuple[Any, BaseException | None]:
-    """(report, None), (None, the error) or (None, None) when the stage is absent."""
-    if ui.optional_module("explorer.roundtrip", "roundtrip_report") is None:
-        return None, None
+def compute(session: TemplateSession, enable_thinking: bool) -> Outcome:
+    """(report, None), or (None, the error) to show in the section. The round trip renders
+    in the app's dialect (transformers: the replies as the model was trained on them)."""
     try:
-        return _roundtrip_report(source.sha256, settings.thinking, sh.dialect(), source.text), None
+        with st.spinner("Round-tripping the template's own replies…"):
+            return session.roundtrip(enable_thinking, dialect=sh.dialect()), None
     except Exception as exc:  # noqa: BLE001 - shown in place in the Round trip section
         if not isinstance(exc, ExplorerError):
             traceback.print_exc()
         return None, exc
 
 
-def alarms(report: Any) -> None:
+def alarms(report: RoundTripReport) -> None:
     """Loud, above the box: a grammar refusing its own parser's output, or nothing to round-trip."""
     for row in rv.case_rows(report):
         if row.alarm:
@@ -135,13 +130,13 @@ def alarms(report: Any) -> None:
                        icon=":material/report:")
     refused = rv.all_refused(report)
     if refused is not None:
-        who = "the template refuses" if getattr(report, "dialect", "llama.cpp") == "llama.cpp" else \
+        who = "the template refuses" if report.dialect == "llama.cpp" else \
             f"under the {report.dialect} dialect the template refuses"
         st.warning(f"Round trip: {who} to render any assistant message, so none of its replies can "
                    f"be parsed back: {refused}")
 
 
-def prefill(report: Any, offered: list[str]) -> None:
+def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
     """The box's first text: the template's own reply for this request (until the user sets one)."""
     note = st.session_state.pop(CASE_NOTE_KEY, None)
     if note:
@@ -152,6 +147,6 @@ def prefill(report: Any, offered: list[str]) -> None:
     st.session_state[OUTPUT_KEY] = st.session_state[PREFILL_KEY] = pick.text if pick else ""
     if pick:
         trained = " as transformers renders it (what the model was trained on)" \
-            if getattr(report, "dialect", "llama.cpp") == "transformers" else ""
+            if report is not None and report.dialect == "transformers" else ""
         st.caption(f"The box starts with the template's own reply{trained} for {pick.why}. Type over it freely, "
                    "or load another message's reply under Round trip.")

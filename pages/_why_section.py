@@ -1,20 +1,19 @@
 """The Try it page's "Why this result?" section (display only).
 
-Input: a ``Diagnosis`` (``explorer.triage.diagnose``: llama.cpp's parse and the findings
+Input: a ``Diagnosis`` (``TemplateSession.diagnose``: llama.cpp's parse and the findings
 that explain it). Output: Streamlit elements: the verdict, the output with each finding's
 span highlighted, and per finding its summary, expected vs found with whitespace visible,
-llama.cpp's side of the story and the fix hint. ``diagnosis`` is the page's cached call of
-the library (keyed on the template sha256, the request settings and the output).
+llama.cpp's side of the story and the fix hint.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Any
 
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.triage import CHECKS, Diagnosis, Finding
 from pages import _shared as sh
 
 TITLE = "Why this result?"
@@ -23,30 +22,11 @@ SEVERITY_STYLE = {"cause": ("#c92a2a", "#fff5f5", "cause"), "warning": ("#e67700
 SPAN_COLOURS = {"cause": "#ffc9c9", "warning": "#ffec99", "info": "#a5d8ff"}
 
 
-@st.cache_data(show_spinner="Explaining the result…", max_entries=64)
-def _diagnosis(sha256: str, dialect_name: str, settings: sh.RequestSettings, output: str, is_partial: bool,
-               _tmpl: Any) -> Any:
-    from explorer.triage import diagnose
-
-    request, params = sh.chat_params(_tmpl, settings)  # the request and parser the page parsed with
-    return diagnose(params, request, output, analysis=sh.analysis(_tmpl), template=_tmpl, is_partial=is_partial)
-
-
-def diagnosis(tmpl: Any, settings: sh.RequestSettings, output: str, is_partial: bool = False) -> Any:
-    """The triage of ``output`` for the page's request (cached), or None when the stage is absent.
-
-    ``is_partial``: the page's is_partial toggle; the findings then explain llama.cpp's
-    partial parse (a call still being written is "in progress", not a cause)."""
-    if sh.stage("explorer.triage") is None:
-        return None
-    return _diagnosis(tmpl.sha256, tmpl.dialect, settings, output, bool(is_partial), tmpl)
-
-
 def _visible(text: str) -> str:
     return ui.visible_whitespace_html(text, spaces="all") or '<span style="color:#999">∅</span>'
 
 
-def _finding_html(f: Any) -> str:
+def _finding_html(f: Finding) -> str:
     colour, background, label = SEVERITY_STYLE.get(f.severity, SEVERITY_STYLE["info"])
     parts = [f'<div style="border-left:4px solid {colour};background:{background};padding:6px 10px;margin:4px 0 10px 0">',
              f'<div><b style="color:{colour}">{label}</b> · <code>{html.escape(f.check)}</code></div>',
@@ -67,7 +47,7 @@ def _finding_html(f: Any) -> str:
     return "".join(parts)
 
 
-def _highlighted_output(d: Any) -> None:
+def _highlighted_output(d: Diagnosis) -> None:
     spans = [ui.Span(f.span[0], f.span[1], f"{f.severity}: {f.check}") for f in d.findings
              if f.span is not None and f.span[1] > f.span[0]]
     if not spans:
@@ -80,24 +60,22 @@ def _highlighted_output(d: Any) -> None:
 
 
 def _checks_list() -> None:
-    from explorer.triage import CHECKS
-
     with st.expander(f"What the triage looks for ({len(CHECKS)} checks)"):
         sh.table([{"check": c.id, "looks for": c.looks_for} for c in CHECKS])
 
 
-def render_why(d: Any) -> None:
+def render_why(d: Diagnosis) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
     st.caption(d.verdict)
-    if getattr(d, "is_partial", False):
+    if d.is_partial:
         st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
                    "in progress, not a cause.")
     findings(d)
     _checks_list()
 
 
-def findings(d: Any) -> None:
+def findings(d: Diagnosis) -> None:
     """The findings alone (also under a failing fixture): count, highlighted output, one card each."""
     if not d.findings:
         st.success(d.nothing_found)

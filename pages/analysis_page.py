@@ -1,4 +1,11 @@
-"""Analysis page: the modes and markers the autoparser settled on, each with its origin."""
+"""Analysis page: the modes and markers the autoparser settled on, each with its origin.
+
+Input: the chosen template's ``TemplateSession`` (its analysis with provenance, and the
+prompts it renders for the oracle's standard request). Output: the four modes, every
+marker field with the probe that set it (linked to the Probes page), the preserved
+tokens, the generation prompt and reasoning prefill per thinking setting, what failed
+silently, and the analysis as llama.cpp reports it.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,14 @@ import html
 import json
 from collections.abc import Callable
 from enum import Enum
-from typing import Any
 
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.analysis import Provenance, TemplateAnalysis
+from explorer.analysis.model import FIELD_NAMES
+from explorer.apply import standard_request
+from explorer.session import TemplateSession
 from pages import _shared as sh
 
 SECTIONS = (
@@ -25,14 +35,14 @@ SECTIONS = (
 TURN_FIELDS = ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
 
 
-def _value(analysis: Any, dotted: str) -> Any:
-    obj = analysis
+def _value(analysis: TemplateAnalysis, dotted: str) -> object:
+    obj: object = analysis
     for part in dotted.split("."):
         obj = getattr(obj, part)
     return obj
 
 
-def _show_value(value: Any) -> str:
+def _show_value(value: object) -> str:
     if isinstance(value, Enum):
         return f"<b>{html.escape(str(value.value))}</b>"
     if isinstance(value, bool):
@@ -44,13 +54,13 @@ def _show_value(value: Any) -> str:
     return html.escape(str(value))
 
 
-def _probe_hrefs(source: Any) -> Callable[[str], str | None]:
+def _probe_hrefs(text: str) -> Callable[[str], str | None]:
     """Links to the Probes page focused on a probe (None when the view has no permalink).
 
     The template part of the link is encoded once: compressing and quoting a 10 KB pasted
     template for each of the dozen fields a probe set cost ~50 ms per page run.
     """
-    link = ui.permalink_for(sh.current_request(), source.text, "probes")
+    link = ui.permalink_for(sh.current_request(), text, "probes")
     if link is None:
         return lambda probe: None
     rest = {k: v for k, v in ui.encode_permalink(link).items() if k != "page"}
@@ -64,7 +74,7 @@ def _probe_hrefs(source: Any) -> Callable[[str], str | None]:
     return href
 
 
-def _origin(prov: Any, probe_href: Callable[[str], str | None]) -> str:
+def _origin(prov: Provenance | None, probe_href: Callable[[str], str | None]) -> str:
     if prov is None or prov.kind == "default":
         return '<span style="color:#999">default (never set)</span>'
     if prov.kind == "probe":
@@ -88,19 +98,11 @@ def _table(rows: list[tuple[str, str, str]]) -> str:
     return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{body}</table>'
 
 
-def _field_names(analysis_mod: Any, analysis: Any) -> tuple[str, ...]:
-    names = getattr(analysis_mod, "FIELD_NAMES", None)
-    if names is None:
-        model = sh.stage("explorer.analysis.model")
-        names = getattr(model, "FIELD_NAMES", ())
-    return tuple(names) or tuple(analysis.provenance)
-
-
-def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
-    names = _field_names(analysis_mod, analysis)
-    provenance = getattr(analysis, "provenance", {}) or {}
+def _markers(analysis: TemplateAnalysis, text: str) -> None:
+    names = FIELD_NAMES
+    provenance = analysis.provenance
     probes_used: list[str] = []
-    probe_href = _probe_hrefs(source)
+    probe_href = _probe_hrefs(text)
     for title, prefix in SECTIONS:
         fields = [n for n in names if (n.startswith(prefix) if prefix else n in TURN_FIELDS)]
         if not fields:
@@ -121,7 +123,7 @@ def _markers(analysis_mod: Any, analysis: Any, source: Any) -> None:
                                           query_params={"focus": probe})
 
 
-def _modes(analysis: Any) -> None:
+def _modes(analysis: TemplateAnalysis) -> None:
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Reasoning", analysis.reasoning.mode.value)
     c2.metric("Content", analysis.content.mode.value)
@@ -129,27 +131,20 @@ def _modes(analysis: Any) -> None:
     c4.metric("Call id", analysis.tools.call_id.pos.value)
 
 
-def _generation_prompts(tmpl: Any, analysis: Any, caps: Any) -> None:
+def _generation_prompts(session: TemplateSession) -> None:
     st.subheader("Generation prompt and reasoning prefill")
-    apply_mod = sh.stage("explorer.apply")
-    if apply_mod is None:
-        sh.not_available("explorer.apply", "Generation prompts")
-        return
-    mode = analysis.reasoning.mode.value
     cols = st.columns(2)
     for col, thinking in zip(cols, (False, True)):
         with col:
             st.markdown(f"**enable_thinking = {str(thinking).lower()}**")
-            applied = sh.guarded(
-                lambda: apply_mod.apply_request(tmpl, apply_mod.standard_request(thinking), caps=caps,
-                                                reasoning_mode=mode),
-                tmpl.source, context="applying the standard request")
+            request = standard_request(thinking)
+            applied = sh.guarded(lambda: session.applied(request), session.text,
+                                 context="applying the standard request")
             if applied is None:
                 continue
             st.html(ui.mono_block(ui.visible_whitespace_html(applied.generation_prompt, spaces="all")
                                   or '<span style="color:#999">∅ (empty)</span>'))
-            prefill = apply_mod.classify_reasoning_prefill(
-                applied.generation_prompt, analysis.reasoning.start, analysis.reasoning.end)
+            prefill = session.reasoning_prefill(request)
             st.markdown(f"Prefill outcome **{prefill.outcome.value}**: {prefill.describe()}.")
             if prefill.parser_prefix:
                 st.html("Literal the parser expects before the output: " + ui.marker_html(prefill.parser_prefix))
@@ -157,9 +152,9 @@ def _generation_prompts(tmpl: Any, analysis: Any, caps: Any) -> None:
                 st.caption(f"supports_thinking: {str(applied.supports_thinking).lower()} · route {applied.handler}")
 
 
-def _silent_failures(analysis: Any) -> None:
+def _silent_failures(analysis: TemplateAnalysis) -> None:
     st.subheader("What failed silently")
-    failures = list(getattr(analysis, "failures", ()) or ())
+    failures = list(analysis.failures)
     threw = [p for p in analysis.probes if p.error is not None]
     if not failures and not threw:
         st.success("Every probe rendered; nothing was skipped.")
@@ -174,46 +169,31 @@ def _silent_failures(analysis: Any) -> None:
                    "parser it builds may silently ignore reasoning or tool calls.")
     if not analysis.analysis_complete:
         st.info("analysis_complete is false: llama.cpp's analysis did not finish every analyzer.")
-    applied = list(getattr(analysis, "workarounds_applied", ()) or ())
+    applied = list(analysis.workarounds_applied)
     if applied:
         st.markdown("Workarounds llama.cpp applied after the probes: " + ", ".join(f"`{w}`" for w in applied))
 
 
 def main() -> None:
-    st.title("Analysis")
-    loaded = sh.active_template()
-    if loaded is None:
-        sh.write_permalink("analysis", None)
+    session = sh.page_session()
+    if session is None:
         return
-    source, tmpl, _ = loaded
-    sh.source_caption(source)
-    sh.write_permalink("analysis", source)
-    if tmpl is None:
-        return
-    analysis_mod = sh.stage("explorer.analysis")
-    if analysis_mod is None:
-        sh.not_available("explorer.analysis", "The autoparser analysis")
-        return
-    analysis = sh.guarded(lambda: sh.analysis(tmpl), source.text, context="analysing the template")
+    analysis = sh.guarded(lambda: session.analysis, session.text, context="analysing the template")
     if analysis is None:
         return
-    routing_mod = sh.stage("explorer.routing")
-    if routing_mod is not None:
-        routing = sh.guarded(lambda: routing_mod.route(source.text))
-        if routing is not None and routing.specialized:
-            st.warning(f"llama.cpp routes this template to the specialized handler `{routing.handler}`; "
-                       "this analysis is computed (as llama.cpp computes it) but does not build its parser.")
+    if session.routing.specialized:
+        st.warning(f"llama.cpp routes this template to the specialized handler `{session.handler}`; "
+                   "this analysis is computed (as llama.cpp computes it) but does not build its parser.")
     _modes(analysis)
     st.subheader("Markers")
-    _markers(analysis_mod, analysis, source)
+    _markers(analysis, session.text)
     st.subheader("Preserved tokens")
     tokens = list(analysis.preserved_tokens)
     st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")
-    caps = sh.guarded(lambda: sh.caps(tmpl)) if sh.stage("explorer.caps") else None
-    if sh.exhausts_render_budget(analysis):
+    if session.render_budget_exhausted:
         st.warning("Generation prompts are skipped: this template ran out of render time during the probes.")
     else:
-        _generation_prompts(tmpl, analysis, caps)
+        _generation_prompts(session)
     _silent_failures(analysis)
     with st.expander("The analysis as llama.cpp reports it (JSON)"):
         data = analysis.to_oracle_json()

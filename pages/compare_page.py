@@ -1,31 +1,38 @@
-"""Compare page: the current template (A) against another one (B), field by field."""
+"""Compare page: the current template (A) against another one (B), field by field.
+
+Input: the chosen template's ``TemplateSession`` (A) and a second source the user picks
+(another named variant, an example, pasted text) opened as its own session (B). Output:
+``TemplateSession.compare``'s fields (route, capabilities, every analysis field) with the
+changed rows highlighted, and the prompts both render for the standard request.
+"""
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
 import streamlit as st
 
+from explorer import sources
 from explorer import ui_support as ui
-from explorer.errors import ExplorerError
+from explorer.session import SessionComparison, TemplateSession, open_session
+from explorer.sources.model import TemplateSource
 from pages import _shared as sh
 
 COMPARE_KEY = "compare_request"
 
 
-def _choose_b(sources: Any, source_a: Any) -> ui.SourceRequest | None:
+def _choose_b(source_a: TemplateSource, request_a: ui.SourceRequest) -> ui.SourceRequest | None:
     current = st.session_state.get(COMPARE_KEY)
     options = ["example", "text"]
-    variants = [v for v in (getattr(source_a, "variants", ()) or ()) if v != source_a.variant]
+    variants = [v for v in source_a.variants if v != source_a.variant]
     if variants:
         options.insert(0, "variant")
     labels = {"variant": "Another named variant of A", "example": "A built-in example", "text": "Paste"}
     kind = st.radio("Template B", options, format_func=labels.get, horizontal=True, key="cmp_kind")
     if kind == "variant":
         pick = st.selectbox("Variant", variants, key="cmp_variant")
-        return sh.current_request().with_variant(pick)
+        return request_a.with_variant(pick)
     if kind == "example":
         names = list(sources.list_examples())
         pick = st.selectbox("Example", names, key="cmp_example",
@@ -41,22 +48,16 @@ def _choose_b(sources: Any, source_a: Any) -> ui.SourceRequest | None:
     return stored if stored is not None and stored.kind == "text" else None
 
 
-def _side(request: ui.SourceRequest, label: str) -> tuple[Any, Any, Any, Any] | None:
-    """(source, compiled, caps, analysis) of one side, errors shown in place."""
-    source = sh.guarded(lambda: sh.load_source(request), context=f"loading template {label}")
+def _side_b(request: ui.SourceRequest) -> tuple[TemplateSource, TemplateSession] | None:
+    """Template B's source and session, errors shown in place."""
+    source = sh.guarded(lambda: sh.load_source(request), context="loading template B")
     if source is None:
         return None
-    try:
-        tmpl = sh.compiled(source)
-    except ExplorerError as exc:
-        sh.show_error(exc, source.text, context=f"compiling template {label}")
-        return None
-    caps = sh.guarded(lambda: sh.caps(tmpl), source.text, context=f"capabilities of {label}")
-    analysis = sh.guarded(lambda: sh.analysis(tmpl), source.text, context=f"analysing {label}")
-    return source, tmpl, caps, analysis
+    session = sh.guarded(lambda: open_session(source, sh.dialect()), source.text, context="compiling template B")
+    return None if session is None else (source, session)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, str):
         return ui.marker_html(value)
     if isinstance(value, list):
@@ -79,74 +80,56 @@ def _changes_table(changes: list[ui.FieldChange], only_changed: bool) -> str:
     return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
-def _prompts(tmpl_a: Any, tmpl_b: Any, caps_a: Any, caps_b: Any) -> None:
-    apply_mod = sh.stage("explorer.apply")
-    if apply_mod is None:
-        sh.not_available("explorer.apply", "Prompt comparison")
+def _prompts(comparison: SessionComparison) -> None:
+    if comparison.prompts_skipped:
+        st.warning("Prompt comparison is skipped: a template ran out of render time during the probes.")
         return
     st.subheader("The standard request, rendered by each")
-    thinking = st.toggle("enable_thinking", value=True, key="cmp_thinking")
-    req = apply_mod.standard_request(thinking)
-    out_a = sh.guarded(lambda: apply_mod.apply_request(tmpl_a, req, caps=caps_a), context="rendering A")
-    out_b = sh.guarded(lambda: apply_mod.apply_request(tmpl_b, req, caps=caps_b), context="rendering B")
-    if out_a is None or out_b is None:
+    st.toggle("enable_thinking", value=True, key="cmp_thinking")
+    if comparison.prompt_error is not None:
+        sh.show_error(comparison.prompt_error, context="rendering the standard request")
         return
-    for title, a, b in (("Prompt", out_a.prompt, out_b.prompt),
-                        ("Generation prompt", out_a.generation_prompt, out_b.generation_prompt)):
+    for what, a, b in comparison.prompts:
         view = ui.pair_view(a, b, context=200)
-        st.markdown(f"**{title}**" + (" (identical)" if a == b else ""))
+        st.markdown(f"**{what[0].upper() + what[1:]}**" + (" (identical)" if a == b else ""))
         c1, c2 = st.columns(2)
         c1.html(ui.mono_block(view.html_a))
         c2.html(ui.mono_block(view.html_b))
 
 
 def main() -> None:
-    st.title("Compare")
     st.caption("The current template (A) beside another (B): route, capabilities, every analysis field, "
                "and the prompts they render. Changed rows are highlighted.")
-    sources = sh.stage("explorer.sources")
-    loaded = sh.active_template()
-    if loaded is None or sources is None:
-        sh.write_permalink("compare", None)
+    loaded = sh.active()
+    if loaded.source is None or loaded.request is None:
         return
-    source_a, tmpl_a, _ = loaded
-    sh.write_permalink("compare", source_a)
+    source_a, session_a = loaded.source, loaded.session
     st.markdown(f"**A**: {source_a.display_name}")
-    if tmpl_a is None:
+    if session_a is None:
         return
-    if sh.stage("explorer.analysis") is None or sh.stage("explorer.caps") is None:
-        sh.not_available("explorer.analysis", "Comparing analyses")
-        return
-    request_b = _choose_b(sources, source_a)
+    request_b = _choose_b(source_a, loaded.request)
     if request_b is None:
         st.info("Choose or paste template B.")
         return
-    side_a = _side(sh.current_request(), "A")
-    side_b = _side(request_b, "B")
-    if side_a is None or side_b is None:
+    side_b = _side_b(request_b)
+    if side_b is None:
         return
-    source_b, tmpl_b, caps_b, analysis_b = side_b
-    _, _, caps_a, analysis_a = side_a
+    source_b, session_b = side_b
     st.markdown(f"**B**: {source_b.display_name}" + (" (same text as A)" if source_b.sha256 == source_a.sha256 else ""))
-    routing = sh.stage("explorer.routing")
-    data_a: dict[str, Any] = {}
-    data_b: dict[str, Any] = {}
-    if routing is not None:
-        data_a["route"] = routing.route(source_a.text).handler
-        data_b["route"] = routing.route(source_b.text).handler
-    if caps_a is not None and caps_b is not None:
-        data_a["caps"], data_b["caps"] = caps_a.to_json(), caps_b.to_json()
-    if analysis_a is not None and analysis_b is not None:
-        data_a["autoparser"], data_b["autoparser"] = analysis_a.to_oracle_json(), analysis_b.to_oracle_json()
-    changes = ui.compare_fields(data_a, data_b)
-    differing = sum(1 for c in changes if not c.same)
+    for label, side in (("A", session_a), ("B", session_b)):
+        if side.analysis_error is not None:  # its analysis fields are then missing from the table
+            sh.show_error(side.analysis_error, side.text, context=f"analysing {label}")
+    # the toggle is drawn with the prompts it changes, below the fields: its value is read here
+    thinking = st.session_state.get("cmp_thinking", True)
+    comparison = sh.guarded(lambda: session_a.compare(session_b, enable_thinking=thinking), context="comparing")
+    if comparison is None:
+        return
+    changes = list(comparison.fields)
+    differing = len(comparison.changed)
     st.subheader(f"Fields ({differing} of {len(changes)} differ)")
     only = st.toggle("Only the differences", value=True, key="cmp_only")
     st.html(_changes_table(changes, only))
-    if all(a is None or not sh.exhausts_render_budget(a) for a in (analysis_a, analysis_b)):
-        _prompts(tmpl_a, tmpl_b, caps_a, caps_b)
-    else:
-        st.warning("Prompt comparison is skipped: a template ran out of render time during the probes.")
+    _prompts(comparison)
 
 
 sh.require_app()

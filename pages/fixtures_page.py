@@ -1,16 +1,25 @@
-"""Fixtures page: canitoolcall's recorded model outputs, parsed with this template's parser."""
+"""Fixtures page: canitoolcall's recorded model outputs, parsed with this template's parser.
+
+Input: the chosen template's ``TemplateSession`` and canitoolcall fixtures (a family of
+its corpus, or the user's JSONL upload). Output: every fixture parsed with
+``session.parse`` for the fixture's own request and judged by canitoolcall's checks: the
+counts, the failures, and per fixture its output, expected and parsed message, the field
+diff, the triage (``session.diagnose``) and a button that opens it in Try it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
 
 import streamlit as st
+from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
+from explorer.session import TemplateSession
 from explorer.ui_support import fixture_diff, fixture_upload
 from pages import _shared as sh
 from pages import _why_section as wy
@@ -20,58 +29,48 @@ CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"
 LAST_UPLOAD_KEY = "fx_last_upload"  # (file name, bytes) of the session's last upload
 
 
+Row = tuple[Fixture, sh.RequestSettings, ui.FixtureVerdict]  # a fixture, its request, its verdict
+
+
 @st.cache_data(show_spinner=False)
 def _families() -> dict[str, str]:
-    from canitoolcall.fixtures import load_families
-
     return {slug: fam.name for slug, fam in load_families().items()}
 
 
 @st.cache_resource(show_spinner=False)
-def _fixtures(family: str) -> tuple[Any, list[Any]]:
-    from canitoolcall.fixtures import load_families, load_fixtures
-
+def _fixtures(family: str) -> tuple[Family, list[Fixture]]:
     return load_families()[family], load_fixtures(families=[family])
 
 
-def _default_thinking(tmpl: Any) -> bool:
-    """llama-server's default for enable_thinking: whether the template supports it."""
-    apply_mod = sh.stage("explorer.apply")
-    if apply_mod is None or not hasattr(apply_mod, "supports_enable_thinking"):
-        return True
-    mode = sh.analysis(tmpl).reasoning.mode.value
-    return bool(apply_mod.supports_enable_thinking(tmpl, reasoning_mode=mode))
-
-
-def _settings(fixture: Any, default_thinking: bool) -> sh.RequestSettings:
+def _settings(fixture: Fixture, default_thinking: bool) -> sh.RequestSettings:
     thinking = default_thinking if fixture.thinking is None else bool(fixture.thinking)
     return sh.RequestSettings(json.dumps(list(fixture.tools), ensure_ascii=False), thinking, "auto")
 
 
-def _judge(tmpl: Any, fixtures: list[Any], family_of: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+def _judge(session: TemplateSession, fixtures: list[Fixture], family_of: Callable[[Fixture], Family | None]
+           ) -> list[Row]:
     """Every fixture through the template's live parser, judged by canitoolcall's checks."""
-    from explorer.chat_output import analyse_output
-
-    default_thinking = _default_thinking(tmpl)
+    # llama-server's default for enable_thinking: whether the template supports it
+    default_thinking = session.supports_enable_thinking
     rows = []
     for fixture in fixtures:
-        settings = _settings(fixture, default_thinking)
+        chosen = _settings(fixture, default_thinking)
         try:
-            setup = sh.chat_setup(tmpl, settings)
-            parsed = analyse_output(setup.arena, fixture.raw_output, generation_prompt=setup.generation_prompt,
-                                    format=setup.format)
+            parsed = session.parse(fixture.raw_output, sh.page_request(session, chosen))
             exc = None if parsed.error is None else f"std::runtime_error: {parsed.error.message}"
             verdict = ui.fixture_verdict(fixture, family_of(fixture), parsed.message, exc)
         except ExplorerError as err:
             verdict = ui.FixtureVerdict("error", str(err), {})
-        rows.append((fixture, settings, verdict))
+        rows.append((fixture, chosen, verdict))
     return rows
 
 
+# A family's verdicts are a page result the session does not hold (it holds each parse,
+# for a while); judging 50-85 fixtures again on every widget change would show.
 @st.cache_resource(show_spinner="Parsing every fixture of the family…", max_entries=32)
-def _run(sha256: str, dialect_name: str, family: str, _tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+def _run(sha256: str, dialect_name: str, family: str, _session: TemplateSession) -> list[Row]:
     fam, fixtures = _fixtures(family)
-    return _judge(_tmpl, fixtures, lambda _f: fam)
+    return _judge(_session, fixtures, lambda _f: fam)
 
 
 @st.cache_data(show_spinner="Reading the uploaded fixtures…", max_entries=8)
@@ -80,21 +79,19 @@ def _read_upload(upload_sha256: str, _data: bytes) -> fixture_upload.UploadedFix
 
 
 @st.cache_resource(show_spinner=False)
-def _known_families() -> dict[str, Any]:
-    from canitoolcall.fixtures import load_families
-
+def _known_families() -> dict[str, Family]:
     return load_families()
 
 
 @st.cache_resource(show_spinner="Parsing every uploaded fixture…", max_entries=16)
-def _run_upload(sha256: str, dialect_name: str, upload_sha256: str, _tmpl: Any,
-                _fixtures: tuple[Any, ...]) -> list[tuple[Any, Any, ui.FixtureVerdict]]:
+def _run_upload(sha256: str, dialect_name: str, upload_sha256: str, _session: TemplateSession,
+                _fixtures: tuple[Fixture, ...]) -> list[Row]:
     # the checks judging a parse read no family metadata; the package's own family goes along when it exists
     known = _known_families()
-    return _judge(_tmpl, list(_fixtures), lambda f: known.get(f.family))
+    return _judge(_session, list(_fixtures), lambda f: known.get(f.family))
 
 
-def _open_in_try(fixture: Any, settings: sh.RequestSettings) -> None:
+def _open_in_try(fixture: Fixture, settings: sh.RequestSettings) -> None:
     """Hand the fixture to the Try-it page (its output, tools and thinking flag)."""
     st.session_state[sh.TOOLS_KEY] = settings.tools_json
     st.session_state[sh.THINKING_KEY] = settings.thinking
@@ -104,7 +101,7 @@ def _open_in_try(fixture: Any, settings: sh.RequestSettings) -> None:
     st.session_state["try_output"] = fixture.raw_output
 
 
-def _diff(fixture: Any, verdict: ui.FixtureVerdict) -> None:
+def _diff(fixture: Fixture, verdict: ui.FixtureVerdict) -> None:
     """The expected message against the parse, field by field (canitoolcall's strict comparison)."""
     from canitoolcall.checks import expected_as_result
     from canitoolcall.results import ParseResult
@@ -116,16 +113,18 @@ def _diff(fixture: Any, verdict: ui.FixtureVerdict) -> None:
     st.html(fixture_diff.diff_html(rows))
 
 
-def _why(fixture: Any, settings: sh.RequestSettings, tmpl: Any) -> None:
+def _why(fixture: Fixture, settings: sh.RequestSettings, session: TemplateSession) -> None:
     """The triage of the fixture's output for its request: why llama.cpp parsed it this way."""
-    d = sh.guarded(lambda: wy.diagnosis(tmpl, settings, fixture.raw_output), context="explaining the result")
+    d = sh.guarded(lambda: session.diagnose(fixture.raw_output, sh.page_request(session, settings)),
+                   context="explaining the result")
     if d is None:
         return
     st.markdown(f"**{wy.TITLE}** {d.verdict}")
     wy.findings(d)
 
 
-def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdict, tmpl: Any) -> None:
+def _detail(fixture: Fixture, settings: sh.RequestSettings, verdict: ui.FixtureVerdict,
+            session: TemplateSession) -> None:
     with st.container(border=True):
         st.markdown(f"#### {fixture.id} · {ICONS.get(verdict.status, verdict.status)}")
         st.caption(f"model {fixture.models[0]} · tags {', '.join(fixture.tags)} · enable_thinking "
@@ -150,7 +149,7 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
         if fixture.expected is not None and verdict.status in ("fail", "soft_pass") and verdict.got:
             _diff(fixture, verdict)
         if verdict.status != "pass":
-            _why(fixture, settings, tmpl)
+            _why(fixture, settings, session)
         if fixture.notes:
             st.caption(fixture.notes)
         if st.button("Open in Try it", key=f"fx_try_{fixture.id}", on_click=_open_in_try, args=(fixture, settings)):
@@ -158,30 +157,11 @@ def _detail(fixture: Any, settings: sh.RequestSettings, verdict: ui.FixtureVerdi
 
 
 def main() -> None:
-    st.title("Fixtures")
     st.caption("Recorded model outputs from the canitoolcall conformance suite (or your own, uploaded in its "
                "format), parsed with the parser llama.cpp builds for the current template, and judged by "
                "canitoolcall's own checks.")
-    loaded = sh.active_template()
-    if loaded is None:
-        sh.write_permalink("fixtures", None)
-        return
-    source, tmpl, _ = loaded
-    sh.source_caption(source)
-    if tmpl is None:
-        sh.write_permalink("fixtures", source)
-        return
-    missing = sh.missing_pipeline_stage()
-    if missing is not None or sh.stage("explorer.chat_output") is None:
-        sh.write_permalink("fixtures", source)
-        sh.not_available(missing or "explorer.chat_output", "Parsing fixtures")
-        return
-    if ui.optional_module("canitoolcall.fixtures", "load_fixtures") is None:
-        sh.write_permalink("fixtures", source)
-        st.info("The canitoolcall package is not installed, so there are no fixtures to show.")
-        return
-    if not sh.budget_guard(tmpl, "Parsing fixtures"):
-        sh.write_permalink("fixtures", source)
+    session = sh.page_session()
+    if session is None or not sh.budget_guard(session, "Parsing fixtures"):
         return
     incoming = sh.take_incoming_focus()
     if incoming in _families():
@@ -189,23 +169,23 @@ def main() -> None:
         st.session_state["fx_family"] = incoming
     origin = st.radio("Fixtures from", [CORPUS, UPLOAD], horizontal=True, key="fx_origin")
     if origin == CORPUS:
-        rows, scope = _corpus_rows(source, tmpl), "of this family"
+        rows, scope = _corpus_rows(session), "of this family"
     else:
-        sh.write_permalink("fixtures", source)
-        rows, scope = _upload_rows(source, tmpl), "of the upload"
+        rows, scope = _upload_rows(session), "of the upload"
     if rows:
-        _verdicts(rows, scope, tmpl)
+        _verdicts(rows, scope, session)
 
 
-def _corpus_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]] | None:
+def _corpus_rows(session: TemplateSession) -> list[Row] | None:
     families = _families()
     family = st.selectbox("Fixture family", list(families), format_func=lambda s: f"{s} · {families[s]}",
                           key="fx_family")
-    sh.write_permalink("fixtures", source, family)
-    return sh.guarded(lambda: _run(tmpl.sha256, tmpl.dialect, family, tmpl), source.text, context="parsing fixtures")
+    sh.write_permalink("fixtures", family)
+    return sh.guarded(lambda: _run(session.sha256, session.dialect, family, session), session.text,
+                      context="parsing fixtures")
 
 
-def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdict]] | None:
+def _upload_rows(session: TemplateSession) -> list[Row] | None:
     st.caption("Your own fixtures, one JSON object per line in canitoolcall's fixture format (its "
                "`fixture.schema.json`: `id`, `family`, `models`, `spec_version`, `provenance`, `tools`, `raw_output`, "
                f"`tags`, and `expected` or `expected_error`); {fixture_upload.CAP_TEXT}.")
@@ -238,11 +218,11 @@ def _upload_rows(source: Any, tmpl: Any) -> list[tuple[Any, Any, ui.FixtureVerdi
     if not parsed.fixtures:
         return None
     st.caption(f"{len(parsed.fixtures)} fixture(s) read from {name}.")
-    return sh.guarded(lambda: _run_upload(tmpl.sha256, tmpl.dialect, parsed.sha256, tmpl, parsed.fixtures),
-                      source.text, context="parsing the uploaded fixtures")
+    return sh.guarded(lambda: _run_upload(session.sha256, session.dialect, parsed.sha256, session, parsed.fixtures),
+                      session.text, context="parsing the uploaded fixtures")
 
 
-def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str, tmpl: Any) -> None:
+def _verdicts(rows: list[Row], scope: str, session: TemplateSession) -> None:
     counts: dict[str, int] = {}
     for _, _, v in rows:
         counts[v.status] = counts.get(v.status, 0) + 1
@@ -259,7 +239,7 @@ def _verdicts(rows: list[tuple[Any, Any, ui.FixtureVerdict]], scope: str, tmpl: 
     ids = [f.id for f, _, _ in listed]
     pick = st.selectbox("Fixture", ids, key="fx_pick")
     fixture, settings, verdict = listed[ids.index(pick)]
-    _detail(fixture, settings, verdict, tmpl)
+    _detail(fixture, settings, verdict, session)
 
 
 sh.require_app()

@@ -1,29 +1,29 @@
-"""Grammar page: the generated PEG parser rule by rule, its GBNF grammar and triggers."""
+"""Grammar page: the generated PEG parser rule by rule, its GBNF grammar and triggers.
+
+Input: the chosen template's ``TemplateSession`` and the request the shared controls
+build. Output: the route note, the preserved tokens and stops, the PEG parser rule by
+rule (``session.params``' arena), the GBNF grammar with its triggers, llguidance's
+verdicts on the template's own sample replies (``session.sample_reply``) and the user's
+text, and the parser and grammar as downloads.
+"""
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
 
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.apply import Request
 from explorer.errors import ExplorerError
+from explorer.handlers.pipeline import ChatParams
+from explorer.peg import Arena
+from explorer.session import REPLY_KINDS, TemplateSession
 from pages import _shared as sh
 
-SAMPLE_KINDS = ("reply", "call", "reasoning+call")
 
-
-@st.cache_resource(show_spinner="Checking with llguidance…", max_entries=64)
-def _verdicts(grammar: str, texts: tuple[str, ...], triggers: tuple[tuple[str, str], ...] | None) -> list[Any]:
-    from explorer.grammar.check import check_grammar
-
-    trig = None if triggers is None else [{"type": t, "value": v} for t, v in triggers]
-    return check_grammar(grammar, list(texts), triggers=trig)
-
-
-def _rules(arena: Any) -> None:
+def _rules(arena: Arena) -> None:
     st.subheader("PEG parser, rule by rule")
     notation = arena.notation()
     rows = []
@@ -38,11 +38,11 @@ def _rules(arena: Any) -> None:
         st.code(arena.dump(), language=None)
 
 
-def _grammar(params: Any, settings: sh.RequestSettings) -> None:
+def _grammar(params: ChatParams, request: Request) -> None:
     st.subheader("GBNF grammar")
     if not params.grammar:
-        reason = ("the request has no tools" if not settings.tools_json.strip()
-                  else "tool_choice is none" if settings.tool_choice == "none"
+        reason = ("the request has no tools" if not request.tools
+                  else "tool_choice is none" if request.tool_choice == "none"
                   else "the tool format has no start marker to trigger a lazy grammar")
         st.info(f"llama.cpp sends no grammar for this request: {reason}. Sampling is unconstrained.")
         return
@@ -56,17 +56,14 @@ def _grammar(params: Any, settings: sh.RequestSettings) -> None:
     st.html(sh.highlighted(params.grammar, "gbnf", True, ()))
 
 
-def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> None:
+def _engine_verdicts(session: TemplateSession, params: ChatParams, request: Request) -> None:
     st.subheader("Grammar-engine verdicts")
-    if sh.stage("explorer.grammar.check") is None:
-        sh.not_available("explorer.grammar.check", "Grammar checks")
-        return
     if not params.grammar:
         return
     samples, failed = [], []
-    for kind in SAMPLE_KINDS:
+    for kind in REPLY_KINDS:
         try:
-            sample = sh.sample_output(tmpl, settings, kind)
+            sample = session.sample_reply(kind, request)
         except ExplorerError as exc:
             failed.append(f"{kind}: {exc}")
             continue
@@ -79,8 +76,7 @@ def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> No
     if not texts:
         st.caption("No sample output could be cut out of the template's renderings.")
         return
-    triggers = (tuple((t.type, t.value) for t in params.grammar_triggers) if params.grammar_lazy else None)
-    verdicts = sh.guarded(lambda: _verdicts(params.grammar, texts, triggers), context="checking the grammar")
+    verdicts = sh.guarded(lambda: session.check_grammar(request, texts), context="checking the grammar")
     if verdicts is None:
         return
     st.caption("llguidance runs llama.cpp's GBNF over each text byte by byte; a lazy grammar starts at its trigger.")
@@ -89,14 +85,14 @@ def _engine_verdicts(tmpl: Any, params: Any, settings: sh.RequestSettings) -> No
                "bytes taken": v.consumed_bytes, "note": v.message} for v in verdicts])
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 160 else text[:157] + "…"
 
 
-def _versus(tmpl: Any, settings: sh.RequestSettings) -> None:
+def _versus(session: TemplateSession, request: Request) -> None:
     """A routed template: the params fields on which the handler and the autoparser differ."""
-    comparison = sh.guarded(lambda: sh.route_comparison(tmpl, settings), context="building the autoparser's parser")
+    comparison = sh.guarded(lambda: session.compare_routes(request), context="building the autoparser's parser")
     if comparison is None:
         return
     with st.expander("Handler vs what the autoparser would give"):
@@ -112,30 +108,18 @@ def _versus(tmpl: Any, settings: sh.RequestSettings) -> None:
 
 
 def main() -> None:
-    st.title("Grammar")
-    loaded = sh.active_template()
-    if loaded is None:
-        sh.write_permalink("grammar", None)
+    session = sh.page_session()
+    if session is None or not sh.budget_guard(session, "Building the parser and grammar"):
         return
-    source, tmpl, _ = loaded
-    sh.source_caption(source)
-    if tmpl is None:
-        sh.write_permalink("grammar", source)
+    request = sh.request_controls("grammar", session)
+    sh.write_permalink("grammar", with_request=True)
+    if request is None:
         return
-    missing = sh.missing_pipeline_stage()
-    if missing is not None or not sh.budget_guard(tmpl, "Building the parser and grammar"):
-        if missing is not None:
-            sh.not_available(missing, "The generated parser and its grammar")
-        sh.write_permalink("grammar", source)
+    params = sh.guarded(lambda: session.params(request), session.text, context="building the parser")
+    if params is None:
         return
-    settings = sh.request_controls("grammar")
-    sh.write_permalink("grammar", source, settings=settings)
-    setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
-    if setup is None:
-        return
-    if sh.route_note(setup, "builds this parser and grammar"):
-        _versus(tmpl, settings)
-    params = setup
+    if sh.route_note(params, "builds this parser and grammar"):
+        _versus(session, request)
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**Preserved tokens** (kept whole by the tokenizer)")
@@ -143,9 +127,9 @@ def main() -> None:
     with c2:
         st.markdown("**Additional stops**")
         st.html(" ".join(ui.marker_html(t) for t in params.additional_stops) or "<i>none</i>")
-    _rules(setup.arena)
-    _grammar(params, settings)
-    _engine_verdicts(tmpl, params, settings)
+    _rules(params.arena)
+    _grammar(params, request)
+    _engine_verdicts(session, params, request)
     st.subheader("Downloads")
     d1, d2 = st.columns(2)
     d1.download_button("parser.json (llama.cpp's serialized parser)", params.parser, file_name="parser.json",

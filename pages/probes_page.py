@@ -1,13 +1,20 @@
-"""Probes page: every probe pair the autoparser rendered, side by side, with its diff."""
+"""Probes page: every probe pair the autoparser rendered, side by side, with its diff.
+
+Input: the chosen template's ``TemplateSession`` (its analysis' probe trace, or the trace
+up to the throw when llama.cpp's analysis throws) and the probe a link focuses. Output:
+per probe its outputs A and B tinted by the diff, the split before and after tag-boundary
+fixing, its failure with the template line, the fields it set and its inputs.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
 
 import streamlit as st
 
 from explorer import ui_support as ui
-from explorer.errors import ExplorerError
+from explorer.errors import AnalysisError, ExplorerError
+from explorer.probes import PROBES, Probe
 from pages import _shared as sh
 
 ALL = "All probes"
@@ -20,13 +27,14 @@ def _pair(a: str, b: str, prefix_len: int | None, suffix_len: int | None, contex
 
 
 def _reference(name: str) -> str:
-    probes_mod = sh.stage("explorer.probes")
-    spec = getattr(probes_mod, "PROBES", {}).get(name) if probes_mod else None
-    return getattr(spec, "reference", "")
+    spec = PROBES.get(name)
+    return spec.reference if spec is not None else ""
 
 
-def _failure(probe: Any, source_text: str) -> None:
+def _failure(probe: Probe, source_text: str) -> None:
     err = probe.error
+    if err is None:
+        return
     where = f" at template line {err.line}" if err.line else ""
     st.error(f"Rendering side **{err.side or '?'}** threw ({err.kind}){where}: {err.message}", icon=":material/error:")
     if err.line:
@@ -36,11 +44,10 @@ def _failure(probe: Any, source_text: str) -> None:
                "fields this probe would have set keep their defaults.")
 
 
-def _diff_details(probe: Any) -> None:
-    diff_mod = sh.stage("explorer.diff")
+def _diff_details(probe: Probe) -> None:
     with st.expander("Tag-boundary fixing: the split before and after, step by step"):
-        if diff_mod is not None and hasattr(diff_mod, "naive_diff_split"):
-            naive = diff_mod.naive_diff_split(probe.output_a, probe.output_b)
+        naive = probe.diff_naive
+        if naive is not None:
             st.markdown("**Before** (plain longest common prefix and suffix, characters)")
             st.html(ui.split_html(naive.prefix, naive.left, naive.right, naive.suffix))
         for i, step in enumerate(probe.diff_steps, 1):
@@ -51,10 +58,10 @@ def _diff_details(probe: Any) -> None:
             st.caption("No step trace was recorded for this probe.")
 
 
-def _outputs(probe: Any, full: bool) -> None:
+def _outputs(probe: Probe, output_a: str, output_b: str, full: bool) -> None:
     diff = probe.diff
     view = _pair(
-        probe.output_a, probe.output_b,
+        output_a, output_b,
         len(diff.prefix) if diff else None, len(diff.suffix) if diff else None,
         None if full else CONTEXT_CHARS,
     )
@@ -68,19 +75,19 @@ def _outputs(probe: Any, full: bool) -> None:
     if diff is not None:
         st.markdown("**Split after tag-boundary fixing** (what the analyzers read)")
         st.html(ui.split_html(diff.prefix, diff.left, diff.right, diff.suffix))
-    if probe.output_a == probe.output_b:
+    if output_a == output_b:
         st.warning("Outputs A and B are identical: this template ignores what the probe varies.")
 
 
-def _field_text(value: Any) -> str:
+def _field_text(value: object) -> str:
     if isinstance(value, str):
         return ui.marker_text(value)
     if isinstance(value, (tuple, list)):
         return ", ".join(_field_text(v) for v in value) or "∅"
-    return str(getattr(value, "value", value))
+    return str(value.value if isinstance(value, Enum) else value)
 
 
-def _fields(probe: Any) -> None:
+def _fields(probe: Probe) -> None:
     if probe.fields_set:
         rows = [{"field": k, "value": _field_text(v)} for k, v in probe.fields_set]
         st.markdown("**Fields this probe set**")
@@ -89,14 +96,14 @@ def _fields(probe: Any) -> None:
         st.caption(f"• {note}")
 
 
-def _inputs(probe: Any) -> None:
+def _inputs(probe: Probe) -> None:
     with st.expander("Inputs A and B"):
         col_a, col_b = st.columns(2)
         col_a.json(probe.inputs_a.to_json(), expanded=2)
         col_b.json(probe.inputs_b.to_json(), expanded=2)
 
 
-def show_probe(probe: Any, source_text: str, full: bool) -> None:
+def show_probe(probe: Probe, source_text: str, full: bool) -> None:
     with st.container(border=True):
         st.markdown(f"#### {probe.name} · {probe.purpose}")
         ref = _reference(probe.name)
@@ -105,13 +112,13 @@ def show_probe(probe: Any, source_text: str, full: bool) -> None:
         if probe.error is not None:
             _failure(probe, source_text)
         if probe.output_a is not None and probe.output_b is not None:
-            _outputs(probe, full)
+            _outputs(probe, probe.output_a, probe.output_b, full)
             _diff_details(probe)
         _fields(probe)
         _inputs(probe)
 
 
-def _status(probe: Any) -> str:
+def _status(probe: Probe) -> str:
     if probe.error is not None:
         return f"threw ({probe.error.kind})"
     if probe.output_a is not None and probe.output_a == probe.output_b:
@@ -120,32 +127,23 @@ def _status(probe: Any) -> str:
 
 
 def main() -> None:
-    st.title("Probes")
     st.caption("The autoparser never reads the template's code: it renders pairs of inputs (A, B) "
                "and reads the difference. Dimmed text is common to both outputs; tinted text is "
                "only in A (red) or only in B (green), with the exact changed characters in bold.")
-    loaded = sh.active_template()
-    if loaded is None:
-        sh.write_permalink("probes", None)
-        return
-    source, tmpl, _ = loaded
-    sh.source_caption(source)
-    if tmpl is None:
-        sh.write_permalink("probes", source)
-        return
-    if sh.stage("explorer.analysis") is None:
-        sh.not_available("explorer.analysis", "The probe trace")
-        sh.write_permalink("probes", source)
+    session = sh.page_session()
+    if session is None:
         return
     try:
-        probes = list(sh.analysis(tmpl).probes)
-    except ExplorerError as exc:
+        probes = list(session.analysis.probes)
+    except AnalysisError as exc:
         # llama.cpp's analysis threw; the trace up to the throw still shows why
-        sh.show_error(exc, source.text, context="running the probes")
-        probes = list(getattr(exc, "probes", ()) or ())
+        sh.show_error(exc, session.text, context="running the probes")
+        probes = list(exc.probes)
         if not probes:
-            sh.write_permalink("probes", source)
             return
+    except ExplorerError as exc:
+        sh.show_error(exc, session.text, context="running the probes")
+        return
     names = [p.name for p in probes]
 
     incoming = sh.take_incoming_focus()
@@ -164,7 +162,7 @@ def main() -> None:
                          format_func=lambda n: n if n == ALL else f"{n} · {purpose.get(n, '')}")
     full = c3.toggle("Show whole outputs", value=False, key="probe_full",
                      help=f"Otherwise {CONTEXT_CHARS} shared characters are kept on each side of a difference.")
-    sh.write_permalink("probes", source, None if focus == ALL else focus)
+    sh.write_permalink("probes", None if focus == ALL else focus)
 
     if not probes:
         st.info("The analysis ran no probes for this template.")
@@ -176,7 +174,7 @@ def main() -> None:
                    "fields set": ", ".join(k for k, _ in p.fields_set)} for p in probes])
     for probe in shown:
         if focus == ALL or probe.name == focus:
-            show_probe(probe, source.text, full)
+            show_probe(probe, session.text, full)
 
 
 sh.require_app()

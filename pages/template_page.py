@@ -1,14 +1,22 @@
-"""Template page: choose a chat template, see its source, capabilities and route."""
+"""Template page: choose a chat template, see its source, capabilities and route.
+
+Input: the user's choice of source (example, paste, upload, Hub; the named variant) and
+the chosen template's ``TemplateSession``. Output: the chooser, the route banner with
+every handler test, the capability table, a share link and the highlighted source (its
+error line marked when it does not compile).
+"""
 
 from __future__ import annotations
 
-import json
 from types import MappingProxyType
-from typing import Any
 
 import streamlit as st
 
+from explorer import sources
 from explorer import ui_support as ui
+from explorer.caps import Caps
+from explorer.routing import Routing
+from explorer.sources.model import TemplateSource
 from pages import _shared as sh
 
 KINDS = MappingProxyType(
@@ -27,7 +35,7 @@ CAP_FIELDS = (
 )
 
 
-def _choose_example(sources: Any, request: ui.SourceRequest | None) -> None:
+def _choose_example(request: ui.SourceRequest | None) -> None:
     names = list(sources.list_examples())
     if not names:
         st.warning("No built-in examples are installed.")
@@ -42,8 +50,8 @@ def _choose_example(sources: Any, request: ui.SourceRequest | None) -> None:
 
     st.selectbox("Example template", names, index=index, key="tpl_example", on_change=picked,
                  placeholder="Choose an example")
-    infos = {i.name: i for i in getattr(sources, "example_info", lambda: [])()}
-    if current in infos and getattr(infos[current], "description", ""):
+    infos = {i.name: i for i in sources.example_info()}
+    if current in infos and infos[current].description:
         st.caption(infos[current].description)
 
 
@@ -63,19 +71,24 @@ def _choose_paste(request: ui.SourceRequest | None, current_text: str) -> None:
         st.form_submit_button("Use this template", type="primary", on_click=_use_pasted)
 
 
-def _choose_upload(request: ui.SourceRequest | None) -> None:
-    upload = st.file_uploader(
-        "A .jinja file, tokenizer_config.json, chat_template.json or a .gguf (a truncated header is enough)",
-        type=["jinja", "j2", "json", "gguf", "txt"],
-        key="tpl_upload",
-    )
+def _use_upload() -> None:
+    upload = st.session_state["tpl_upload"]
     if upload is None:
         return
     data = upload.getvalue()
-    candidate = ui.SourceRequest("upload", name=upload.name, data=data)
+    request = sh.current_request()
     same = request is not None and request.kind == "upload" and request.name == upload.name and request.data == data
     if not same:
-        sh.set_request(candidate)
+        sh.set_request(ui.SourceRequest("upload", name=upload.name, data=data))
+
+
+def _choose_upload() -> None:
+    # a callback, as for pasting: app.py's header, drawn before this page, shows the upload
+    st.file_uploader(
+        "A .jinja file, tokenizer_config.json, chat_template.json or a .gguf (a truncated header is enough)",
+        type=["jinja", "j2", "json", "gguf", "txt"],
+        key="tpl_upload", on_change=_use_upload,
+    )
 
 
 HUB_MISSING_REPO_KEY = "_tpl_hub_missing_repo"
@@ -106,7 +119,7 @@ def _choose_hub(request: ui.SourceRequest | None) -> None:
             st.error("Enter a repository id such as owner/model.")
 
 
-def _chooser(sources: Any) -> None:
+def _chooser(loaded: TemplateSource | None) -> None:
     request = sh.current_request()
     kinds = list(KINDS)
     default = request.kind if request is not None else "example"
@@ -114,24 +127,21 @@ def _chooser(sources: Any) -> None:
         st.session_state["tpl_kind"] = default
     kind = st.radio("Source", kinds, format_func=KINDS.get, horizontal=True, key="tpl_kind")
     if kind == "example":
-        _choose_example(sources, request)
+        _choose_example(request)
     elif kind == "text":
-        current_text = ""
-        if request is not None:
-            loaded = sh.guarded(lambda: sh.load_source(request))
-            current_text = loaded.text if loaded is not None else request.text
+        current_text = loaded.text if loaded is not None else request.text if request is not None else ""
         _choose_paste(request, current_text)
     elif kind == "upload":
-        _choose_upload(request)
+        _choose_upload()
     else:
         _choose_hub(request)
 
 
-def _variant_picker(source: Any) -> None:
-    variants = list(getattr(source, "variants", ()) or ())
-    if len(variants) < 2:
-        return
+def _variant_picker(source: TemplateSource) -> None:
+    variants = list(source.variants)
     request = sh.current_request()
+    if len(variants) < 2 or request is None:
+        return
     current = source.variant if source.variant in variants else variants[0]
 
     def picked() -> None:
@@ -141,14 +151,7 @@ def _variant_picker(source: Any) -> None:
                  on_change=picked, help="tokenizer_config.json can hold several named chat templates.")
 
 
-def _routing_banner(source: Any, caps: Any) -> None:
-    routing_mod = sh.stage("explorer.routing")
-    if routing_mod is None:
-        sh.not_available("explorer.routing", "The routing banner")
-        return
-    routing = sh.guarded(lambda: routing_mod.route(source.text, caps), context="routing")
-    if routing is None:
-        return
+def _routing_banner(routing: Routing) -> None:
     if routing.specialized:
         hits = "; ".join(
             f"`{e.needle}` {'at line ' + str(e.line) if e.line else ''}".strip()
@@ -191,43 +194,28 @@ def _routing_banner(source: Any, caps: Any) -> None:
                         ", ".join(f"`{w.name}` ({w.reason})" for w in work))
 
 
-def _caps_table(caps: Any) -> None:
+def _caps_table(caps: Caps) -> None:
     st.subheader("Capabilities")
-    values = caps.to_json() if hasattr(caps, "to_json") else dict(caps)
-    if isinstance(values, str):
-        values = json.loads(values)
+    values = caps.to_json()
     rows = [{"capability": name, "detected": "✓ true" if values.get(name) else "✗ false"} for name in CAP_FIELDS]
     sh.table(rows)
     st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
 
 
 def main() -> None:
-    st.title("Template")
-    sources = sh.stage("explorer.sources")
-    if sources is None:
-        sh.not_available("explorer.sources", "Choosing a template")
-        sh.write_permalink("template", None)
+    loaded = sh.active()
+    _chooser(loaded.source)
+    source = loaded.source
+    if source is None:
         return
-    _chooser(sources)
-    loaded = sh.active_template()
-    if loaded is None:
-        return
-    source, tmpl, compile_error = loaded
-    sh.source_caption(source)
     _variant_picker(source)
-    query = sh.write_permalink("template", source)
-
-    caps = None
-    if tmpl is not None:
-        if sh.stage("explorer.caps") is None:
-            sh.not_available("explorer.caps", "Capability detection")
-        else:
-            caps = sh.guarded(lambda: sh.caps(tmpl), source.text, context="capability detection")
-    _routing_banner(source, caps)
+    query = sh.write_permalink("template")
+    if loaded.session is not None:
+        _routing_banner(loaded.session.routing)
     left, right = st.columns([3, 2])
     with right:
-        if caps is not None:
-            _caps_table(caps)
+        if loaded.session is not None:
+            _caps_table(loaded.session.caps)
         url = sh.permalink_url(query)
         st.subheader("Share")
         if url:
@@ -236,8 +224,8 @@ def main() -> None:
             st.caption("This template is too long to fit in a link; share the file instead.")
     with left:
         st.subheader("Source")
-        error_line = getattr(getattr(compile_error, "location", None), "line", None)
-        hl = (error_line,) if error_line else ()
+        location = loaded.compile_error.location if loaded.compile_error is not None else None
+        hl = (location.line,) if location is not None and location.line else ()
         st.html(sh.highlighted(source.text, "jinja", True, hl))
 
 

@@ -1,13 +1,27 @@
-"""Try it page: parse raw model output with the parser llama.cpp builds for this template."""
+"""Try it page: parse raw model output with the parser llama.cpp builds for this template.
+
+Input: the chosen template's ``TemplateSession``, the request the shared controls build
+and the raw output the user types (or a sample, a round-trip reply, a link's output).
+Output: the generation prompt and prompt, the parsed message (``session.parse``), "Why
+this result?" (``session.diagnose``), a routed template's handler beside the autoparser
+(``session.parse_routes``), the output tinted by the parse tree, the streaming scrubber
+(``session.stream``), a bug report, and the round trip (``session.roundtrip``).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.apply import Request
+from explorer.chat_output import ChatMessage, OutputParse
+from explorer.errors import ExplorerError
+from explorer.handlers.pipeline import ChatParams
+from explorer.routing import AUTOPARSER
+from explorer.session import PURE_CONTENT, TemplateSession
+from explorer.triage import Diagnosis
 from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
 from pages import _shared as sh
@@ -20,23 +34,7 @@ STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed
 SAMPLES = (("reply", "plain reply"), ("call", "tool call"), ("reasoning+call", "reasoning + tool call"))
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
-def _parse(setup_key: tuple[Any, ...], text: str, partial: bool, _setup: sh.ChatSetup) -> Any:
-    from explorer.chat_output import analyse_output
-
-    return analyse_output(_setup.arena, text, generation_prompt=_setup.generation_prompt, format=_setup.format,
-                          is_partial=partial)
-
-
-@st.cache_resource(show_spinner="Streaming the output character by character…", max_entries=32)
-def _stream(setup_key: tuple[Any, ...], text: str, _setup: sh.ChatSetup) -> list[Any]:
-    from explorer.streaming import char_chunks, stream
-
-    return list(stream(_setup.arena, char_chunks(text), generation_prompt=_setup.generation_prompt,
-                       format=_setup.format))
-
-
-def _message(msg: Any) -> None:
+def _message(msg: ChatMessage) -> None:
     c1, c2 = st.columns(2)
     with c1:
         st.markdown("**content**")
@@ -50,7 +48,7 @@ def _message(msg: Any) -> None:
                   for i, c in enumerate(msg.tool_calls)])
 
 
-def _coloured(parsed: Any, generation_prompt: str, by: str) -> None:
+def _coloured(parsed: OutputParse, generation_prompt: str, by: str) -> None:
     g = len(generation_prompt)
     nodes = parsed.result.nodes
     gen_html, legend = ui.spans_html(generation_prompt, ui.ast_spans(nodes, by=by))
@@ -70,15 +68,13 @@ def _coloured(parsed: Any, generation_prompt: str, by: str) -> None:
         st.html(ui.legend_html(legend))
 
 
-def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup, parsed: Any, partial: bool) -> None:
+def _scrubber(session: TemplateSession, request: Request, text: str, parsed: OutputParse, partial: bool) -> None:
     st.subheader("Streaming")
-    if sh.stage("explorer.streaming") is None:
-        sh.not_available("explorer.streaming", "The streaming scrubber")
-        return
     if len(text) > STREAM_LIMIT:
         st.info(f"The output is longer than {STREAM_LIMIT} characters; the scrubber is off for it.")
         return
-    steps = sh.guarded(lambda: _stream(setup_key, text, setup), context="streaming")
+    with st.spinner("Streaming the output character by character…"):
+        steps = sh.guarded(lambda: session.stream(text, request), context="streaming")
     if not steps:
         return
     throws = sum(1 for s in steps if s.error is not None)
@@ -104,18 +100,11 @@ def _scrubber(setup_key: tuple[Any, ...], text: str, setup: sh.ChatSetup, parsed
         st.warning(f"The message diff failed here: {step.diff_error}")
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
-def _parse_both(setup_key: tuple[Any, ...], text: str, partial: bool, _comparison: Any) -> Any:
-    from explorer.handlers.compare import parse_both
-
-    return parse_both(_comparison, text, is_partial=partial)
-
-
 DIFFERS = "#e8590c"
 
 
-def _side(value: Any, differing: set[str]) -> None:
-    if isinstance(value, Exception):
+def _side(value: ChatMessage | ExplorerError | None, differing: set[str]) -> None:
+    if value is None or isinstance(value, Exception):
         st.html(ui.mono_block(f"throws: {ui.visible_whitespace_html(str(value))}", border=DIFFERS))
         return
     shown = {"content": value.content, "reasoning_content": value.reasoning_content,
@@ -127,10 +116,10 @@ def _side(value: Any, differing: set[str]) -> None:
                               border=DIFFERS if mark else "#ddd"))
 
 
-def _versus(tmpl: Any, settings: sh.RequestSettings, setup_key: tuple[Any, ...], text: str, partial: bool) -> None:
+def _versus(session: TemplateSession, request: Request, text: str, partial: bool) -> None:
     """A routed template: llama.cpp's handler next to what the autoparser would have given."""
     st.subheader("Handler vs autoparser")
-    comparison = sh.guarded(lambda: sh.route_comparison(tmpl, settings), context="building the autoparser's parser")
+    comparison = sh.guarded(lambda: session.compare_routes(request), context="building the autoparser's parser")
     if comparison is None:
         return
     c1, c2 = st.columns(2)
@@ -138,7 +127,7 @@ def _versus(tmpl: Any, settings: sh.RequestSettings, setup_key: tuple[Any, ...],
     c2.markdown("**autoparser would give**")
     if comparison.autoparser is None:
         c2.caption("The autoparser builds no parser for this template:")
-    both = sh.guarded(lambda: _parse_both(setup_key, text, partial, comparison), context="parsing with both")
+    both = sh.guarded(lambda: session.parse_routes(text, request, partial=partial), context="parsing with both")
     if both is None:
         return
     left, right, diffs = both
@@ -151,15 +140,19 @@ def _versus(tmpl: Any, settings: sh.RequestSettings, setup_key: tuple[Any, ...],
         _side(right, differing)
 
 
-def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any, why: Any = None) -> None:
+def _bug_report(session: TemplateSession, params: ChatParams, text: str, parsed: OutputParse,
+                why: Diagnosis | None) -> None:
+    source = sh.active().source
+    if source is None:
+        return
     with st.expander("Bug report (Markdown for a llama.cpp issue)"):
         result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
-        analysis = sh.analysis(sh.compiled(source))
+        analysis = None if session.analysis_error is not None else session.analysis
         md = ui.bug_report_markdown(
             title=f"Chat parsing of {source.display_name}: unexpected result",
             source_name=source.display_name, source_origin=source.origin, sha256=source.sha256,
-            template_text=source.text, handler=setup.handler,
-            analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False),
+            template_text=source.text, handler=params.handler,
+            analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False) if analysis else None,
             raw_output=text, parsed_json=json.dumps(result, indent=2, ensure_ascii=False),
             permalink=sh.permalink_url(st.session_state.get("_try_query")),
             findings=why.findings if why is not None else None,
@@ -168,12 +161,13 @@ def _bug_report(source: Any, setup: sh.ChatSetup, text: str, parsed: Any, why: A
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown")
 
 
-def _samples(tmpl: Any, settings: sh.RequestSettings) -> None:
+def _samples(session: TemplateSession, request: Request) -> None:
     cols = st.columns(len(SAMPLES) + 1)
     cols[0].caption("Fill with the template's own rendering of a")
     for col, (kind, label) in zip(cols[1:], SAMPLES):
         if col.button(label, key=f"try_sample_{kind}"):
-            sample = sh.guarded(lambda: sh.sample_output(tmpl, settings, kind), tmpl.source, context="rendering a sample")
+            sample = sh.guarded(lambda: session.sample_reply(kind, request), session.text,
+                                context="rendering a sample")
             if sample is None:
                 st.warning("The template renders that turn differently from its generation prompt, so no sample "
                            "can be cut out of it; type an output instead.")
@@ -182,78 +176,64 @@ def _samples(tmpl: Any, settings: sh.RequestSettings) -> None:
 
 
 def main() -> None:
-    st.title("Try it")
-    loaded = sh.active_template()
-    if loaded is None:
-        sh.write_permalink("try", None)
-        return
-    source, tmpl, _ = loaded
-    sh.source_caption(source)
     incoming = sh.take_incoming_output()
     if incoming is not None:
         st.session_state[OUTPUT_KEY] = incoming
-    if tmpl is None:
-        sh.write_permalink("try", source)
+    session = sh.page_session()
+    if session is None or not sh.budget_guard(session, "Parsing model output"):
         return
-    missing = sh.missing_pipeline_stage()
-    if missing is not None or sh.stage("explorer.chat_output") is None:
-        sh.write_permalink("try", source)
-        sh.not_available(missing or "explorer.chat_output", "Parsing model output")
-        return
-    if not sh.budget_guard(tmpl, "Parsing model output"):
-        sh.write_permalink("try", source)
-        return
-    settings = sh.request_controls("try")
-    setup = sh.guarded(lambda: sh.chat_setup(tmpl, settings), source.text, context="building the parser")
-    if setup is None:
-        sh.write_permalink("try", source)
+    request = sh.request_controls("try", session)
+    params = None if request is None else sh.guarded(lambda: session.params(request), session.text,
+                                                       context="building the parser")
+    if request is None or params is None:
+        sh.write_permalink("try", with_request=True)
         # the round trip parses with llama.cpp's own parser, so it still answers when the
         # picked dialect cannot build one (transformers refusing a template llama.cpp renders)
-        offered = sh.guarded(lambda: rv.tool_names(ui.parse_tools_json(settings.tools_json)), context="tools")
-        rts.section(rts.compute(source, settings), source, offered or [], tmpl.dialect)
+        offered = rv.tool_names(request.tools) if request is not None else []
+        rts.section(rts.compute(session, sh.settings().thinking), session, offered)
         return
-    sh.route_note(setup, "parses this template's output")
+    sh.route_note(params, "parses this template's output")
     st.markdown("**Generation prompt** (what the template adds for the reply; llama.cpp parses it in front of the output)")
-    st.html(ui.mono_block(ui.visible_whitespace_html(setup.generation_prompt, spaces="all")
+    st.html(ui.mono_block(ui.visible_whitespace_html(params.generation_prompt, spaces="all")
                           or '<span style="color:#999">∅ (empty)</span>'))
     with st.expander("The whole prompt llama.cpp renders for this request"):
-        st.html(ui.mono_block(ui.visible_whitespace_html(setup.prompt)))
-    _samples(tmpl, settings)
-    roundtrip = rts.compute(source, settings)
-    offered = rv.tool_names(ui.parse_tools_json(settings.tools_json))
+        st.html(ui.mono_block(ui.visible_whitespace_html(params.prompt)))
+    _samples(session, request)
+    roundtrip = rts.compute(session, request.enable_thinking)
+    offered = rv.tool_names(request.tools)
     if roundtrip[0] is not None:
         rts.alarms(roundtrip[0])
     rts.prefill(roundtrip[0], offered)
     text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
-    st.session_state["_try_query"] = sh.write_permalink("try", source, output=text, settings=settings)
+    st.session_state["_try_query"] = sh.write_permalink("try", output=text, with_request=True)
     c1, c2 = st.columns(2)
     partial = c1.toggle("is_partial (the output may still grow)", key="try_partial")
     by = c2.radio("Colour by", ["tag", "rule"], horizontal=True, key="try_colour_by")
-    setup_key = (tmpl.sha256, tmpl.dialect, settings)
-    parsed = sh.guarded(lambda: _parse(setup_key, text, partial, setup), context="parsing")
+    parsed = sh.guarded(lambda: session.parse(text, request, partial=partial), context="parsing")
     if parsed is not None:
-        _results(tmpl, source, settings, setup, setup_key, text, partial, by, parsed)
-    rts.section(roundtrip, source, offered, tmpl.dialect)
+        _results(session, request, params, text, partial, by, parsed)
+    rts.section(roundtrip, session, offered)
 
 
-def _results(tmpl: Any, source: Any, settings: sh.RequestSettings, setup: sh.ChatSetup, setup_key: tuple[Any, ...],
-             text: str, partial: bool, by: str, parsed: Any) -> None:
+def _results(session: TemplateSession, request: Request, params: ChatParams, text: str, partial: bool, by: str,
+             parsed: OutputParse) -> None:
     st.subheader("Parsed message")
-    if parsed.error is not None:
+    if parsed.error is not None or parsed.message is None:
         st.error(f"{parsed.error} — llama-server answers this request with an error.")
     else:
         _message(parsed.message)
-    why = _why(tmpl, settings, text, partial)
-    if setup.handler not in ("autoparser", sh.PURE_CONTENT):
-        _versus(tmpl, settings, setup_key, text, partial)
-    _coloured(parsed, setup.generation_prompt, by)
-    _scrubber(setup_key, text, setup, parsed, partial)
-    _bug_report(source, setup, text, parsed, why)
+    why = _why(session, request, text, partial)
+    if params.handler not in (AUTOPARSER, PURE_CONTENT):
+        _versus(session, request, text, partial)
+    _coloured(parsed, params.generation_prompt, by)
+    _scrubber(session, request, text, parsed, partial)
+    _bug_report(session, params, text, parsed, why)
 
 
-def _why(tmpl: Any, settings: sh.RequestSettings, text: str, partial: bool) -> Any:
+def _why(session: TemplateSession, request: Request, text: str, partial: bool) -> Diagnosis | None:
     """The "Why this result?" section right under the parsed message; the diagnosis, or None."""
-    d = sh.guarded(lambda: ws.diagnosis(tmpl, settings, text, partial), context="explaining the result")
+    with st.spinner("Explaining the result…"):
+        d = sh.guarded(lambda: session.diagnose(text, request, partial=partial), context="explaining the result")
     if d is None:
         return None
     ws.render_why(d)

@@ -32,7 +32,7 @@ __all__ = [
     "DIM", "GLYPH", "LEFT_BG", "LEFT_STRONG", "LLAMA_CPP_COMMIT", "MONO", "PERMALINK_TEXT_LIMIT", "PROBE_GROUPS",
     "RIGHT_BG", "RIGHT_STRONG", "SPAN_PALETTE", "WS_GLYPHS", "FieldChange", "FixtureVerdict", "GbnfLexer",
     "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
-    "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text", "continuation_after",
+    "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text",
     "decode_permalink", "decompress_text", "encode_permalink", "fixture_verdict",
     "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",
     "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",

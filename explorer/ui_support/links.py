@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import importlib
 import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from explorer import sources
 from explorer.errors import SourceError
+from explorer.sources.model import TemplateSource
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -44,9 +45,9 @@ class SourceRequest:
     def with_variant(self, variant: str | None) -> SourceRequest:
         return SourceRequest(self.kind, self.name, self.text, self.data, self.revision, variant)
 
-    def load(self) -> Any:
-        """The TemplateSource (explorer.sources must exist; callers check first)."""
-        sources = importlib.import_module("explorer.sources")
+    def load(self) -> TemplateSource:
+        """The TemplateSource (raises SourceError, FetchError or GGUFError). The loaders
+        are looked up on ``explorer.sources`` at call time, so a test's stand-in is used."""
         if self.kind == "example":
             return sources.from_example(self.name)
         if self.kind == "text":

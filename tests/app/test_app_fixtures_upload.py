@@ -232,14 +232,7 @@ def test_diff_html_escapes_and_tints_both_sides():
 # --- the page -------------------------------------------------------------------------------
 
 
-def needs_pipeline() -> None:
-    for module in ("explorer.generator", "explorer.analysis", "explorer.apply", "explorer.chat_output"):
-        if ui.optional_module(module) is None:
-            pytest.skip(f"{module} has not landed")
-
-
 def upload_page(data: bytes, name: str = "mine.jsonl") -> AppTest:
-    needs_pipeline()
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
     at.run()
@@ -326,7 +319,6 @@ def test_an_over_cap_upload_is_refused():
 
 
 def test_no_upload_yet_is_a_hint_not_an_error():
-    needs_pipeline()
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
     at.run()
@@ -372,7 +364,6 @@ def test_uploaded_fixtures_get_the_verdicts_of_llama_cpps_own_parses():
 
     want = _oracle_verdicts("Qwen-Qwen3-0.6B.jinja", "qwen3-hermes")
     records = [f.to_dict() for f in load_fixtures(families=["qwen3-hermes"]) if f.id in want]
-    needs_pipeline()
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["source_request"] = ui.SourceRequest("text", text=load_oracle_template("Qwen-Qwen3-0.6B"))
     at.run()

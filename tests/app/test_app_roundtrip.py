@@ -359,13 +359,14 @@ def test_a_template_that_always_raises_shows_the_error_in_place():
 
 
 def test_a_failing_round_trip_is_an_error_in_its_section(monkeypatch):
-    import explorer.roundtrip
     from explorer.errors import RequestError
+    from explorer.session import TemplateSession
 
     def broken(*_args, **_kwargs):
         raise RequestError("the next-turn request failed: expected a message list, found nothing")
 
-    monkeypatch.setattr(explorer.roundtrip, "roundtrip_report", broken)
+    # the page's round trip is the session's
+    monkeypatch.setattr(TemplateSession, "roundtrip", broken)
     # a text of its own, so no cached report from another test answers
     at = page(ui.SourceRequest("text", text=OWN + "{# failing round trip #}"))
     assert not at.exception, [e.value for e in at.exception]
@@ -378,11 +379,11 @@ def test_a_failing_round_trip_is_an_error_in_its_section(monkeypatch):
 
 
 def test_a_grammar_that_rejects_its_own_parsers_output_is_a_loud_warning(monkeypatch):
-    import explorer.roundtrip
+    from explorer.session import TemplateSession
 
     rejecting = report(case("c", reply="<tool_call>x</tool_call>",
                             grammar=[verdict(accepted=False, message="stopped at byte 3")]), case("a", reply="hi"))
-    monkeypatch.setattr(explorer.roundtrip, "roundtrip_report", lambda *_a, **_k: rejecting)
+    monkeypatch.setattr(TemplateSession, "roundtrip", lambda *_a, **_k: rejecting)
     at = page(ui.SourceRequest("text", text=OWN + "{# rejecting grammar #}"))
     assert not at.exception, [e.value for e in at.exception]
     loud = [w.value for w in at.warning if "Grammar rejects its own parser's output" in w.value]

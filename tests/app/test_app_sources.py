@@ -23,11 +23,7 @@ CONFIG = json.dumps({
     "chat_template": [{"name": "default", "template": T_DEFAULT}, {"name": "tool_use", "template": T_TOOLS}],
 }).encode()
 
-pytestmark = [
-    pytest.mark.timeout(300),
-    pytest.mark.skipif(ui.optional_module("explorer.sources", "from_upload", "from_hub") is None,
-                       reason="explorer.sources has not landed"),
-]
+pytestmark = pytest.mark.timeout(300)
 
 
 def template_page(kind: str) -> AppTest:

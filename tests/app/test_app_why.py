@@ -70,21 +70,22 @@ def test_bug_report_is_unchanged_without_findings():
 
 
 def test_the_section_explains_a_partial_parse_when_asked():
-    """pages/_why_section.diagnosis takes the Try it page's is_partial toggle (default off)."""
+    """The Why section's diagnosis (``TemplateSession.diagnose`` for the page's request, as
+    ``pages._shared.page_request`` builds it) takes the Try it page's is_partial toggle
+    (default off)."""
     import json as _json
 
-    from explorer.render import compile_template
+    from explorer.session import open_session
     from explorer.sources import from_example
     from pages import _shared as sh
-    from pages import _why_section as ws
 
-    tmpl = compile_template(from_example(CHATML).text)
+    session = open_session(from_example(CHATML))
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
-    settings = sh.RequestSettings(_json.dumps([weather]), thinking=True)
+    request = sh.page_request(session, sh.RequestSettings(_json.dumps([weather]), thinking=True))
     cut = f"<tool_call>\n{CALL}"[:30]  # a call still being written
-    final = ws.diagnosis(tmpl, settings, cut)
-    streaming = ws.diagnosis(tmpl, settings, cut, is_partial=True)
+    final = session.diagnose(cut, request)
+    streaming = session.diagnose(cut, request, partial=True)
     assert not final.is_partial and streaming.is_partial
     assert not streaming.causes
     assert streaming.verdict.startswith("Parsed so far")

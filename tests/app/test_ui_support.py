@@ -6,7 +6,6 @@ import html
 import json
 import os
 import re
-import sys
 import zlib
 import base64
 
@@ -310,21 +309,6 @@ def test_bug_report_fences_survive_backticks_and_truncate_long_templates():
     assert "```\nHi <tool_call>\n```" in md
 
 
-# --- optional stages ------------------------------------------------------------------
-
-
-def test_optional_module_tolerates_only_the_missing_module_itself(tmp_path, monkeypatch):
-    assert ui.optional_module("explorer.no_such_stage_xyz") is None
-    assert ui.optional_module("explorer.errors") is not None
-    assert ui.optional_module("explorer.errors", "ExplorerError") is not None
-    assert ui.optional_module("explorer.errors", "no_such_name") is None
-    (tmp_path / "broken_stage_for_test.py").write_text("import definitely_missing_dependency_xyz\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(ModuleNotFoundError):
-        ui.optional_module("broken_stage_for_test")
-    sys.modules.pop("broken_stage_for_test", None)
-
-
 # --- parse trees and requests -----------------------------------------------------------
 
 
@@ -355,25 +339,45 @@ def test_parse_tools_json_accepts_lists_and_single_tools_and_reports_errors():
         ui.parse_tools_json('"f"')
 
 
-def test_continuation_is_the_rendering_after_the_prompt():
-    assert ui.continuation_after("<u>hi</u><a>", "<u>hi</u><a>Hello</a>") == "Hello</a>"
-    assert ui.continuation_after("<u>hi</u><a><think>", "<u>hi</u><a>Hello</a>") is None
+# --- sample replies: the session's, cut by the round trip's rules (once ui_support's) -------------
+
+TAGGED = ("{% for m in messages %}<{{ m.role[0] }}>{{ m.content }}</{{ m.role[0] }}>{{ end }}{% endfor %}"
+          "{% if add_generation_prompt %}<a>{{ opens }}{% endif %}")
 
 
-def test_end_marker_is_what_follows_the_assistant_text():
-    head = "<|user|>U<|end|><|assistant|>"
-    assert ui.end_marker_from_probes(head + "X<|end|>\n", head + "XY<|end|>\n") == "<|end|>\n"
-    assert ui.end_marker_from_probes(head + "X", head + "XY") == ""
-    # an "X" in the template text itself does not confuse the search
-    assert ui.end_marker_from_probes("X-user: X[/X]", "X-user: XY[/X]") == "[/X]"
-    assert ui.end_marker_from_probes("aXb", "aXYc") is None
+def sample(template: str, kind: str = "reply") -> str | None:
+    from explorer.session import open_session
+
+    session = open_session(template)
+    return session.sample_reply(kind, session.request(enable_thinking=False))
 
 
-def test_strip_end_marker_exact_or_trimmed():
-    assert ui.strip_end_marker("hi<|im_end|>\n", "<|im_end|>\n") == "hi"
-    assert ui.strip_end_marker("hi<|im_end|>  ", "<|im_end|>\n") == "hi"
-    assert ui.strip_end_marker("hi", "<|im_end|>\n") == "hi"
-    assert ui.strip_end_marker("hi\n", "") == "hi\n"
+def test_a_sample_reply_is_the_rendering_after_the_prompt_without_its_end_marker():
+    # R = <u>Hello</u><a>REPLY</a>, P = <u>Hello</u><a>: the reply is what follows P, and the
+    # text after a plain assistant turn ("</a>") is the end marker a model stops on
+    assert sample(TAGGED.replace("{{ end }}", "").replace("{{ opens }}", "")) == "The weather in Paris is sunny."
+    # the end marker as the X / XY probes find it, whitespace after it included
+    with_newline = TAGGED.replace("{{ end }}", "<|end|>\n").replace("{{ opens }}", "")
+    assert sample(with_newline) == "The weather in Paris is sunny."
+
+
+def test_an_x_in_the_template_text_does_not_confuse_the_end_marker():
+    template = "{% for m in messages %}X-{{ m.role }}: {{ m.content }}[/X]{% endfor %}"
+    assert sample(template) == "X-assistant: The weather in Paris is sunny."
+
+
+def test_a_generation_prompt_the_history_does_not_repeat_is_cut_by_the_round_trips_rules():
+    # the generation prompt opens <think>, a history turn does not: the prompt is no prefix of
+    # the rendering, so the reply starts where they part, moved back to a tag boundary
+    # (the oracle harness' "snapped" rule; the page's own cut used to give no sample here)
+    opens = TAGGED.replace("{{ end }}", "").replace("{{ opens }}", "<think>")
+    assert sample(opens) == "The weather in Paris is sunny."
+
+
+def test_a_template_that_refuses_assistant_turns_has_no_sample():
+    refuses = ("{% for m in messages %}{% if m.role == 'assistant' %}{{ raise_exception('no') }}{% endif %}"
+               "<{{ m.role }}>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<a>{% endif %}")
+    assert sample(refuses) is None
 
 
 # --- fixture verdicts ---------------------------------------------------------------------
