@@ -226,6 +226,25 @@ def budget_guard(session: TemplateSession, what: str) -> bool:
     return True
 
 
+def health_banner(session: TemplateSession) -> None:
+    """llama.cpp's reading of the template itself broken: said first, above everything the
+    page builds from that reading (causes as errors, warnings as warnings)."""
+    if session.render_budget_exhausted:
+        return
+    health = guarded(lambda: session.health, session.text, context="checking the template's health")
+    if health is None:
+        return
+    for f in health.findings:
+        if f.severity == "info":
+            continue
+        where = ", ".join(x for x in (f"field `{f.field}`" if f.field else "", f"probe {f.probe}" if f.probe else "",
+                                      f"template line {f.template_line}" if f.template_line else "") if x)
+        text = f"**Template health.** {f.summary}" + (f" ({where})" if where else "")
+        if f.fix_hint:
+            text += f"\n\nFix ({f.fix_where}): {f.fix_hint}"
+        (st.error if f.severity == "cause" else st.warning)(text, icon=":material/healing:")
+
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def highlighted(text: str, language: str = "jinja", linenos: bool = True, hl: tuple[int, ...] = ()) -> str:
     return ui.highlight_html(text, language, linenos=linenos, hl_lines=hl)

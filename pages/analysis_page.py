@@ -181,6 +181,7 @@ def main() -> None:
     analysis = sh.guarded(lambda: session.analysis, session.text, context="analysing the template")
     if analysis is None:
         return
+    sh.health_banner(session)
     if session.routing.specialized:
         st.warning(f"llama.cpp routes this template to the specialized handler `{session.handler}`; "
                    "this analysis is computed (as llama.cpp computes it) but does not build its parser.")

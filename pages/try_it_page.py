@@ -182,6 +182,7 @@ def main() -> None:
     session = sh.page_session()
     if session is None or not sh.budget_guard(session, "Parsing model output"):
         return
+    sh.health_banner(session)
     request = sh.request_controls("try", session)
     params = None if request is None else sh.guarded(lambda: session.params(request), session.text,
                                                        context="building the parser")

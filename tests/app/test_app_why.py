@@ -103,3 +103,18 @@ def test_try_it_passes_its_is_partial_toggle_to_the_triage():
     assert not at.exception, [e.value for e in at.exception]
     assert any(c.value.startswith("Explained as llama.cpp's partial parse") for c in at.caption)
     assert "partial-output" in shown(at)
+
+
+def test_a_misread_template_gets_the_health_banner_on_analysis_and_try_it():
+    # the call id written before the name: the autoparser's name opener swallows part of the probes' id
+    text = ("{%- for m in messages %}<|im_start|>{{ m.role }}\n{%- if m.tool_calls %}{%- for tc in m.tool_calls %}"
+            "<tc>{{ tc.id }}<name>{{ tc.function.name }}<args>{{ tc.function.arguments | tojson }}</tc>"
+            "{%- endfor %}{%- else %}{{ m.content }}{%- endif %}<|im_end|>\n{%- endfor %}"
+            "{%- if add_generation_prompt %}<|im_start|>assistant\n{%- endif %}")
+    for page in ("pages/analysis_page.py", "pages/try_it_page.py"):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.session_state["source_request"] = ui.SourceRequest("text", text=text)
+        at.run()
+        at.switch_page(page).run()
+        errors = [e.value for e in at.error]
+        assert any("Template health" in e and "tools.function.name_prefix" in e for e in errors), (page, errors)
