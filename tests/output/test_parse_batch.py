@@ -166,9 +166,13 @@ def test_parser_rows_and_template_rows_mix(tmp_path, templates, capsys):
         {"id": "parser", "parser": arena, "raw_output": "Hi", "template": "ignored.jinja"},
         {"id": "template", "template": str(templates / "chatml.jinja"), "tools": WEATHER,
          "enable_thinking": False, "raw_output": CALL},
+        {"id": "unknown tool", "template": str(templates / "chatml.jinja"), "tools": WEATHER,
+         "enable_thinking": False, "raw_output": CALL.replace("get_weather", "get_time")},
     ])
-    rc, (parser, template), _ = _batch(rows, "--explain", "--full-streaming", capsys=capsys)
-    assert rc == 0
+    rc, (parser, template, unknown), _ = _batch(rows, "--explain", "--full-streaming", capsys=capsys)
+    assert rc == 0  # a parse llama.cpp rejects is a result (its exception), not a failed row
+    assert unknown["result"] is None and "peg-native" in unknown["exception"]["message"]
+    assert unknown["explain"]["expected"] == ['"get_weather"']
     assert parser["result"]["content"] == "Hi" and parser["explain"] is None
     assert _calls(template) == [("get_weather", {"city": "Paris"})]
     assert template["streaming_final"] == template["result"] and template["streaming_threw"] is False
