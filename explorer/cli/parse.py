@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
-from explorer.cli.batch import (  # noqa: F401 - fixture_outputs, replay_row: the oracle tests' entry points
+from explorer.cli.batch import (  # noqa: F401 - fixture_outputs, raw_output_for, replay_row: imported from here too
     BatchOptions,
     fixture_outputs,
+    raw_output_for,
     read_lines,
     replay_batch,
     replay_row,
