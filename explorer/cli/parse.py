@@ -1,11 +1,13 @@
-"""``parse`` and ``parse-batch``: run model output through a serialized llama.cpp parser.
+"""``parse`` and ``parse-batch``: run model output through llama.cpp's parser.
 
 Input: ``parse --parser FILE --output-file F [--generation-prompt TEXT] [--format NAME]
-[--partial] [--stream] [--ast] [--notation] [--explain]``, or ``parse-batch IN.jsonl`` whose lines are
-shaped like the oracle's parse rows (``parser``, ``generation_prompt``, ``format`` and
-``raw_output``, or an ``id`` naming a canitoolcall fixture). Output: JSON on stdout: the
-message llama-server would return (oracle ``result`` shape) or llama.cpp's exception;
-for the batch one line per input: ``{"id", "result", "exception", "streaming_final"}``.
+[--partial] [--stream] [--ast] [--notation] [--explain]``; ``parse TEMPLATE --output-file F``
+with the request switches; or ``parse-batch IN.jsonl [--templates DIR] [--jobs N]`` whose
+rows carry a serialized ``parser`` (oracle parse rows) or name a ``template`` and a request
+(``explorer.cli.batch`` reads and runs them). Output: JSON on stdout: the message
+llama-server would return (oracle ``result`` shape) or llama.cpp's exception; for the
+batch one line per input line, in input order: ``{"id", "result", "exception",
+"streaming_final"}``, or ``{"id", "error"}`` for a row that failed (exit code 1 then).
 With ``--explain`` a parse that fails also prints ``explain: <where and what was expected>``
 on stderr (``explorer.peg.expectations``), stdout unchanged; ``parse-batch --explain`` adds
 that report as an ``explain`` field to each line.
@@ -19,17 +21,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
-from explorer.cli.inputs import add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args
+from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_search
+from explorer.cli.inputs import (
+    add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
+)
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
-from explorer.streaming import char_chunks, stream, stream_summary
+from explorer.streaming import char_chunks, stream
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
     b = subparsers.add_parser(
-        "parse-batch", help="replay oracle-shaped rows through the parser",
-        description="One output line per input line: id, result, exception, streaming_final.")
+        "parse-batch", help="replay rows (a serialized parser, or a template and a request) through the parser",
+        description="One output line per input line, in input order: id, result, exception, "
+                    "streaming_final; or id and error for a row that failed (exit code 1 then). "
+                    "A row with a 'parser' string uses that parser; a row with a 'template' (path, "
+                    "hf: or example: spec) runs the whole pipeline for the row's request (tools, "
+                    "messages, enable_thinking, chat_template_kwargs, parallel_tool_calls, "
+                    "tool_choice, reasoning_format). raw_output, and tools, come from the "
+                    "canitoolcall fixture the row's id names when the row has none.")
     b.add_argument("input", metavar="IN.jsonl")
     b.add_argument("--out", metavar="OUT.jsonl", default="-")
     b.add_argument("--full-streaming", action="store_true",
@@ -82,6 +91,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--explain", action="store_true",
                    help="add 'explain' to each line: where a failing parse got furthest and what it "
                         "expected there (null when the output parsed)")
+    b.add_argument("--templates", metavar="DIR", action="append", default=[],
+                   help="a folder where a row's relative template path is looked for (repeatable); "
+                        "then the JSONL file's folder, then the working directory")
+    b.add_argument("--jobs", metavar="N", type=_jobs, default=1,
+                   help="spread the rows over N processes, each template's rows together "
+                        "(default 1: in this process)")
     b.set_defaults(run=run_batch)
 
 
@@ -167,65 +182,26 @@ def run(args: argparse.Namespace) -> int:
 # --- parse-batch -----------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def fixture_outputs() -> dict[str, str]:
-    """canitoolcall's fixtures: raw output by fixture id."""
-    from canitoolcall.fixtures import load_fixtures
-
-    return {f.id: f.raw_output for f in load_fixtures()}
-
-
-def raw_output_for(row: dict[str, Any]) -> str:
-    if isinstance(row.get("raw_output"), str):
-        return row["raw_output"]
-    outputs = fixture_outputs()
-    if row.get("id") not in outputs:
-        raise SourceError(f"row {row.get('id')!r} has no raw_output and names no canitoolcall fixture")
-    return outputs[row["id"]]
-
-
-def replay_row(row: dict[str, Any], *, full_streaming: bool = False, explain: bool = False) -> dict[str, Any]:
-    """One oracle-shaped row through our parser: the oracle's result fields (and, with
-    ``explain``, the furthest failure of a parse that threw)."""
-    arena = load_arena(row["parser"]) if row.get("parser") else None
-    text = raw_output_for(row)
-    gp = row.get("generation_prompt") or ""
-    fmt = row.get("format") or DEFAULT_FORMAT
-    full = analyse_output(arena, text, generation_prompt=gp, format=fmt, is_partial=False)
-    out: dict[str, Any] = {
-        "id": row.get("id"),
-        "result": full.message.to_oracle_json() if full.message else None,
-        "exception": exception_json(full.error) if full.error else None,
-    }
-    if explain:
-        failure = explain_mismatch(full, arena)
-        out["explain"] = failure.to_json() if failure is not None else None
-    if full_streaming:
-        out.update(stream_summary(arena, text, generation_prompt=gp, format=fmt))
-    else:
-        part = analyse_output(arena, text, generation_prompt=gp, format=fmt, is_partial=True)
-        out["streaming_final"] = part.message.to_oracle_json() if part.message else None
-    return out
-
-
-def _rows(path: str) -> Iterator[dict[str, Any]]:
-    with (sys.stdin if path == "-" else open(path, encoding="utf-8")) as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SourceError(f"{path}:{n}: invalid JSON: {exc}") from None
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, found {text!r}") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError("--jobs must be at least 1")
+    return jobs
 
 
 def run_batch(args: argparse.Namespace) -> int:
+    lines = read_lines(args.input)
+    search = template_search(args.templates, args.input)
+    options = BatchOptions(full_streaming=args.full_streaming, explain=args.explain)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
     try:
-        for row in _rows(args.input):
-            out.write(json.dumps(replay_row(row, full_streaming=args.full_streaming, explain=args.explain),
-                                 ensure_ascii=False) + "\n")
+        rows, errors, first = replay_batch(lines, out, search=search, options=options, jobs=args.jobs)
     finally:
         if out is not sys.stdout:
             out.close()
-    return 0
+    if errors:
+        print(f"parse-batch: {errors} of {rows} rows failed (first: {first})", file=sys.stderr)
+    return 1 if errors else 0

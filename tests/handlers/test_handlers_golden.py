@@ -193,7 +193,7 @@ def test_fixture_outputs_parse_like_llama_cpp_through_every_handler() -> None:
     builds for the fixture's tools (not only its own family's template)."""
     from canitoolcall.fixtures import load_fixtures
 
-    from explorer.cli.parse import replay_row
+    from explorer.cli.batch import replay_row
 
     fixtures = {f.id: f for f in load_fixtures()}
     want = PARSE_GOLDEN.split()

@@ -17,7 +17,7 @@ from typing import Any
 from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 from explorer.apply import Request, standard_request
-from explorer.cli.parse import fixture_outputs, replay_row
+from explorer.cli.batch import fixture_outputs, replay_row
 from explorer.handlers import apply_template
 
 pytestmark = requires_oracle

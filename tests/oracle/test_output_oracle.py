@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from explorer.cli.parse import replay_row
+from explorer.cli.batch import replay_row
 from oracle_data import ORACLE, requires_oracle
 
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from explorer.cli.parse import raw_output_for
+from explorer.cli.batch import raw_output_for
 from explorer.peg import load_arena
 from explorer.streaming import char_chunks, stream, stream_summary
 from oracle_data import ORACLE, requires_oracle

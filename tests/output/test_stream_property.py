@@ -100,7 +100,7 @@ def test_deep_nesting_is_an_output_parse_error_not_a_crash():
 
 
 if oracle_available():
-    from explorer.cli.parse import raw_output_for
+    from explorer.cli.batch import raw_output_for
 
     ROWS = [json.loads(line) for path in sorted((ORACLE / "parse").glob("*.jsonl"))
             for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -510,7 +510,7 @@ def test_parse_batch_explain_adds_the_report_per_line(tmp_path, capsys):
 
 @lru_cache(maxsize=1)
 def _oracle_rows() -> list[dict]:
-    from explorer.cli.parse import raw_output_for
+    from explorer.cli.batch import raw_output_for
 
     rows = []
     for path in sorted((ORACLE / "parse").glob("*.jsonl")):
