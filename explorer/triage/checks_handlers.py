@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from explorer.jsonscan import json_object_at
 from explorer.triage.checks_tools import is_cause
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
-from explorer.triage.textscan import json_object_at
 
 Hit = tuple[int, int, str, str]  # span start, span end, found, expected
 

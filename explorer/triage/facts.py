@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.chat_output import OutputParse, analyse_output
+from explorer.jsonscan import JsonObject, json_objects
 from explorer.peg.arena import Arena, load_arena
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
-from explorer.triage.textscan import JsonObject, json_objects
 
 
 @dataclass(frozen=True)
