@@ -456,7 +456,7 @@ def page_request(tmpl: Any, settings: RequestSettings) -> Any:
 
 @st.cache_resource(show_spinner="Building the parser…", max_entries=64)
 def _chat_params(sha256: str, dialect_name: str, settings: RequestSettings, _tmpl: Any) -> tuple[Any, Any]:
-    from explorer.handlers import apply_template
+    from explorer.handlers.pipeline import apply_template
 
     request = page_request(_tmpl, settings)
     return request, apply_template(_tmpl, request, caps=caps(_tmpl), analysis=analysis(_tmpl))

@@ -71,7 +71,7 @@ def generate_for_template(text: str, args: argparse.Namespace) -> tuple[dict[str
     """Route, analyse, apply and generate (``explorer.handlers.apply_template``, one user
     message); returns the apply keys and the routed handler."""
     from explorer.apply import Request
-    from explorer.handlers import apply_template
+    from explorer.handlers.pipeline import apply_template
 
     json_schema = read_json(args.json_schema, "JSON schema") if args.json_schema else None
     tools = load_tools(args)

@@ -52,7 +52,7 @@ class Facts:
         if self.template is None:
             return None
         from explorer.errors import ExplorerError
-        from explorer.handlers import apply_template
+        from explorer.handlers.pipeline import apply_template
 
         flip = not self.request.enable_thinking
         kwargs = {k: (flip if k in ("enable_thinking", "thinking") else v)

@@ -17,9 +17,10 @@ from explorer.apply.handlers import HANDLER_APPLY
 from explorer.chat_output import parse_output
 from explorer.errors import OutputParseError
 from explorer.grammar.schema import schema_from_json
-from explorer.handlers import HANDLERS, apply_template
+from explorer.handlers import HANDLERS
 from explorer.handlers.base import GenerationParams
 from explorer.handlers.peg import HandlerPeg, value_types
+from explorer.handlers.pipeline import apply_template
 from explorer.peg.arena import load_arena
 from explorer.routing import AUTOPARSER, HANDLER_RULES
 

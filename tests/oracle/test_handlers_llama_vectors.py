@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from explorer.apply import Request
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 
 TEMPLATES = Path("/work/ref/llama.cpp/models/templates")
 

@@ -18,7 +18,7 @@ import pytest
 from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
 from explorer.apply import Request
 from explorer.cli import main
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 from explorer.routing import route
 from explorer.triage import build_facts, diagnose
 from explorer.triage.patterns import compile_trigger, example_text, to_python
