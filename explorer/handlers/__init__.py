@@ -1,13 +1,19 @@
-"""llama.cpp's specialised chat handlers, declared (one module each, as ``Handler`` data).
+"""llama.cpp's chat routes, one class each: specialised handlers and the autoparser fallback.
 
-Input: nothing. Output: ``HANDLERS`` (name -> ``Handler``), ``Handler`` and the handlers'
-input and output types. The whole apply pipeline (``apply_template``, ``ChatParams``) is
+Input: nothing. Output: the declarations: ``Route`` and ``Handler`` (``base``), every
+handler class in routing order (``HANDLER_CLASSES``, ``ROUTES``) and the lookups by
+name (``registry``). The whole apply pipeline (``apply_template``, ``ChatParams``) is
 ``explorer.handlers.pipeline``; it is not re-exported here because it runs the apply
-stage, which is about to read these declarations.
+stage, which itself reads these declarations.
 """
 
 from explorer.generator.spec import GenerationParams
-from explorer.handlers.base import Handler, HandlerParams
-from explorer.handlers.registry import HANDLERS
+from explorer.handlers.base import Handler, HandlerParams, Route
+from explorer.handlers.registry import (
+    HANDLER_CLASSES, ROUTES, find_handler, find_route, handler_named, route_named, route_names,
+)
 
-__all__ = ["HANDLERS", "Handler", "GenerationParams", "HandlerParams"]
+__all__ = [
+    "GenerationParams", "HANDLER_CLASSES", "Handler", "HandlerParams", "ROUTES", "Route", "find_handler",
+    "find_route", "handler_named", "route_named", "route_names",
+]
