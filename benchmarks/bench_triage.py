@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from explorer.analysis import template_analysis  # noqa: E402
 from explorer.apply import Request  # noqa: E402
 from explorer.errors import ExplorerError  # noqa: E402
-from explorer.handlers import apply_template  # noqa: E402
+from explorer.handlers.pipeline import apply_template  # noqa: E402
 from explorer.render import compile_template  # noqa: E402
 from explorer.sources import from_example, list_examples  # noqa: E402
 from explorer.triage import diagnose  # noqa: E402

@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.apply.messages import tools_to_template_json
 from explorer.generator import GenerationParams, ParserSpec, generate_params
-from explorer.handlers import HANDLERS, GenerationParams, HandlerParams
+from explorer.handlers import GenerationParams, HandlerParams, handler_named
 
 # --- hand-written analyses (generator) -------------------------------------------------
 
@@ -137,7 +137,7 @@ def handler_params(handler: str, source: str = "", *, tools: list | None = None,
                    enable_thinking: bool = True) -> HandlerParams:
     """One specialised handler's params for a request, tools normalised as the apply stage does."""
     normalised = tools_to_template_json(tools)
-    return HANDLERS[handler].params(GenerationParams(
+    return handler_named(handler).params(GenerationParams(
         source=source, tools=tuple(normalised) if normalised else None, tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format, enable_thinking=enable_thinking,
         json_schema=json_schema, generation_prompt=generation_prompt))

@@ -7,8 +7,8 @@ of the oracle harness (rendering, cut, end marker, strip, parse, comparison), a 
 explanation of what was lost, and grammar verdicts.
 
 Each step is llama.cpp's: ``explorer.apply`` renders (chat.cpp's message workarounds
-included), ``explorer.handlers.apply_template`` builds the request's parser, and the
-cutting rules are the oracle README's ("Round-trip cases").
+included), ``explorer.handlers.pipeline.apply_template`` builds the request's parser, and
+the cutting rules are the oracle README's ("Round-trip cases").
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Triage: why llama.cpp parsed a model output the way it did.
 
-Input: the chat params llama.cpp built for a request (``explorer.handlers.apply_template``),
-the request, the raw model output and optionally the autoparser analysis. Output: a
+Input: the chat params llama.cpp built for a request
+(``explorer.handlers.pipeline.apply_template``), the request, the raw model output and
+optionally the autoparser analysis. Output: a
 ``Diagnosis``: the parse exactly as llama.cpp returns it (message or error) plus
 ``Finding``s -- "your tool call came back as content because the opener was
 ``<tool_call >`` and llama.cpp needs ``<tool_call>\\n``".
@@ -9,8 +10,8 @@ the request, the raw model output and optionally the autoparser analysis. Output
 Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks read),
 ``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
-call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
-``checks_handlers`` (routed handlers' own markup), ``checks_reasoning``, ``checks_parse``,
+call), ``textscan`` (near misses, tags), ``checks_tools``, ``checks_format``,
+``checks_handlers`` (the garbles routed handler classes declare), ``checks_reasoning``, ``checks_parse``,
 ``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from explorer.handlers.registry import find_route
 from explorer.peg.expectations import furthest_attempt, furthest_failure
 from explorer.peg.nodes import End
 from explorer.triage.facts import Facts
@@ -141,9 +142,8 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
                      "be cut at the stop first."),)
     token = rest.strip()
     call_markup = {m.text.strip() for m in f.openers + f.name_prefixes}
-    from explorer.triage.checks_handlers import NOT_END_OF_GENERATION
-
-    if token in NOT_END_OF_GENERATION.get(f.params.handler, ()):
+    route = find_route(f.params.handler)
+    if route is not None and token in route.not_end_of_generation:
         return ()  # handler-format explains it: generation goes on after this token
     if (TAG.fullmatch(token) or token in f.params.preserved_tokens) and token not in call_markup:
         return (Finding(

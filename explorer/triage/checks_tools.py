@@ -18,7 +18,8 @@ from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
-from explorer.triage.textscan import FENCE, JsonObject, describe_difference, json_object_at, near_misses, similar_tags
+from explorer.jsonscan import JsonObject, json_object_at
+from explorer.triage.textscan import FENCE, describe_difference, near_misses, similar_tags
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 _HINT_KEYWORDS = ("tool", "call", "function", "action")

@@ -18,13 +18,12 @@ from dataclasses import dataclass, replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.errors import ExplorerError, OutputParseError
-from explorer.handlers.pipeline import ChatParams
-
 from explorer.chat_output import ChatMessage, OutputParse, ToolCall, analyse_output
+from explorer.handlers.pipeline import ChatParams
+from explorer.jsonscan import JsonObject, json_objects
 from explorer.peg.arena import Arena
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
-from explorer.triage.textscan import JsonObject, json_objects
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 
 pytestmark = requires_oracle
 

@@ -8,10 +8,10 @@ import pytest
 from explorer.routing import (
     AUTOPARSER,
     HANDLER_NAMES,
-    HANDLER_RULES,
     patch_source,
     route,
 )
+from explorer.handlers import HANDLER_CLASSES
 from oracle_data import (
     load_oracle_analysis,
     load_oracle_template,
@@ -57,7 +57,7 @@ def test_plain_chatml_goes_to_autoparser():
     assert r.handler == AUTOPARSER
     assert r.evidence == ()
     # every rule was checked and failed
-    assert [c.rule for c in r.checks] == [rule.name for rule in HANDLER_RULES]
+    assert [c.rule for c in r.checks] == [cls.name for cls in HANDLER_CLASSES]
     assert not any(c.matched for c in r.checks)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from explorer.apply import Request
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 
 TEMPLATES = Path("/work/ref/llama.cpp/models/templates")
 
@@ -403,13 +403,13 @@ def test_a_response_format_is_enforced_by_an_eager_grammar() -> None:
 
 
 def test_every_specialised_handler_is_exercised() -> None:
-    from explorer.handlers import HANDLERS
+    from explorer.handlers import HANDLER_CLASSES
 
     seen = set()
     for template in {v.template for v in VECTORS}:
         seen.add(_apply(Vector(template, "x")).handler)
     # the outdated Gemma 4 template and LFM2 (not 2.5) have no vectors in llama.cpp's suite
-    missing = set(HANDLERS) - seen - {"gemma4(outdated-template-workarounds)", "lfm2"}
+    missing = {cls.name for cls in HANDLER_CLASSES} - seen - {"gemma4(outdated-template-workarounds)", "lfm2"}
     assert not missing, f"handlers without a llama.cpp vector: {sorted(missing)}"
 
 

@@ -28,7 +28,7 @@ def _rows() -> list[dict]:
 def _diagnose(row: dict, fixture) -> object:
     from explorer.analysis import template_analysis
     from explorer.apply import Request
-    from explorer.handlers import apply_template
+    from explorer.handlers.pipeline import apply_template
     from explorer.render import compile_template
     from explorer.triage import diagnose
 
@@ -108,7 +108,7 @@ def test_known_failures_are_explained_specifically():
 def test_a_specialised_handler_is_read_through_its_params():
     """Qwen3-Coder is routed to its handler; its trigger <tool_call> is the opener."""
     from explorer.apply import Request
-    from explorer.handlers import apply_template
+    from explorer.handlers.pipeline import apply_template
     from explorer.triage import diagnose
 
     source = (ORACLE / "templates" / "Qwen3-Coder.jinja").read_text(encoding="utf-8")
@@ -159,7 +159,7 @@ def test_round_trips_that_survive_get_no_cause():
     finding, and the diagnosis's parse is llama.cpp's for every line."""
     from explorer.analysis import template_analysis
     from explorer.apply import Request
-    from explorer.handlers import apply_template
+    from explorer.handlers.pipeline import apply_template
     from explorer.render import compile_template
     from explorer.triage import diagnose
 

@@ -18,7 +18,7 @@ import pytest
 from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
 from explorer.apply import Request
 from explorer.cli import main
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 from explorer.routing import route
 from explorer.triage import build_facts, diagnose
 from explorer.triage.patterns import compile_trigger, example_text, to_python
@@ -454,3 +454,26 @@ def test_malformed_arguments_after_a_pattern_announced_call():
     assert only(d, "malformed-arguments").severity == "warning"
     d = why(GPT_OSS_MINI, GPT_CALL[:GPT_CALL.index("Paris")], is_partial=True)  # streaming: in progress
     assert all(x.severity == "info" for x in d.findings)
+
+
+# --- handlers whose triggers depend on the request ------------------------------------------------
+
+CHATML_TURNS = (
+    "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor -%}"
+    "{%- if add_generation_prompt %}<|im_start|>assistant\n{% endif -%}"
+)
+
+
+@pytest.mark.parametrize("source, handler", [
+    ("{# dsml_token DSML function_calls #}" + CHATML_TURNS, "deepseek-v3.2/v4"),
+    ("{# <tool_call> <function= <parameter= #}" + CHATML_TURNS, "qwen3-coder"),
+])
+def test_a_request_without_tools_on_a_handler_with_request_dependent_triggers(source, handler):
+    """Their triggers are built from the request (all WORD triggers); with no tools the
+    triage falls back to the declared constant, which has no patterns. It used to iterate
+    the function itself and raise TypeError."""
+    r = req(tools=None)
+    params = apply_template(source, r)
+    assert params.handler == handler and params.grammar_triggers == ()
+    assert build_facts(params, r, "Hello there.").patterns == ()
+    diagnose(params, r, "Hello there.")  # no TypeError
