@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.caps import Caps
 from explorer.handlers.detection import RuleCheck, SubstringEvidence, find_substring
 from explorer.handlers.prompting import MessageWorkaround
 from explorer.handlers.registry import FALLBACK, HANDLER_CLASSES, ROUTES, route_named
@@ -117,23 +118,15 @@ class WorkaroundReport:
     reason: str
 
 
-def _caps_get(caps: Any, name: str) -> bool | None:
-    if caps is None:
-        return None
-    if isinstance(caps, dict):
-        return caps.get(name)
-    return getattr(caps, name, None)
-
-
-def message_workarounds(source: str, handler: str, caps: Any = None) -> tuple[WorkaroundReport, ...]:
+def message_workarounds(source: str, handler: str, caps: Caps | None = None) -> tuple[WorkaroundReport, ...]:
     """The message-level workarounds of ``common_chat_templates_apply_jinja``, in its order.
 
-    ``source`` is the patched source; ``caps`` anything with the nine capability fields
-    (a ``Caps`` or the oracle's dict), or None.
+    ``source`` is the patched source; ``caps`` the template's capabilities, or None
+    (those that depend on them are then reported as unknown).
     """
-    sysrole = _caps_get(caps, "supports_system_role")
-    toolcalls = _caps_get(caps, "supports_tool_calls")
-    objargs = _caps_get(caps, "supports_object_arguments")
+    sysrole = None if caps is None else caps.supports_system_role
+    toolcalls = None if caps is None else caps.supports_tool_calls
+    objargs = None if caps is None else caps.supports_object_arguments
     stepfun = STEPFUN_MARKER in source
     gpt_oss = GPT_OSS_MARKER in source
     routed = route_named(handler).message_workarounds
@@ -239,30 +232,14 @@ def route_source(patched_source: str) -> tuple[str, tuple[RuleCheck, ...]]:
     return AUTOPARSER, tuple(checks)
 
 
-def _detected_caps(patched_source: str) -> Any:
-    """explorer.caps on the patched text, or None when it cannot run (the routing
-    itself never needs a template that compiles)."""
-    from explorer.errors import ExplorerError
-
-    try:
-        from explorer.analysis import template_caps
-        from explorer.render import compile_template
-
-        return template_caps(compile_template(patched_source))
-    except (ImportError, ExplorerError):
-        return None
-
-
-def route(template_text: str, caps: Any = None, *, detect: bool = False) -> Routing:
+def route(template_text: str, caps: Caps | None = None) -> Routing:
     """Where ``common_chat_templates_apply`` sends this template, with the evidence.
 
     ``caps`` decides the capability-dependent workarounds; without it they are reported
-    as unknown, unless ``detect`` asks for explorer.caps to detect them. Routing itself
-    needs only the text.
+    as unknown. Routing itself needs only the text (a template that does not compile
+    is still routed).
     """
     patched = patch_source(template_text)
-    if caps is None and detect:
-        caps = _detected_caps(patched)
     handler, checks = route_source(patched)
     winner = checks[-1] if checks and checks[-1].matched else None
     note = route_named(handler).note

@@ -12,6 +12,7 @@ from explorer.routing import (
     route,
 )
 from explorer.handlers import HANDLER_CLASSES
+from explorer.session import open_session
 from oracle_data import (
     load_oracle_analysis,
     load_oracle_template,
@@ -223,10 +224,10 @@ def test_oracle_patches_apply_where_expected():
 def test_detect_caps_for_the_workaround_listing():
     # a template that never renders a system message has no system role
     tmpl = "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}{% endif %}{% endfor %}"
-    w = {x.name: x.applies for x in route(tmpl, detect=True).workarounds}
+    w = {x.name: x.applies for x in open_session(tmpl).routing.workarounds}
     assert w["system_message_not_supported"] is True
     # a template that does not compile keeps its routing; caps stay unknown
-    broken = route("{% if %}<|channel|>", detect=True)
+    broken = route("{% if %}<|channel|>")
     assert broken.handler == "gpt-oss"
     assert {x.name: x.applies for x in broken.workarounds}["requires_non_null_content"] is None
 
