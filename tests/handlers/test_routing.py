@@ -12,6 +12,7 @@ from explorer.routing import (
     route,
 )
 from explorer.handlers import HANDLER_CLASSES
+from explorer.caps import Caps
 from explorer.session import open_session
 from oracle_data import (
     load_oracle_analysis,
@@ -171,11 +172,7 @@ def test_workarounds_without_caps_are_unknown():
 
 
 def test_workarounds_follow_caps_and_markers():
-    caps = {
-        "supports_system_role": False,
-        "supports_tool_calls": True,
-        "supports_object_arguments": False,
-    }
+    caps = Caps(supports_system_role=False, supports_tool_calls=True, supports_object_arguments=False)
     src = "You have access to the following functions in JSONSchema format <|channel|>"
     w = _wk(route(src, caps))
     assert w["trim_all_content"] is True
