@@ -5,7 +5,6 @@ the named-variant picker."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -23,11 +22,7 @@ CONFIG = json.dumps({
     "chat_template": [{"name": "default", "template": T_DEFAULT}, {"name": "tool_use", "template": T_TOOLS}],
 }).encode()
 
-pytestmark = [
-    pytest.mark.timeout(300),
-    pytest.mark.skipif(ui.optional_module("explorer.sources", "from_upload", "from_hub") is None,
-                       reason="explorer.sources has not landed"),
-]
+pytestmark = pytest.mark.timeout(300)
 
 
 def template_page(kind: str) -> AppTest:
