@@ -94,19 +94,22 @@ def display_lines(name: str, value: Any) -> list[str]:
     return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True).splitlines()
 
 
+def _around(line: str, at: int, window: int) -> str:
+    start = max(1, at - window)
+    return line[0] + ("…" if start > 1 else "") + line[start:at + window] + ("…" if len(line) > at + window else "")
+
+
 def short_diff(name: str, want: Any, got: Any, limit: int = 12, window: int = 60) -> str:
     """A unified diff of the two values (golden first), cut to ``limit`` lines; a long line
-    that changed is cut to the part around its first change."""
+    replaced by another is cut to the part around its first change."""
     a, b = display_lines(name, want), display_lines(name, got)
-    lines = [line for line in difflib.unified_diff(a, b, "golden", "ours", n=1, lineterm="")][2:]
+    lines = list(difflib.unified_diff(a, b, "golden", "ours", n=1, lineterm=""))[2:]
     for i in range(len(lines) - 1):
         old, new = lines[i], lines[i + 1]
-        if old[:1] == "-" and new[:1] == "+" and max(len(old), len(new)) > 2 * window \
-                and lines[i - 1][:1] != "-" and lines[i + 2:i + 3][:1] != ["+"]:
+        alone = (i == 0 or lines[i - 1][:1] != "-") and (i + 2 == len(lines) or lines[i + 2][:1] != "+")
+        if old[:1] == "-" and new[:1] == "+" and alone and max(len(old), len(new)) > 2 * window:
             at = next((j for j, (x, y) in enumerate(zip(old, new)) if j and x != y), min(len(old), len(new)))
-            start = max(1, at - window)
-            lines[i], lines[i + 1] = (("-" if start == 1 else "-…") + old[start:at + window] + ("…" if len(old) > at + window else ""),
-                                      ("+" if start == 1 else "+…") + new[start:at + window] + ("…" if len(new) > at + window else ""))
+            lines[i], lines[i + 1] = _around(old, at, window), _around(new, at, window)
     cut = [line if len(line) <= 200 else line[:200] + "…" for line in lines[:limit]]
     if len(lines) > limit:
         cut.append(f"… {len(lines) - limit} more diff lines")

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 
 import pytest
 from canitoolcall.fixtures import load_fixtures
-from golden import GOLDEN_DIR, GoldenError, GoldenFile, Part, judge
+from golden import GOLDEN_DIR, GoldenError, GoldenFile, Part, judge, short_diff
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
@@ -328,3 +328,12 @@ def test_a_parser_that_does_not_serialize_back_is_refused(tmp_path) -> None:
     golden = GoldenFile(tmp_path / "t.json", {"cases": [{"id": "c", "llama_cpp": "-"}]})
     with pytest.raises(GoldenError, match="does not serialize back"):
         golden.set_values(golden.cases[0], {"parser": '{"root": 0, "parsers": []}'.replace(": ", ":  ")})
+
+
+def test_a_long_changed_line_is_shown_around_its_change() -> None:
+    want = "<|user|>" + "x" * 300 + "Hello" + "y" * 300
+    diff = short_diff("prompt", want, want.replace("Hello", "Hallo"))
+    minus, plus = (line.strip() for line in diff.splitlines()[1:3])
+    assert minus.startswith("-…") and minus.endswith("…") and "x" * 50 + "Hello" + "y" * 50 in minus
+    assert plus.startswith("+…") and plus.endswith("…") and "x" * 50 + "Hallo" + "y" * 50 in plus
+    assert len(minus) == len(plus) < 130
