@@ -13,7 +13,7 @@ from typing import Any
 
 from explorer.apply.messages import tools_to_template_json
 from explorer.generator import GenerationParams, ParserSpec, generate_params
-from explorer.handlers import GenerationParams, HandlerParams, handler_named
+from explorer.handlers import HandlerParams, handler_named
 
 # --- hand-written analyses (generator) -------------------------------------------------
 

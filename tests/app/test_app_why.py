@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

@@ -14,17 +14,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oracle_data import ORACLE, requires_oracle
+
 from explorer.apply import Request
 from explorer.handlers.pipeline import apply_template
 
-TEMPLATES = Path("/work/ref/llama.cpp/models/templates")
+# llama.cpp's models/templates at 0c1e5709, byte for byte (../shared/oracle/README.md)
+TEMPLATES = ORACLE / "templates"
 
-pytestmark = pytest.mark.skipif(not TEMPLATES.is_dir(), reason="llama.cpp reference tree is absent")
+pytestmark = requires_oracle
 
 
 def _tool(name: str, properties: dict, required: list[str] | None = None) -> dict:
@@ -370,6 +372,12 @@ def _normal(args: str) -> str:
         return json.dumps(json.loads(args), separators=(",", ":"))
     except json.JSONDecodeError:
         return ""  # llama.cpp ignores partial JSON when comparing
+
+
+def test_every_template_the_vectors_name_is_in_the_oracle() -> None:
+    named = {v.template for v in VECTORS + CONTINUATIONS}
+    assert len(named) == 21
+    assert sorted(t for t in named if not (TEMPLATES / t).is_file()) == []
 
 
 @pytest.mark.parametrize("vector", VECTORS, ids=[v.label for v in VECTORS])

@@ -11,9 +11,14 @@ from __future__ import annotations
 import collections
 import json
 
-import pytest
-
+from canitoolcall.fixtures import load_fixtures
 from oracle_data import ORACLE, requires_oracle
+
+from explorer.analysis import template_analysis
+from explorer.apply import Request
+from explorer.handlers.pipeline import apply_template
+from explorer.render import compile_template
+from explorer.triage import diagnose
 
 pytestmark = requires_oracle
 
@@ -26,12 +31,6 @@ def _rows() -> list[dict]:
 
 
 def _diagnose(row: dict, fixture) -> object:
-    from explorer.analysis import template_analysis
-    from explorer.apply import Request
-    from explorer.handlers.pipeline import apply_template
-    from explorer.render import compile_template
-    from explorer.triage import diagnose
-
     source = (ORACLE / "templates" / row["template"]).read_text(encoding="utf-8")
     req = Request(messages=({"role": "user", "content": "Hello"},), tools=tuple(fixture.tools), tool_choice="auto",
                   parallel_tool_calls=row["parallel_tool_calls"], enable_thinking=row["enable_thinking"],
@@ -48,8 +47,7 @@ TEMPLATES = ("mistralai-Mistral-Nemo-Instruct-2407.jinja", "meta-llama-Llama-3.3
 
 
 def test_every_llama_cpp_failure_gets_a_cause():
-    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
-    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    fixtures = {f.id: f for f in load_fixtures()}
     rows = [r for r in _rows() if r["exception"] is not None or r["template"] in TEMPLATES]
     counts: collections.Counter[tuple[str, str]] = collections.Counter()
     parse_mismatches: list[str] = []
@@ -80,8 +78,7 @@ def test_every_llama_cpp_failure_gets_a_cause():
 
 def test_known_failures_are_explained_specifically():
     """Hand-read reasons for a few rejects (from the fixture text and the oracle parser)."""
-    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
-    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    fixtures = {f.id: f for f in load_fixtures()}
     rows = {r["id"]: r for r in _rows()}
     expect = {
         # Mistral Nemo's call rule wants "name" before "arguments"
@@ -107,10 +104,6 @@ def test_known_failures_are_explained_specifically():
 
 def test_a_specialised_handler_is_read_through_its_params():
     """Qwen3-Coder is routed to its handler; its trigger <tool_call> is the opener."""
-    from explorer.apply import Request
-    from explorer.handlers.pipeline import apply_template
-    from explorer.triage import diagnose
-
     source = (ORACLE / "templates" / "Qwen3-Coder.jinja").read_text(encoding="utf-8")
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
         "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
@@ -137,8 +130,7 @@ def _expected_calls(fixture) -> int:
 def test_calls_llama_cpp_loses_are_explained():
     """Fixtures where llama.cpp returns fewer tool calls than canitoolcall expects (without
     throwing): the tool calls that "came back as content" (or vanished) each get a cause."""
-    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
-    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    fixtures = {f.id: f for f in load_fixtures()}
     lost = [r for r in _rows() if r["exception"] is None and fixtures[r["id"]].expected is not None
             and _expected_calls(fixtures[r["id"]]) > len(r["result"]["tool_calls"])]
     counts: collections.Counter[str] = collections.Counter()
@@ -157,12 +149,6 @@ def test_round_trips_that_survive_get_no_cause():
     """False-positive guard: the template's own replies (../shared/oracle/roundtrip.jsonl, cut
     out of its rendering) that llama.cpp parses back to the input message get no "cause"
     finding, and the diagnosis's parse is llama.cpp's for every line."""
-    from explorer.analysis import template_analysis
-    from explorer.apply import Request
-    from explorer.handlers.pipeline import apply_template
-    from explorer.render import compile_template
-    from explorer.triage import diagnose
-
     analyses: dict[str, object] = {}
     lines = [json.loads(line) for line in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines()]
     checked, mismatches, noisy = 0, [], []
