@@ -59,10 +59,11 @@ class ReplyCheck:
     reply: str | None  # None: the template cannot render this turn (or the request fails)
     fails: bool  # the parse threw, or lost what the kind is about (the content, the call)
     what: str  # in words: what the parse gave
+    extra: str = ""  # the content came back whole but with this text around it
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "enable_thinking": self.enable_thinking, "reply": self.reply,
-                "fails": self.fails, "what": self.what}
+                "fails": self.fails, "what": self.what, "extra": self.extra}
 
 
 @dataclass(frozen=True)
@@ -108,16 +109,20 @@ def _reply_check(session: TemplateSession, kind: ReplyKind, thinking: bool) -> R
     # What a model writes can differ from the history turn in two ways that are the round
     # trip's, not the parser's: a model closes the thinking block the generation prompt
     # opens even when the history turn renders none, and it stops on a stop token that the
-    # server never hands to the parser.
+    # server never hands to the parser. The whole turn is the start: the round trip's strip
+    # of the end marker can take a closing tag with it (``</answer><|end|>``).
     params = session.params(request)
-    model_reply, how = reply, ""
+    prefix, how = "", ""
     if opens_thinking(params) and params.thinking_end_tags and params.thinking_end_tags[0] not in reply:
-        model_reply = MODEL_REASONING + params.thinking_end_tags[0] + model_reply
+        prefix = MODEL_REASONING + params.thinking_end_tags[0]
         how = "the model closes the thinking block the generation prompt opens (the history turn has none)"
-    for cut, token in _stops(model_reply):
-        candidate = model_reply[:cut]
+    whole = prefix + (case.raw_output or reply)
+    last_content = str((case.result or {}).get("content") or "")
+    for candidate, token in [(prefix + reply, ""), *((whole[:cut], tok) for cut, tok in _stops(whole))]:
         parsed = session.parse(candidate, request)
         result = parsed.message.to_oracle_json() if parsed.message is not None else None
+        if result is not None:
+            last_content = str(result.get("content") or "")
         comparison = compare(case.message, result)
         if _what_failed(kind, None if result is not None else {"message": str(parsed.error)},
                         comparison.diff_trimmed) is None:
@@ -126,14 +131,17 @@ def _reply_check(session: TemplateSession, kind: ReplyKind, thinking: bool) -> R
                 said.append(f"the model stops on {shown(token)} (the server stops generating there and never "
                             "parses it)")
             return ReplyCheck(kind, thinking, candidate, False, "parses once " + " and ".join(said))
+    wanted, got = str(case.message.get("content") or ""), last_content
+    if kind == "reply" and wanted and wanted in got:
+        extra = got.replace(wanted, "…", 1)
+        return ReplyCheck(kind, thinking, reply, False, f"the content comes back as {shown(got)}", extra=extra)
     return ReplyCheck(kind, thinking, reply, True, what)
 
 
 def _stops(reply: str) -> Iterator[tuple[int, str]]:
-    """Where a model may have stopped: the whole reply, then before each special token from
+    """Where a model may have stopped: before each special token of the whole turn, from
     the last to the first (a model stops on its end-of-turn token; what follows it in a
     rendering never reaches the parser)."""
-    yield len(reply), ""
     for m in reversed(list(_SPECIAL.finditer(reply))):
         yield m.start(), m.group(0)
 
@@ -318,6 +326,17 @@ def template_health(session: TemplateSession) -> Health:
             detail="The reply is cut out of the template's rendering of an assistant turn, as the round trip does.",
             found=(failed.reply or "")[:200], fix_where="template" if not routed else "llama.cpp",
             llama_cpp="" if not routed else f"the '{session.handler}' handler"))
+    for r in replies:
+        if r.extra and not routed:
+            findings.append(Finding(
+                check="template-reply-extra-text", severity="warning",
+                summary=(f"The template's own reply with content comes back whole but wrapped: {r.what} "
+                         f"(enable_thinking {str(r.enable_thinking).lower()}), the template's markup {shown(r.extra)} "
+                         "is left in the content."),
+                detail="The parser llama.cpp builds for this request does not take the content's delimiters off.",
+                fix_where="llama.cpp", quirk=True, llama_cpp="the autoparser's content parser (build_content)",
+                field="content.start"))
+            break
     rank = {"cause": 0, "warning": 1, "info": 2}
     return Health(tuple(sorted(findings, key=lambda f: rank[f.severity])), replies)
 

@@ -127,3 +127,13 @@ def test_every_reply_fails_claims_agree_with_llama_cpps_own_round_trip() -> None
     assert checked, "no failing reply was checked against the oracle"
     print(f"'every reply fails' claims checked against llama.cpp's round trip: {sum(checked.values())} "
           f"on {len(checked)} templates")
+
+
+def test_content_that_comes_back_wrapped_is_a_warning_not_a_failure() -> None:
+    from explorer.sources import from_example
+
+    health = template_health(open_session(from_example("wrapped-answer-tag-json").text))
+    assert not health.broken
+    [f] = [f for f in health.findings if f.check == "template-reply-extra-text"]
+    assert f.severity == "warning" and f.quirk and f.fix_where == "llama.cpp"
+    assert '"<answer>…</answer>"' in f.summary
