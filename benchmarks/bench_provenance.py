@@ -154,7 +154,13 @@ def asked_for(folder: Path, repeat: int) -> None:
     from explorer.analysis import template_analysis
     from explorer.analysis.lines import LineFinder
     from explorer.errors import ExplorerError
-    from explorer.render import RenderInputs, chat_extra_context, compile_template, render, render_with_provenance
+    from explorer.render import (
+        RenderInputs,
+        chat_extra_context,
+        compile_template,
+        render,
+        render_with_provenance,
+    )
     from explorer.render.provenance_codegen import compile_provenance
 
     inputs = RenderInputs(messages=[{"role": "user", "content": "Hello"}], tools=[TOOL], add_generation_prompt=True,
@@ -171,8 +177,8 @@ def asked_for(folder: Path, repeat: int) -> None:
             start = time.perf_counter()
             compile_provenance(text, dialect)
             compile_ms = (time.perf_counter() - start) * 1e3
-            plain = per_call_us(lambda: render(tmpl, inputs), repeat)
-            spans = per_call_us(lambda: render_with_provenance(tmpl, inputs), repeat)
+            plain = per_call_us(lambda tmpl=tmpl: render(tmpl, inputs), repeat)
+            spans = per_call_us(lambda tmpl=tmpl: render_with_provenance(tmpl, inputs), repeat)
             rows.append((path.stem, dialect, plain, spans, compile_ms))
     print(f"2. with provenance ({len(rows)} template/dialect pairs; per template the best of {BATCHES} "
           f"batches of {repeat} renders):")

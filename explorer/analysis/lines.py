@@ -42,7 +42,12 @@ from explorer.analysis.session import from_bytes, probe_render_inputs, to_bytes
 from explorer.diff import calculate_diff_split, trim_whitespace
 from explorer.errors import ExplorerError
 from explorer.probes import Probe
-from explorer.render import CompiledTemplate, OutputSpan, RenderedText, render_with_provenance
+from explorer.render import (
+    CompiledTemplate,
+    OutputSpan,
+    RenderedText,
+    render_with_provenance,
+)
 from explorer.render.jinja_compat import environment
 from explorer.render.provenance import Json, SpanKind
 
@@ -184,7 +189,7 @@ class LineFinder:
     def _level(self, text: str, line: str | None, span: OutputSpan) -> Level | None:
         if line is None:
             return None
-        written = text[:-1] if text.endswith("\n") else text
+        written = text.removesuffix("\n")
         if written in line:
             return "literal"
         if span.expression is None:
@@ -207,7 +212,7 @@ class LineFinder:
     def _literal_lines(self, text: str) -> tuple[int, ...]:
         if self._literals is None:
             self._literals = _literal_values(self._env, self.tmpl.source)
-        written = text[:-1] if text.endswith("\n") else text
+        written = text.removesuffix("\n")
         if not written.strip():
             return ()  # whitespace is everywhere
         lines = dict.fromkeys(n for n, value in self._literals if written in value)

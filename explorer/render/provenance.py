@@ -27,11 +27,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Union
+from typing import Literal
 
 from explorer.errors import ExplorerError, RenderLimitError
 from explorer.render.jinja_compat_state import RenderState, activate, deactivate
-from explorer.render.provenance_codegen import UNKNOWN, Piece, ProvenanceTemplate, RawSpan, spans_of
+from explorer.render.provenance_codegen import (
+    UNKNOWN,
+    Piece,
+    ProvenanceTemplate,
+    RawSpan,
+    spans_of,
+)
 from explorer.render.template import (
     CompiledTemplate,
     RenderInputs,
@@ -42,7 +48,7 @@ from explorer.render.template import (
     fixed_clock,
 )
 
-Json = Union[None, bool, int, str, list["Json"], dict[str, "Json"]]
+Json = None | bool | int | str | list["Json"] | dict[str, "Json"]
 SpanKind = Literal["text", "expression", "call", "filter", "unknown"]
 
 

@@ -145,7 +145,7 @@ class ProvenanceMixin(CodeGenerator):
                 if not (finalize.const or isinstance(child, nodes.TemplateData)):
                     raise nodes.Impossible()
                 const = self._output_child_to_const(child, frame, finalize)
-            except (nodes.Impossible, Exception):
+            except (nodes.Impossible, Exception):  # noqa: BLE001 - as jinja2: what does not fold runs at render time
                 items.append((child, None))
                 continue
             items.append((child, const))
@@ -242,7 +242,7 @@ class ProvenanceLlamaCodeGenerator(ProvenanceMixin, LlamaCodeGenerator):
     """The llama.cpp dialect's provenance build (macros stay ``LlamaMacro``)."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def provenance_environment(dialect: str) -> jinja2.Environment:
     """The dialect's environment with the provenance code generator and its two hooks.
 

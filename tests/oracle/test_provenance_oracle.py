@@ -15,8 +15,14 @@ from explorer.analysis import template_caps
 from explorer.analysis.session import probe_render_inputs
 from explorer.errors import ExplorerError
 from explorer.probes import PROBES
-from explorer.render import CompiledTemplate, RenderInputs, chat_extra_context, compile_template, render
-from explorer.render import render_with_provenance
+from explorer.render import (
+    CompiledTemplate,
+    RenderInputs,
+    chat_extra_context,
+    compile_template,
+    render,
+    render_with_provenance,
+)
 from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
