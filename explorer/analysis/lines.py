@@ -239,8 +239,9 @@ class LineFinder:
         the text to look for when it is not the field's value (a preserved token)."""
         prov = self.analysis.provenance.get(name)
         text = field_value(self.analysis, name) if marker is None else marker
-        if not isinstance(text, str) or not text:
+        if not _is_text(text):
             return MarkerLines(name, "", None, None, problem="not a non-empty string field")
+        assert isinstance(text, str)
         if prov is None or prov.kind != "probe" or prov.probe is None:
             kind = prov.kind if prov is not None else "unknown"
             return MarkerLines(name, text, None, None, problem=f"no probe provenance (it is {kind})")

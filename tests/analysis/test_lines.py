@@ -56,6 +56,7 @@ def test_every_marker_of_the_template_holds(tagged: LineFinder) -> None:
 
 def test_fields_without_probe_provenance_say_so(tagged: LineFinder) -> None:
     assert tagged.field("tools.arguments.start").problem == "not a non-empty string field"
+    assert tagged.field("tools.format.mode").problem == "not a non-empty string field"  # an enum
     assert marker_lines(tagged.tmpl, tagged.analysis, "tools.call_id.prefix") == ()
 
 
