@@ -367,11 +367,15 @@ def _truncated(f: Facts, start: int) -> Finding:
         check="malformed-arguments", severity="warning",
         summary="The call's JSON is cut short at the end of the output (still open braces); llama.cpp's lenient "
                 "parse returns what it has, a partial call.",
-        detail="llama.cpp parses every output leniently: running out of text is \"need more input\", not an "
-               "error, so a call cut off mid-arguments comes back with incomplete arguments.",
+        detail="llama.cpp quirk: it parses every output leniently: running out of text is \"need more input\", "
+               "not an error, so a call cut off mid-arguments comes back, as a complete call, with incomplete "
+               "arguments.",
         span=(start, len(f.output)), expected="the rest of the call's JSON", found=f.output[-20:],
-        fix_hint="Generation side: the output was truncated (max_tokens, or a stop string inside the call); "
-                 "raise the limit or check the stops.")
+        fix_hint="Request side: the output was truncated (max_tokens, or a stop string inside the call); "
+                 "raise the limit or check the stops. llama.cpp side: the final parse returns the open call "
+                 "without an error.",
+        fix_where="llama.cpp", quirk=True,
+        llama_cpp="common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)")
 
 
 # --- 7. text after the calls --------------------------------------------------------------

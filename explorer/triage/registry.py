@@ -14,7 +14,9 @@ from dataclasses import replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
-from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
+from explorer.triage import (
+    checks_format, checks_handlers, checks_parse, checks_reasoning, checks_success, checks_tools, partial,
+)
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
 
@@ -47,6 +49,11 @@ CHECKS: tuple[Check, ...] = (
     Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
           checks_reasoning.reasoning_format_none),
     Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
+    Check("arguments-json", "a returned call whose arguments do not decode as JSON", checks_success.arguments_json),
+    Check("value-swallowed", "a tagged argument value holding the format's closing tag (it swallowed what "
+          "followed)", checks_success.value_swallowed),
+    Check("call-cut-off", "an output that ends inside a call, returned as a complete call",
+          checks_success.call_cut_off),
     Check("parse-error", "where the parser stopped when llama.cpp throws", checks_parse.parse_error),
     Check("unconsumed-output", "output the parser stopped before, without an error (dropped)",
           checks_parse.unconsumed_output),
