@@ -219,7 +219,7 @@ def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: Function
     if next_calls:
         what += f" and {len(next_calls)} whole call{'s' if len(next_calls) != 1 else ''} " \
                 f"({', '.join(c.name for c in next_calls)})"
-    who = _parser_name(f)
+    who = parser_name(f)
     fix = None
     if suggestion:
         repaired = _repaired(f, formats)
@@ -241,9 +241,11 @@ def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: Function
         fix_where="model", suggestion=fix)
 
 
-def _parser_name(f: Facts) -> str:
+def parser_name(f: Facts) -> str:
+    """The parser in words: the autoparser with its tool-call format, or the handler."""
     if f.params.handler == "autoparser":
-        return "llama.cpp's autoparser (TAG_WITH_TAGGED arguments)"
+        mode = f.analysis.tools.format.mode.value if f.analysis is not None else ""
+        return f"llama.cpp's autoparser ({mode} format)" if mode else "llama.cpp's autoparser"
     return f"llama.cpp's {f.params.handler} parser"
 
 

@@ -81,8 +81,11 @@ def message_matches(params: ChatParams, parse: OutputParse, intended: Sequence[I
                     content: str | None = None) -> str | None:
     """What ``parse`` returned, in words, when it is the intended message; else None."""
     m = parse.message
-    if parse.error is not None or m is None or not parse.result.success() or parse.result.end < len(parse.input):
+    if parse.error is not None or m is None or parse.result.fail() or parse.result.end < len(parse.input):
         return None
+    parsed = parsed_calls(parse.result, len(params.generation_prompt))
+    if any(pc.partial or pc.wrapper_partial for pc in parsed):
+        return None  # a call the end of the text cut (the lenient parse's "need more input")
     if len(m.tool_calls) != len(intended):
         return None
     for call, want in zip(m.tool_calls, intended):
@@ -95,7 +98,7 @@ def message_matches(params: ChatParams, parse: OutputParse, intended: Sequence[I
     if content is not None and m.content.strip() != content.strip():
         return None
     formats = call_formats(params.arena)
-    for pc in parsed_calls(parse.result, len(params.generation_prompt)):
+    for pc in parsed:
         closes = [c.strip() for c in (formats[pc.name].arg_closes if pc.name in formats else ()) if c.strip()]
         if any(a.is_string and any(c in a.value for c in closes) for a in pc.args):
             return None  # a value that swallowed a closing tag again
