@@ -108,7 +108,10 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         detail=detail, span=(at, min(len(f.output), at + max(1, len(found)))) if f.output else None,
         expected=expected, found=found or "(end of output)",
         fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
-                 "format has there. The other findings say why, when a check recognised the pattern."),)
+                 "format has there. The other findings say why, when a check recognised the pattern."
+                 + (" llama.cpp side: the optional key's ',' belongs inside the option." if quirk else ""),
+        fix_where="llama.cpp" if quirk else "model", quirk=bool(quirk),
+        llama_cpp="the JSON call rule (common/chat-peg-parser.cpp)" if quirk else ""),)
 
 
 def _record_at(f: Facts) -> Any:
@@ -179,13 +182,22 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
         detail=("llama.cpp maps only what its parser consumed." + where + quirk).strip(),
         span=(at + lead, len(f.output)), expected=expected, found=rest.strip()[:60],
         fix_hint="Model side: the dropped text must follow the template's format exactly (see what the parser "
-                 "expected). The Try it page tints this part as not consumed by the parser."),)
+                 "expected). The Try it page tints this part as not consumed by the parser."
+                 + (" llama.cpp side: the parser drops it without an error." if not anchored else ""),
+        quirk=not anchored, llama_cpp="" if anchored else f"the {f.params.handler} parser's root has no end anchor "
+        f"({_source(f)}); common_chat_parse maps only the consumed part"),)
+
+
+def _source(f: Facts) -> str:
+    from explorer.handlers.registry import HANDLERS
+
+    handler = HANDLERS.get(f.params.handler)
+    return getattr(handler, "reference", "") or "common/chat-auto-parser-generator.cpp"
 
 
 def _reasoning_left(f: Facts, at: int, rest: str) -> tuple[Finding, ...]:
     """The unread rest starts with a reasoning tag: reasoning after the calls (or a second
     reasoning block), which this parser has no place for; never an end-of-turn marker."""
-    from explorer.handlers.registry import HANDLERS
     from explorer.triage.checks_reasoning import COMMON_ENDS, COMMON_STARTS
 
     tags = [m.text.strip() for m in f.reasoning_starts + f.reasoning_ends if m.text.strip()]
@@ -195,8 +207,7 @@ def _reasoning_left(f: Facts, at: int, rest: str) -> tuple[Finding, ...]:
         return ()
     more = rest[len(tag):].strip()
     anchored = any(isinstance(p, End) for p in f.arena.parsers)
-    handler = HANDLERS.get(f.params.handler)
-    source = getattr(handler, "reference", "") or "common/chat-auto-parser-generator.cpp"
+    source = _source(f)
     after = "after the tool calls" if f.calls else "after the reply"
     opens = tag in COMMON_STARTS or any(tag == m.text.strip() for m in f.reasoning_starts)
     reads = ("this parser reads reasoning only at the start of the reply" if f.reasoning_starts or f.reasoning_ends

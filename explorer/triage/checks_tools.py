@@ -224,6 +224,8 @@ def _names_after_affixes(f: Facts) -> list[tuple[int, int, str]]:
         while pos >= 0:
             start = pos + len(before)
             end = f.output.find(after, start, start + 120) if after.strip() else -1
+            if end >= 0 and re.search(r"[<>]", f.output[start:end]):
+                end = -1  # the suffix belongs to later markup: the name is what stands before the markup
             if end < 0:
                 m = _IDENT.match(f.output, start)
                 end = m.end() if m else start
@@ -299,6 +301,7 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
         if misordered:
             problems.append("keys in another order")
         expect = ", ".join(k.name + ("?" if k.optional else "") for k in f.call_keys)
+        order_only = misordered and not unknown and not missing
         out.append(Finding(
             check="call-json-keys", severity="cause",
             summary=f"The call's JSON has {'; '.join(problems)}: llama.cpp's parser for this template expects "
@@ -306,7 +309,13 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
             detail="llama.cpp's tool-call rule spells each key as a fixed string in a fixed order (optional "
                    "ones marked ?); a JSON object with other keys or another order is not a call to it.",
             span=(obj.start, obj.end), expected=expect, found=", ".join(keys),
-            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."))
+            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."
+                     + (" llama.cpp side: a JSON object's keys have no order, but this parser spells them in one."
+                        if order_only else ""),
+            # keys in another order only: JSON has no key order, llama.cpp's parser imposes one
+            fix_where="llama.cpp" if order_only else "model", quirk=order_only,
+            llama_cpp="common_chat_peg_builder::build_json_tools_flat_keys / _nested_keys (common/chat-peg-parser.cpp)"
+            if order_only else ""))
     return tuple(out)
 
 
