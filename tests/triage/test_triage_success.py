@@ -212,3 +212,17 @@ def test_a_reasoning_tag_after_the_calls_without_reasoning_support(qwen):
     d = why(qwen, QWEN_CALL.format(city="Paris") + "\n<think>")
     f = only(d, "unconsumed-output")
     assert "no reasoning rule" in f.summary and "end-of-turn" not in f.summary
+
+
+def test_gpt_oss_arguments_cut_inside_a_string():
+    from cases import GPT_CALL, GPT_OSS_MINI
+
+    s = session(GPT_OSS_MINI)
+    assert s.handler == "gpt-oss"
+    assert why(s, GPT_CALL).causes == ()
+    output = GPT_CALL[:GPT_CALL.index("Paris")]
+    d = why(s, output)
+    f = only(d, "arguments-json")
+    brace = output.index("{")
+    assert f.span == (brace, len(output)) and "string is still open" in f.summary
+    assert d.message.tool_calls[0].arguments == '{"city": "'
