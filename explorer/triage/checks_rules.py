@@ -19,6 +19,7 @@ a suggestion only after it was re-parsed to the intended message (``explorer.tri
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -83,8 +84,7 @@ def _stop(f: Facts, text: str, failed: bool, end: int) -> Stop | None:
 
 
 def _literal(item: str) -> str | None:
-    import json
-
+    """A quoted literal of the expectation list as its text; None for anything else."""
     if len(item) >= 2 and item[0] == '"' and item[-1] == '"':
         try:
             value = json.loads(item)
@@ -158,6 +158,7 @@ def parameter_order(f: Facts) -> tuple[Finding, ...]:
     if wanted == order:
         return ()
     first = next(i for i, (a, b) in enumerate(zip(order, wanted)) if a != b)
+    missing = [n for n in schema[0] if n in schema[1] and n not in order]
     arg = call.args[first]
     opener = fmt.arg_prefixes[arg.name].strip()
     if not f.output.startswith(opener, arg.start):
@@ -169,7 +170,9 @@ def parameter_order(f: Facts) -> tuple[Finding, ...]:
                 f"call ends at {shown(opener)} and {_outcome(stop)}.",
         detail=f"Written order: {', '.join(order)}; the order the parser accepts: {', '.join(wanted)} (required: "
                f"{', '.join(n for n in schema[0] if n in schema[1]) or 'none'}). A JSON object has no key order and "
-               "the template renders the arguments in the order the call has them, but the parser does not.",
+               "the template renders the arguments in the order the call has them, but the parser does not."
+               + (f" The call also lacks the required {', '.join(missing)}, which the parser needs as well."
+                  if missing else ""),
         span=(arg.start, arg.start + len(opener)), expected=", ".join(wanted), found=", ".join(order),
         rule=_order_rule(f, fmt, schema),
         fix_hint="Model side: write the required parameters first (a system prompt can ask for it). llama.cpp side: "
