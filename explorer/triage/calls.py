@@ -108,6 +108,8 @@ def _walk(arena: Arena, pid: int, skip: frozenset[str], seen: set[int], w: _Walk
             w.permuted.append(True)
         _walk(arena, arena.rule_id(node.name), skip, seen, w)
         return
+    if isinstance(node, Rule) and _PERMUTED.search(node.name):
+        w.permuted.append(True)
     if isinstance(node, Tag):
         if node.tag == "tool-name":
             name = fixed_text(arena, node.child)

@@ -87,7 +87,7 @@ def test_optional_parameter_first_qwen3_coder(qwen):
     assert f.span == (at, at + len("<parameter=replace_all>")) and f.severity == "cause"
     assert f.expected == "file_path, old_string, new_string, replace_all"
     assert f.found == "replace_all, file_path, old_string, new_string"
-    assert "in any order" in f.rule and "qwen3-coder" in f.rule
+    assert "first, in any order" in f.rule and "schema's order" not in f.rule and "qwen3-coder" in f.rule
     assert f.fix_where == "llama.cpp" and f.quirk and "qwen3-coder.cpp" in f.llama_cpp
     s = f.suggestion
     assert s is not None and s.kind == "output" and s.text == good
