@@ -5,7 +5,8 @@
 For each built-in example (applied with one tool, thinking on), diagnose outputs of the
 given size: plain content, the template's own tool-call shape with a huge argument, the
 same call broken at its end (a parse error: the furthest-failure pass runs), an opener
-near miss repeated through the whole output, a bare JSON call repeated, and marker soup.
+near miss repeated through the whole output, a bare JSON call repeated, marker soup, and
+tagged arguments: a huge value, values closed without their newline, parameters out of order.
 The best of ``--repeat`` runs is printed per case, with the parse alone for comparison:
 the triage re-reads the output with every check, so it costs a multiple of the parse; the
 Try it and Fixtures pages run it once per output (cached).
@@ -31,12 +32,14 @@ from explorer.triage import diagnose  # noqa: E402
 
 TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "Weather.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                   "required": ["city"]}}}
 
 
 def outputs(size: int) -> dict[str, str]:
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "%s"}}\n</tool_call>'
     filler = "x" * size
+    tagged = "<tool_calls>\n<function=get_weather>\n<parameter=city>\n%s\n</parameter>\n</function>\n</tool_calls>\n"
     return {
         "plain content": ("It is sunny. " * (size // 13 + 1))[:size],
         "huge argument": call % filler,
@@ -44,6 +47,12 @@ def outputs(size: int) -> dict[str, str]:
         "near-miss openers": ('<tool_call >\n{"name": "get_weather"}\n' * (size // 35 + 1))[:size],
         "bare JSON calls": ('{"name": "get_weather", "arguments": {"city": "Paris"}}\n' * (size // 56 + 1))[:size],
         "marker soup": ("<tool_call></think><think>{\"name\":" * (size // 36 + 1))[:size],
+        # tagged arguments (tagged-parameters' format): a huge value, values closed without their newline
+        # (each swallows the next call), and a required parameter after an optional one
+        "huge tagged value": tagged % ("x" * size),
+        "swallowed values": (tagged % "Paris").replace("Paris\n</parameter>", "Paris</parameter>") * (size // 90 + 1),
+        "tagged out of order": (tagged % "Paris").replace("<parameter=city>", "<parameter=days>\n3\n</parameter>\n"
+                                                          "<parameter=city>") * (size // 120 + 1),
     }
 
 
@@ -80,7 +89,8 @@ def main() -> int:
 
             parse_s = best(parse, args.repeat)
             result = []
-            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis, template=tmpl)),
+            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis,
+                                                                   apply=lambda r: apply_template(tmpl, r))),
                             args.repeat)
             found = len(result[-1].findings)
             print(f"{name:<26} {label:<18} {parse_s * 1000:9.1f} {triage_s * 1000:10.1f} {found}")

@@ -109,7 +109,10 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         detail=detail, span=(at, min(len(f.output), at + max(1, len(found)))) if f.output else None,
         expected=expected, found=found or "(end of output)",
         fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
-                 "format has there. The other findings say why, when a check recognised the pattern."),)
+                 "format has there. The other findings say why, when a check recognised the pattern."
+                 + (" llama.cpp side: the optional key's ',' belongs inside the option." if quirk else ""),
+        fix_where="llama.cpp" if quirk else "model", quirk=bool(quirk),
+        llama_cpp="the JSON call rule (common/chat-peg-parser.cpp)" if quirk else ""),)
 
 
 def _record_at(f: Facts) -> Any:
@@ -145,6 +148,9 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
     route = find_route(f.params.handler)
     if route is not None and token in route.not_end_of_generation:
         return ()  # handler-format explains it: generation goes on after this token
+    reasoning = _reasoning_left(f, at + lead, token)
+    if reasoning:
+        return reasoning
     if (TAG.fullmatch(token) or token in f.params.preserved_tokens) and token not in call_markup:
         return (Finding(
             check="unconsumed-output", severity="info",
@@ -176,7 +182,51 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
         detail=("llama.cpp maps only what its parser consumed." + where + quirk).strip(),
         span=(at + lead, len(f.output)), expected=expected, found=rest.strip()[:60],
         fix_hint="Model side: the dropped text must follow the template's format exactly (see what the parser "
-                 "expected). The Try it page tints this part as not consumed by the parser."),)
+                 "expected). The Try it page tints this part as not consumed by the parser."
+                 + (" llama.cpp side: the parser drops it without an error." if not anchored else ""),
+        quirk=not anchored, llama_cpp="" if anchored else f"the {f.params.handler} parser's root has no end anchor "
+        f"({_source(f)}); common_chat_parse maps only the consumed part"),)
+
+
+def _source(f: Facts) -> str:
+    from explorer.handlers.registry import HANDLERS
+
+    handler = HANDLERS.get(f.params.handler)
+    return getattr(handler, "reference", "") or "common/chat-auto-parser-generator.cpp"
+
+
+def _reasoning_left(f: Facts, at: int, rest: str) -> tuple[Finding, ...]:
+    """The unread rest starts with a reasoning tag: reasoning after the calls (or a second
+    reasoning block), which this parser has no place for; never an end-of-turn marker."""
+    from explorer.triage.checks_reasoning import COMMON_ENDS, COMMON_STARTS
+
+    tags = [m.text.strip() for m in f.reasoning_starts + f.reasoning_ends if m.text.strip()]
+    tags += [t for t in COMMON_STARTS + COMMON_ENDS if t not in tags]
+    tag = next((t for t in sorted(tags, key=len, reverse=True) if rest.startswith(t)), None)
+    if tag is None:
+        return ()
+    more = rest[len(tag):].strip()
+    anchored = any(isinstance(p, End) for p in f.arena.parsers)
+    source = _source(f)
+    after = "after the tool calls" if f.calls else "after the reply"
+    opens = tag in COMMON_STARTS or any(tag == m.text.strip() for m in f.reasoning_starts)
+    reads = ("this parser reads reasoning only at the start of the reply" if f.reasoning_starts or f.reasoning_ends
+             else "this parser has no reasoning rule at all (the template declares no thinking tags)")
+    dropped = (f"the tag and the {len(more)} characters after it" if more else "the tag")
+    return (Finding(
+        check="unconsumed-output", severity="cause" if more else "warning",
+        summary=f"The output {'opens reasoning again' if opens else 'closes reasoning'} with {shown(tag)} {after}; "
+                f"{reads}, so llama.cpp stops before the tag and "
+                f"drops {dropped}: {'they are' if more else 'it is'} in neither reasoning_content nor content.",
+        detail="llama.cpp's parser for this request reads one reasoning block, before the content and the calls; "
+               f"a reasoning tag {after} matches nothing, and llama.cpp maps only what its parser consumed."
+               + ("" if anchored else " llama.cpp quirk: the parser does not require the end of the output, so it "
+                  "succeeds before the tag and returns no error."),
+        span=(at, len(f.output)), expected="the end of the output", found=rest[:60],
+        fix_hint="Model side: reason before the calls and end the turn after them (interleaved thinking after a "
+                 "call is not part of this format). llama.cpp side: the parser has no rule for reasoning after the "
+                 "calls and drops it without an error.",
+        fix_where="model", quirk=not anchored, llama_cpp="" if anchored else f"{f.params.handler} ({source})"),)
 
 
 def _partial_error(f: Facts) -> tuple[Finding, ...]:

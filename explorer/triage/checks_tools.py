@@ -225,6 +225,8 @@ def _names_after_affixes(f: Facts) -> list[tuple[int, int, str]]:
         while pos >= 0:
             start = pos + len(before)
             end = f.output.find(after, start, start + 120) if after.strip() else -1
+            if end >= 0 and re.search(r"[<>]", f.output[start:end]):
+                end = -1  # the suffix belongs to later markup: the name is what stands before the markup
             if end < 0:
                 m = _IDENT.match(f.output, start)
                 end = m.end() if m else start
@@ -300,6 +302,7 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
         if misordered:
             problems.append("keys in another order")
         expect = ", ".join(k.name + ("?" if k.optional else "") for k in f.call_keys)
+        order_only = misordered and not unknown and not missing
         out.append(Finding(
             check="call-json-keys", severity="cause",
             summary=f"The call's JSON has {'; '.join(problems)}: llama.cpp's parser for this template expects "
@@ -307,7 +310,13 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
             detail="llama.cpp's tool-call rule spells each key as a fixed string in a fixed order (optional "
                    "ones marked ?); a JSON object with other keys or another order is not a call to it.",
             span=(obj.start, obj.end), expected=expect, found=", ".join(keys),
-            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."))
+            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."
+                     + (" llama.cpp side: a JSON object's keys have no order, but this parser spells them in one."
+                        if order_only else ""),
+            # keys in another order only: JSON has no key order, llama.cpp's parser imposes one
+            fix_where="llama.cpp" if order_only else "model", quirk=order_only,
+            llama_cpp="common_chat_peg_builder::build_json_tools_flat_keys / _nested_keys (common/chat-peg-parser.cpp)"
+            if order_only else ""))
     return tuple(out)
 
 
@@ -368,11 +377,15 @@ def _truncated(f: Facts, start: int) -> Finding:
         check="malformed-arguments", severity="warning",
         summary="The call's JSON is cut short at the end of the output (still open braces); llama.cpp's lenient "
                 "parse returns what it has, a partial call.",
-        detail="llama.cpp parses every output leniently: running out of text is \"need more input\", not an "
-               "error, so a call cut off mid-arguments comes back with incomplete arguments.",
+        detail="llama.cpp quirk: it parses every output leniently: running out of text is \"need more input\", "
+               "not an error, so a call cut off mid-arguments comes back, as a complete call, with incomplete "
+               "arguments.",
         span=(start, len(f.output)), expected="the rest of the call's JSON", found=f.output[-20:],
-        fix_hint="Generation side: the output was truncated (max_tokens, or a stop string inside the call); "
-                 "raise the limit or check the stops.")
+        fix_hint="Request side: the output was truncated (max_tokens, or a stop string inside the call); "
+                 "raise the limit or check the stops. llama.cpp side: the final parse returns the open call "
+                 "without an error.",
+        fix_where="llama.cpp", quirk=True,
+        llama_cpp="common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)")
 
 
 # --- 7. text after the calls --------------------------------------------------------------

@@ -14,7 +14,10 @@ from dataclasses import replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
-from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
+from explorer.triage import (
+    checks_format, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success, checks_tools,
+    partial,
+)
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
 
@@ -47,6 +50,18 @@ CHECKS: tuple[Check, ...] = (
     Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
           checks_reasoning.reasoning_format_none),
     Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
+    Check("arguments-json", "a returned call whose arguments do not decode as JSON", checks_success.arguments_json),
+    Check("value-swallowed", "a tagged argument value holding the format's closing tag (it swallowed what "
+          "followed)", checks_success.value_swallowed),
+    Check("call-cut-off", "an output that ends inside a call, returned as a complete call",
+          checks_success.call_cut_off),
+    Check("parameter-order", "tagged arguments out of the order the parser reads them (required first)",
+          checks_rules.parameter_order),
+    Check("newline-rule", "call markup missing a newline the parser needs", checks_rules.newline_rule),
+    Check("whitespace-rule", "call markup with whitespace the parser does not skip there",
+          checks_rules.whitespace_rule),
+    Check("one-call-only", "a second call while parallel_tool_calls is false", checks_rules.one_call_only),
+    Check("marker-in-prose", "the call opener written inside prose", checks_rules.marker_in_prose),
     Check("parse-error", "where the parser stopped when llama.cpp throws", checks_parse.parse_error),
     Check("unconsumed-output", "output the parser stopped before, without an error (dropped)",
           checks_parse.unconsumed_output),

@@ -173,3 +173,43 @@ def test_round_trips_that_survive_get_no_cause():
           f"exact round trips with a cause: {len(noisy)} {noisy[:3]}")
     assert checked >= 800
     assert not mismatches and not noisy
+
+
+# the checks on successful parses and the rule-stating ones (explorer.triage.checks_success, checks_rules)
+NEW_CHECKS = ("arguments-json", "value-swallowed", "call-cut-off", "parameter-order", "newline-rule",
+              "whitespace-rule", "one-call-only", "marker-in-prose")
+
+
+def _same_message(result: dict | None, expected) -> bool:
+    """llama.cpp's message is the fixture's expected one: calls (names, decoded arguments), content."""
+    if result is None or expected is None:
+        return False
+    calls = list(getattr(expected, "tool_calls", None) or ())
+    if len(calls) != len(result["tool_calls"]):
+        return False
+    for got, want in zip(result["tool_calls"], calls):
+        args = want.arguments if not isinstance(want.arguments, str) else json.loads(want.arguments)
+        try:
+            if got["name"] != want.name or json.loads(got["arguments"]) != args:
+                return False
+        except ValueError:
+            return False
+    return (result["content"] or "").strip() == (getattr(expected, "content", None) or "").strip()
+
+
+def test_good_outputs_get_no_cause_from_the_new_checks():
+    """False-positive guard for the checks on successful parses and the rule-stating ones:
+    every fixture whose llama.cpp parse is the message canitoolcall expects gets none of
+    their causes."""
+    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
+    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    good = [r for r in _rows() if r["exception"] is None and _same_message(r["result"], fixtures[r["id"]].expected)]
+    noisy = []
+    for row in good:
+        d = _diagnose(row, fixtures[row["id"]])
+        found = [f.check for f in d.causes if f.check in NEW_CHECKS]
+        if found:
+            noisy.append((row["id"], found))
+    print(f"\n{len(good)} fixtures llama.cpp parses as expected; with a cause from the new checks: {noisy[:5]}")
+    assert len(good) >= 200
+    assert not noisy
