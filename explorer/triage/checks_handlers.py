@@ -138,7 +138,8 @@ def _functionary_space(f: Facts) -> Iterator[Hit]:
     for at in _slots(f):
         m = re.compile(r"[ \t]+(?P<name>[A-Za-z_][\w.\-]*)").match(f.output, at)
         if m and (m.group("name") in f.tool_names or m.group("name") == "all"):
-            yield at, m.end(), ">>>" + m.group(0) if at else m.group(0), ">>>" + m.group("name")
+            start = at - 3 if at else at  # the output's own ">>>" is part of what was found
+            yield start, m.end(), f.output[start:m.end()], ">>>" + m.group("name")
 
 
 def _functionary_repeated(f: Facts) -> Iterator[Hit]:

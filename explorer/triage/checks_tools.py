@@ -17,7 +17,7 @@ from explorer.triage import checks_format
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
 from explorer.triage.textscan import FENCE, JsonObject, describe_difference, json_object_at, near_misses, similar_tags
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
@@ -80,7 +80,8 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
         detail="llama.cpp builds the tool-call part of its parser only when the request offers tools and "
                "tool_choice is not \"none\" (and the template has a tool-call format); otherwise the parser "
                "is reasoning + content only.",
-        span=span, expected="a request with tools", found=f.output[span[0]:span[1]], fix_hint=hint),)
+        span=span, expected="a request with tools", found=f.output[span[0]:min(span[1], span[0] + 60)],
+        fix_hint=hint),)
 
 
 # --- 2. opener near miss ----------------------------------------------------------------
@@ -242,8 +243,8 @@ def _names_in_json(f: Facts) -> list[tuple[int, int, str]]:
         if name is None:
             continue
         at = f.output.find(f'"{name}"', obj.start, obj.end)
-        start = at + 1 if at >= 0 else obj.start
-        out.append((start, start + len(name), name))
+        if at >= 0:  # (a name written with JSON escapes is not in the text as decoded)
+            out.append((at + 1, at + 1 + len(name), name))
     return out
 
 
@@ -301,11 +302,12 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
         expect = ", ".join(k.name + ("?" if k.optional else "") for k in f.call_keys)
         out.append(Finding(
             check="call-json-keys", severity="cause",
-            summary=f"The call's JSON has {'; '.join(problems)}: llama.cpp's parser for this template expects "
-                    f"the keys {expect} in that order.",
+            summary=f"The call's JSON has {'; '.join(problems)} (it has {', '.join(keys)}): llama.cpp's parser "
+                    f"for this template expects the keys {expect} in that order.",
             detail="llama.cpp's tool-call rule spells each key as a fixed string in a fixed order (optional "
                    "ones marked ?); a JSON object with other keys or another order is not a call to it.",
-            span=(obj.start, obj.end), expected=expect, found=", ".join(keys),
+            span=(obj.start, obj.end), expected=f"a call object with the keys {expect}",
+            found=f.output[obj.start:min(obj.end, obj.start + 60)],
             fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."))
     return tuple(out)
 
@@ -348,28 +350,29 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
             continue
         if not is_cause(f, (start, at)):
             continue
-        line = f.output.count("\n", start, at) + 1
-        found = f.output[at:at + 12] or "(end of output)"
+        found = f.output[at:at + 12] or END_OF_OUTPUT
+        place = f.place(at, at if found == END_OF_OUTPUT else at + len(found))
         out.append(Finding(
             check="malformed-arguments", severity="cause",
-            summary=f"The call's JSON is broken: {obj.error.lower()} at output character {at} "
-                    f"(line {line} of the JSON).",
+            summary=f"The call's JSON is broken: {obj.error.lower()} at {place.where()}.",
             detail="llama.cpp parses a call's arguments with its JSON rules (and the tool's schema); JSON that "
                    "does not parse makes the call fail to match.",
-            span=(at, min(len(f.output), at + 1)) if at < len(f.output) else (start, at),
-            expected="valid JSON (" + obj.error.lower() + ")", found=found,
+            span=(place.char, place.end), expected="valid JSON (" + obj.error.lower() + ")", found=found,
+            place=place,
             fix_hint="Model side: the arguments must be complete, valid JSON."))
     return tuple(out)
 
 
 def _truncated(f: Facts, start: int) -> Finding:
+    place = f.place(start, len(f.output))
     return Finding(
         check="malformed-arguments", severity="warning",
-        summary="The call's JSON is cut short at the end of the output (still open braces); llama.cpp's lenient "
-                "parse returns what it has, a partial call.",
+        summary=f"The call's JSON, from {place.where()}, is cut short at the end of the output (still open "
+                "braces); llama.cpp's lenient parse returns what it has, a partial call.",
         detail="llama.cpp parses every output leniently: running out of text is \"need more input\", not an "
                "error, so a call cut off mid-arguments comes back with incomplete arguments.",
-        span=(start, len(f.output)), expected="the rest of the call's JSON", found=f.output[-20:],
+        span=(start, len(f.output)), expected="the call's JSON, complete", found=f.output[start:start + 40],
+        place=place,
         fix_hint="Generation side: the output was truncated (max_tokens, or a stop string inside the call); "
                  "raise the limit or check the stops.")
 
