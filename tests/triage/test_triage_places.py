@@ -10,10 +10,8 @@ on our example templates and the small routed templates of tests/cases.py.
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
+from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_one_place
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,17 +21,13 @@ from explorer.handlers import apply_template
 from explorer.render import compile_template
 from explorer.sources import from_example
 from explorer.triage import diagnose
-from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, Place
+from explorer.triage.model import Diagnosis, Place
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
 CALL_JSON = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 GOOD_CALL = f"<tool_call>\n{CALL_JSON}\n</tool_call>"
 
-WHERE = re.compile(r"output character (\d+) \(line (\d+), column (\d+)\)")
-LLAMA_OFFSET = re.compile(r"llama\.cpp offset (\d+)|\(offset (\d+)\)")
-POS = re.compile(r"\bpos (\d+)")
-ANY_POSITION = re.compile(r"\b(?:character|line|column|offset|pos) \d+")
 
 
 def request(**kw) -> Request:
@@ -52,39 +46,6 @@ def _diagnose(source: str, output: str, *, analysis: bool = True, is_partial: bo
         _PARAMS[key] = (apply_template(source, req), an)
     params, an = _PARAMS[key]  # type: ignore[misc]
     return diagnose(params, req, output, analysis=an, is_partial=is_partial)
-
-
-def assert_one_place(d: Diagnosis) -> None:
-    for f in d.findings:
-        _assert_place(d, f)
-
-
-def _assert_place(d: Diagnosis, f: Finding) -> None:
-    out = d.output
-    label = f"{f.check}: {f.summary}"
-    if f.span is None:
-        assert f.place is None, label
-        assert not ANY_POSITION.search(f.summary), label
-        return
-    start, end = f.span
-    assert 0 <= start <= end <= len(out), label
-    assert f.place == Place.of(out, d.generation_prompt, start, end), label
-    if f.found == END_OF_OUTPUT:
-        assert start == end == len(out), label
-    else:
-        assert out[start:end].startswith(f.found), (label, f.found, out[start:end])
-    _assert_summary_numbers(f.summary, f.place, label)
-
-
-def _assert_summary_numbers(summary: str, place: Place, label: str) -> None:
-    for m in WHERE.finditer(summary):
-        assert tuple(int(g) for g in m.groups()) == (place.char, place.line, place.column), label
-    for m in LLAMA_OFFSET.finditer(summary):
-        assert int(m.group(1) or m.group(2)) == place.llama_offset, label
-    for m in POS.finditer(summary):
-        assert int(m.group(1)) == place.pos, label
-    rest = LLAMA_OFFSET.sub("", POS.sub("", WHERE.sub("", summary)))
-    assert not ANY_POSITION.search(rest), (label, ANY_POSITION.search(rest))
 
 
 CHATML = from_example("chatml-think-tools").text
