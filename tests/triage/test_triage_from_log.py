@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from cases import assert_one_place
+
 from explorer.cli import main
 from explorer.session import open_session
 from explorer.sources import from_example
