@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 
 from explorer.peg.chat_mappers import json_brace_depth
 
@@ -132,6 +133,8 @@ def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str,
 def _marker_misses(f: Facts) -> list[Finding]:
     out: list[Finding] = []
     seen: set[int] = set()
+    # one mistake repeats through a long output: its wording is made once, each place reuses it
+    worded: dict[tuple[str, str, str, str, str], Finding] = {}
     known = {m.text for m in f.openers + f.closers + f.reasoning_starts + f.reasoning_ends}
     known |= set(f.params.preserved_tokens)
     known |= {m.text for m in f.name_prefixes}
@@ -145,7 +148,10 @@ def _marker_misses(f: Facts) -> list[Finding]:
             if start in seen or _opener_here(f, start, marker.text) or not is_cause(f, (start, end)):
                 continue
             seen.add(start)
-            out.append(_miss_finding(f, marker, start, end, found, kind, role))
+            key = (marker.text, marker.origin, found, kind, role)
+            if key not in worded:
+                worded[key] = _miss_finding(f, marker, start, end, found, kind, role)
+            out.append(replace(worded[key], span=(start, end)))
     return out
 
 
@@ -344,9 +350,10 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
             continue
         at = min(obj.end, len(f.output))
         rest = f.output[start:]
-        if json_brace_depth(rest) > 0 and not f.failed and not any(m.text.strip() in rest for m in f.closers):
+        if not f.failed and not any(m.text.strip() in rest for m in f.closers) and json_brace_depth(rest) > 0:
             if f.calls or not f.kept(rest.strip()):
                 out.append(_truncated(f, start))
+                break  # every later start lies inside this cut-short call
             continue
         if not is_cause(f, (start, at)):
             continue
@@ -460,12 +467,13 @@ def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
         return ()
     from explorer.triage.checks_handlers import handler_format
 
-    if opener_near_miss(f) or checks_format.pythonic_call(f) or handler_format(f):
-        return ()  # those explain it
     for name in f.tool_names:
         pos = f.output.find(name)
         if pos < 0 or any(o.start <= pos < o.end for o in f.objects):
             continue
+        # (the mention first: the checks that explain it cost far more on a long output)
+        if opener_near_miss(f) or checks_format.pythonic_call(f) or handler_format(f):
+            return ()  # those explain it
         return (Finding(
             check="tool-mentioned", severity="info",
             summary=f"The output mentions the tool {shown(name)}, but llama.cpp found no tool call in it.",
