@@ -132,7 +132,8 @@ def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, form
     first = Finding(
         check=CHECK, severity="info",
         summary=f"llama-server's log: {r.failure.source}; {_coordinate(r, place)}{verdict}",
-        detail=(f"The log's line {r.failure.line_no}: {shown(_clip(r.failure.line))}. " + detail).strip(),
+        detail=(f"The log's record (its line {r.failure.line_no} as pasted): {shown(_clip(r.failure.line))}. "
+                + detail).strip(),
         span=(place.char, place.end), found=found, place=place,
         rule="llama.cpp 0c1e5709 counts bytes of generation prompt + output (result.end); older builds counted "
              "bytes of the output alone; the triage's spans count characters of the output.")

@@ -1,7 +1,8 @@
 """Reading llama-server's log: the parse failure it records, and the model output it holds.
 
 Input: log text as a user pastes it (plain; with ``--log-prefix`` / ``--log-timestamps``;
-with ANSI colours; ``--log-jsonl`` lines; lines behind a journal or container prefix), the
+with ANSI colours; ``--log-jsonl`` lines; lines behind a journal or container prefix; a
+client's error with the server's JSON body or its Python repr), the
 request's generation prompt and, optionally, the output the user also has. Output:
 ``read_log`` gives a ``ServerLog`` (every parse-failure record and every raw-output dump,
 in order); ``locate`` gives a ``LogReading``: the model output (from the log's dump, from
@@ -28,6 +29,7 @@ What llama.cpp writes (read off its source):
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -63,6 +65,7 @@ _BEGIN_HEADER = re.compile(r"full (\S+) output triggering error:")
 _PARSING_INPUT = re.compile(r"Parsing input with format (\S+): ?")
 _PARSING_CHAT = re.compile(r"Parsing chat message: ?")
 _JSON_ERROR = re.compile(r'\{\s*"error"\s*:')
+_PY_ERROR = re.compile(r"\{\s*'error'\s*:")
 # The start of a new log record: a line that cannot be the continuation of a logged text.
 # (llama.cpp prints "[M.ss.mmm.uuu ][L ]<func>: ..." and llama-server "srv  <func>: ...".)
 _RECORD = re.compile(
@@ -130,7 +133,9 @@ class ServerLog:
 
 def _plain_lines(text: str) -> tuple[list[str], bool]:
     """The log as plain lines: ANSI colours dropped, --log-jsonl records decoded."""
-    text = _ANSI.sub("", text.replace("\r\n", "\n"))
+    if text.count("\r\n") * 10 >= text.count("\n") * 9:  # a log saved with CRLF line ends (an output's own \r stays)
+        text = text.replace("\r\n", "\n")
+    text = _ANSI.sub("", text)
     lines = [_LINE_PREFIX.sub("", line, count=1) for line in text.split("\n")]
     decoded: list[str] = []
     jsonl = 0
@@ -175,14 +180,23 @@ def _between(lines: list[str], i: int) -> str | None:
 
 def _json_message(line: str) -> str | None:
     """The error message of a JSON error object on the line (llama-server's "got exception:
-    {json}", an HTTP 500 body, an SSE error frame)."""
+    {json}", an HTTP 500 body, an SSE error frame), or of the Python dict a client prints
+    ("Error code: 500 - {'error': {...}}")."""
+    value: object = None
     m = _JSON_ERROR.search(line)
-    if m is None:
-        return None
-    try:
-        value, _ = json.JSONDecoder().raw_decode(line, m.start())
-    except ValueError:
-        return None
+    if m is not None:
+        try:
+            value, _ = json.JSONDecoder().raw_decode(line, m.start())
+        except ValueError:
+            return None
+    else:
+        m = _PY_ERROR.search(line)
+        if m is None:
+            return None
+        try:
+            value = ast.literal_eval(line[m.start():line.rindex("}") + 1])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
     error = value.get("error") if isinstance(value, dict) else None
     message = error.get("message") if isinstance(error, dict) else error
     return message if isinstance(message, str) else None

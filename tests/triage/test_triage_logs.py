@@ -189,3 +189,18 @@ def test_a_byte_inside_a_character():
     assert char_at_byte("aé b", 2) == (1, False)  # the second byte of "é"
     assert char_at_byte("aé b", 3) == (2, True)
     assert char_at_byte("aé b", 99) == (4, True)
+
+
+def test_a_clients_python_error_and_a_crlf_log():
+    body = {"error": {"code": 500, "message": f"Failed to parse input at pos {POS}: {OUTPUT[K:]}",
+                      "type": "server_error"}}
+    client = f"openai.InternalServerError: Error code: 500 - {body!r}\n"
+    r = locate(read_log(client), GP, OUTPUT)
+    assert (r.failure.tail, r.char, r.exact) == (OUTPUT[K:], K, True)
+    crlf = (SERVER_LINES + warning() + dump()).replace("\n", "\r\n")
+    r = locate(read_log(crlf), GP)
+    assert (r.output, r.char) == (OUTPUT, K)
+    # an output's own carriage return is kept in a log with LF line ends
+    own = OUTPUT.replace("\n<tool_call>", "\r\n<tool_call>")
+    r = locate(read_log(dump(GP + own)), GP)
+    assert r.output == own
