@@ -11,7 +11,9 @@ Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks re
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
 call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
 ``checks_handlers`` (routed handlers' own markup), ``checks_reasoning``, ``checks_parse``,
-``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
+``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose);
+``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
+output) and ``from_log`` (the "log" findings put in front of a diagnosis).
 """
 
 from explorer.triage.facts import Facts, build_facts
