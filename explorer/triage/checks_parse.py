@@ -82,7 +82,7 @@ def _span_of(at: int, found: str) -> tuple[int, int]:
     return (at, at if found == END_OF_OUTPUT else at + len(found))
 
 
-def place_span(place: Place) -> tuple[int, int]:
+def _place_span(place: Place) -> tuple[int, int]:
     return (place.char, place.end)
 
 
@@ -132,7 +132,7 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         check="parse-error", severity="cause",
         summary=f"llama.cpp's parser could not match the output {where}{want}; llama-server answers this "
                 "request with an error (HTTP 500) instead of a message." + (f" {near}" if near else ""),
-        detail=detail, span=place_span(place), expected=expected, found=found, place=place,
+        detail=detail, span=_place_span(place), expected=expected, found=found, place=place,
         fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
                  "format has there. The other findings say why, when a check recognised the pattern.")
     if same_stop:
@@ -158,7 +158,7 @@ def _reported_stop(f: Facts, reported: str) -> Finding:
                 "itself (the parse-error cause says where that is).",
         detail=f"{reported} A failed PEG parse returns where the alternative that failed began; the diagnostic "
                "pass above finds how far that alternative got.",
-        span=place_span(place), found=found, place=place)
+        span=_place_span(place), found=found, place=place)
 
 
 def _record_at(f: Facts) -> Any:
@@ -234,7 +234,7 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
                     "there did not match, so it stopped before it.",
             detail=_expectation(far) + " A parser that does not require the end of the output succeeds where "
                    "this attempt began; llama.cpp drops the rest.",
-            span=place_span(far_place), expected=" or ".join(_unquoted(e) for e in far.expected), found=found,
+            span=_place_span(far_place), expected=" or ".join(_unquoted(e) for e in far.expected), found=found,
             place=far_place, fix_hint="Model side: write what the parser expected here."))
     return tuple(out)
 
@@ -255,6 +255,6 @@ def _partial_error(f: Facts) -> tuple[Finding, ...]:
         detail="llama.cpp quirk: a partial parse that fails after the first character is mapped to keep what was "
                "parsed, but a failed parse result carries no nodes, so the streamed message is empty; the final "
                "parse of the same text (is_partial false) is an error (HTTP 500).",
-        span=place_span(place), expected=expected, found=found, place=place,
+        span=_place_span(place), expected=expected, found=found, place=place,
         fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
                  "format has there."),)
