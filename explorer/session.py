@@ -5,9 +5,9 @@ Input: template text (or a ``TemplateSource``) and a Jinja dialect. Output: a
 patches applied), the capabilities (detected once), the route, the autoparser analysis
 with its probe trace and provenance, and one method per later stage, each keyed by the
 request: ``params`` (llama.cpp's chat params, the PEG arena kept as an object),
-``parse``, ``stream``, ``diagnose``, ``sample_reply``, ``roundtrip``,
-``compare_routes``, ``parse_routes``, ``check_grammar``, ``reasoning_prefill`` and
-``compare``.
+``parse``, ``stream``, ``diagnose`` (``diagnose_log``: from llama-server's log),
+``sample_reply``, ``roundtrip``, ``compare_routes``, ``parse_routes``, ``check_grammar``,
+``reasoning_prefill`` and ``compare``.
 
 ``open_session`` keeps the newest ``SESSION_LIMIT`` sessions by (sha256, dialect). A
 session whose capability probes the render budget cut short is made again after
@@ -45,6 +45,8 @@ from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
 from explorer.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
+from explorer.triage.from_log import LogDiagnosis, with_log
+from explorer.triage.from_log import read as read_server_log
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
@@ -284,6 +286,22 @@ class TemplateSession:
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
             template_findings=template))
+
+    def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
+                     partial: bool = False) -> LogDiagnosis:
+        """llama-server's log text read (``explorer.triage.logs``): the model output found in it
+        (or ``output``, where the log holds only the tail), diagnosed, with the log's findings
+        first (where its number points, and whether our parse stops there too)."""
+        params = self.params(request)
+
+        def make() -> LogDiagnosis:
+            reading = read_server_log(log_text, params.generation_prompt, output)
+            if reading.output is None:
+                return LogDiagnosis(reading, None)
+            diagnosis = self.diagnose(reading.output, request, partial=partial)
+            parse = self.parse(reading.output, request, partial=partial)
+            return with_log(reading, parse, diagnosis, params.format)
+        return self._remember(("diagnose_log", request_key(request), log_text, output, partial), make)
 
     def parse_routes(self, output: str, request: Request, *, partial: bool = False) -> RouteParses:
         """The output parsed by the routed handler's parser and by the autoparser's."""

@@ -67,7 +67,8 @@ def _space(g: GarbleInput) -> Iterator[Hit]:
     for at in _slots(g):
         m = re.compile(r"[ \t]+(?P<name>[A-Za-z_][\w.\-]*)").match(g.output, at)
         if m and (m.group("name") in g.tool_names or m.group("name") == "all"):
-            yield at, m.end(), ">>>" + m.group(0) if at else m.group(0), ">>>" + m.group("name")
+            start = at - 3 if at else at  # the output's own ">>>" is part of what was found
+            yield start, m.end(), g.output[start:m.end()], ">>>" + m.group("name")
 
 
 def _repeated(g: GarbleInput) -> Iterator[Hit]:

@@ -82,3 +82,12 @@ def handler_named(name: str) -> type[Handler]:
     if handler is None:
         raise KeyError(f"no specialised handler named {name!r}")
     return handler
+
+
+AUTOPARSER_SOURCE = "common/chat-auto-parser-generator.cpp"
+
+
+def source_of(name: str) -> str:
+    """The llama.cpp source that builds the parser of the route of that name."""
+    handler = find_handler(name)
+    return (handler.reference if handler is not None else "") or AUTOPARSER_SOURCE

@@ -12,7 +12,9 @@ Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks re
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
 call), ``textscan`` (near misses, tags), ``checks_tools``, ``checks_format``,
 ``checks_handlers`` (the garbles routed handler classes declare), ``checks_reasoning``, ``checks_parse``,
-``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
+``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose);
+``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
+output) and ``from_log`` (the "log" findings put in front of a diagnosis).
 """
 
 from explorer.triage.facts import Facts, build_facts

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from explorer.triage import suggest
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
 
 
 def _brace_stop(f: Facts) -> str | None:
@@ -102,7 +102,8 @@ def required_call_missing(f: Facts) -> tuple[Finding, ...]:
                   "grammar (not lazy with \"required\") keeps a constrained model from answering without a call.")
     return (Finding(
         check="required-call-missing", severity="cause" if f.failed else "warning",
-        summary=summary, detail=detail, span=None, expected="a tool call", found=f.output[:40],
+        summary=summary, detail=detail, span=(0, len(f.output)), expected="a tool call",
+        found=f.output[:40] or END_OF_OUTPUT,  # the place is the whole output: it has no call
         rule="With tool_choice \"required\" llama.cpp's parser requires at least one tool call (its tool calls are "
              "not optional).",
         fix_hint="Request side: use tool_choice \"auto\" when a plain answer is acceptable. Model side: with "

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from explorer.generator.chat_builder import function_tools, tool_properties
-from explorer.handlers.registry import HANDLERS
+from explorer.handlers.registry import source_of
 from explorer.peg.expectations import FurthestFailure, furthest_attempt, furthest_failure
 from explorer.triage import suggest as sg
 from explorer.triage.calls import FunctionFormat, WrittenCall, call_formats, tagged, written_calls
@@ -100,8 +100,7 @@ def _outcome(stop: Stop) -> str:
 
 
 def _source(f: Facts) -> str:
-    handler = HANDLERS.get(f.params.handler)
-    return getattr(handler, "reference", "") or "common/chat-auto-parser-generator.cpp"
+    return source_of(f.params.handler)
 
 
 def _intended(f: Facts, text: str) -> tuple[sg.IntendedCall, ...]:
@@ -269,7 +268,8 @@ def whitespace_rules(f: Facts) -> tuple[Finding, ...]:
             "the format itself writes is accepted at this point.")
     return (Finding(
         check=check, severity="cause",
-        summary=f"At output character {stop.at} the parser needs {shown(lit)} and the model wrote {shown(written)} "
+        summary=f"At {f.place(stop.at, stop.at + max(1, len(written))).where()} the parser needs {shown(lit)} and "
+                f"the model wrote {shown(written)} "
                 f"({'; '.join(edits)}), so {_outcome(stop)}.",
         detail=f"Open rules there: {' > '.join(stop.rules[-4:])}." if stop.rules else "",
         span=(stop.at, stop.at + max(1, len(written))), expected=lit, found=written, rule=rule,
@@ -319,7 +319,8 @@ def one_call_only(f: Facts) -> tuple[Finding, ...]:
     return (Finding(
         check="one-call-only", severity="cause",
         summary=f"The request sets parallel_tool_calls false, so llama.cpp's parser reads one tool call; the "
-                f"output starts another call at character {at} ({shown(opener)}), and {_outcome(stop)}.",
+                f"output starts another call at {f.place(at, len(f.output)).where()} ({shown(opener)}), and "
+                f"{_outcome(stop)}.",
         detail="With parallel_tool_calls false llama.cpp builds the tool-call part of the parser for a single "
                "call; what follows it must be the end of the output.",
         span=(at, len(f.output)), expected="the end of the output (one call)", found=f.output[at:at + 40],
@@ -362,7 +363,8 @@ def marker_in_prose(f: Facts) -> tuple[Finding, ...]:
                                         content=f.output)
         return (Finding(
             check="marker-in-prose", severity="cause",
-            summary=f"The output writes the call opener {shown(core)} at character {pos} inside prose; llama.cpp ends "
+            summary=f"The output writes the call opener {shown(core)} at {f.place(pos, pos + len(core)).where()} inside "
+                    "prose; llama.cpp ends "
                     f"the content there and reads a call, finds text instead, and {_outcome(stop)}.",
             detail=f"{shown(core)} comes from {m.origin}. The parser has no way back to content once the opener "
                    "matched, even when the text after it is plain prose.",

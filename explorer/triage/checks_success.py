@@ -21,7 +21,7 @@ from explorer.triage import checks_tools
 from explorer.triage import suggest as sg
 from explorer.triage.calls import FunctionFormat, ParsedArg, ParsedCall, call_formats, parsed_calls, written_calls
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
 
 MAX_ROUNDS = 8  # closing tags a corrected output repairs, one re-parse each
 LENIENT_PARSE = "common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)"
@@ -72,7 +72,9 @@ def arguments_json(f: Facts) -> tuple[Finding, ...]:
         pc = parsed[i] if paired else None
         span, stop = _argument_place(f, pc, call.arguments, err.pos)
         cut = pc is not None and (pc.partial or pc.end >= len(f.output.rstrip()))
-        at = f" at output character {stop}" if stop is not None else ""
+        # the finding's one place is the argument text; where its JSON stops is counted inside it
+        at = (f" (the arguments at {f.place(*span).where()}: their JSON stops after {err.pos} of "
+              f"{len(call.arguments)} characters)") if stop is not None and span is not None else ""
         detail = (f"llama.cpp returns the arguments {shown(call.arguments[-80:])}; a client's JSON decoder stops at "
                   f"character {err.pos} of them: {err.msg}.")
         if cut:
@@ -82,7 +84,7 @@ def arguments_json(f: Facts) -> tuple[Finding, ...]:
             summary=f"The call to {shown(call.name)} that llama.cpp returns has arguments that are not JSON: "
                     f"{_why(err.msg)}{at}" + (" (the output ends inside the call)." if cut else "."),
             detail=detail, span=span, expected="a complete JSON object",
-            found=call.arguments[-40:] or "(no arguments)",
+            found=(f.output[span[0]:span[1]][:40] or END_OF_OUTPUT) if span is not None else "",
             fix_hint=("Request side: the generation stopped inside the call; raise max_tokens (n_predict) or check "
                       "the stop strings (llama-server's finish_reason is \"length\" then). llama.cpp side: it "
                       "returns the partial call without an error." if cut else

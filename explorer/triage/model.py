@@ -27,6 +27,9 @@ SEVERITIES: tuple[str, ...] = ("cause", "warning", "info")
 FixWhere = Literal["model", "request", "template", "llama.cpp"]
 FIX_WHERE: tuple[str, ...] = ("model", "request", "template", "llama.cpp")
 
+# ``found`` of a finding whose place is the end of the output: there is no text to show.
+END_OF_OUTPUT = "(end of output)"
+
 
 @dataclass(frozen=True)
 class Place:
@@ -56,9 +59,27 @@ class Place:
         column = start - (output.rfind("\n", 0, start) + 1) + 1
         return cls(start, stop, gp_bytes + pos, pos, line, column)
 
+    def where(self) -> str:
+        """The place as a summary names it (the one wording the triage uses)."""
+        return f"output character {self.char} (line {self.line}, column {self.column})"
+
+    def coordinates(self) -> tuple[tuple[str, str], ...]:
+        """(coordinate, how to read it) for each coordinate a user meets, for display."""
+        chars = f"{self.char}" if self.end <= self.char + 1 else f"{self.char}–{self.end}"
+        return (
+            ("output character", f"{chars} (code points into the model output, from 0)"),
+            ("line:column", f"{self.line}:{self.column} (in the output, from 1; columns in characters)"),
+            ("llama.cpp offset", (f"{self.llama_offset} (bytes into generation prompt + output: llama.cpp "
+                                  f"0c1e5709's result.end, whose warning \"unparsed … output:\" prints the text "
+                                  f"from here; the explorer's error prints it as \"(offset {self.llama_offset})\")")),
+            ("older builds' pos", (f"{self.pos} (bytes into the output alone: \"Failed to parse input at pos "
+                                   f"{self.pos}\")")),
+        )
+
     def describe(self) -> str:
         return (f"output character {self.char} (line {self.line}, column {self.column}); llama.cpp offset "
-                f"{self.llama_offset} (generation prompt + output, bytes); older builds' pos {self.pos}")
+                f"{self.llama_offset} (generation prompt + output, bytes; 0c1e5709's \"unparsed … output:\" "
+                f"starts here); older builds' pos {self.pos} (output, bytes)")
 
     def to_json(self) -> dict[str, int]:
         return {"char": self.char, "end": self.end, "llama_offset": self.llama_offset, "pos": self.pos,
@@ -87,8 +108,11 @@ class Finding:
 
     ``span`` is (start, end) in the model output (generation prompt excluded), or None
     when the finding is about the request or the template rather than a place in the
-    text; ``expected``, ``found`` and ``span`` always describe the same place, and
-    ``place`` (filled in by the diagnosis) is that place in every coordinate.
+    text; ``expected``, ``found`` and ``span`` always describe the same place: ``found``
+    is the output text at ``span`` (or a prefix of it), or ``END_OF_OUTPUT`` for an empty
+    span at the end. ``place`` (filled in by the diagnosis) is that place in every
+    coordinate; a summary that says where names it with ``Place.where()``. A finding
+    about two places is two findings.
     ``fix_where`` says where the fix belongs; ``quirk`` marks a llama.cpp quirk (its
     behaviour, named in ``llama_cpp``: the function or handler); ``rule`` states the
     parser's rule behind the finding in one sentence. ``field``, ``probe`` and

@@ -23,7 +23,7 @@ from explorer.handlers.pipeline import ChatParams
 from explorer.triage.calls import WrittenCall, call_formats, parsed_calls
 from explorer.triage.facts import Facts
 from explorer.triage.model import Suggestion, shown
-from explorer.triage.textscan import JsonObject
+from explorer.jsonscan import JsonObject
 
 MAX_SHOWN = 160  # characters of an argument value quoted in ``verified``
 

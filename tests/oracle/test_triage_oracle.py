@@ -201,8 +201,7 @@ def test_good_outputs_get_no_cause_from_the_new_checks():
     """False-positive guard for the checks on successful parses and the rule-stating ones:
     every fixture whose llama.cpp parse is the message canitoolcall expects gets none of
     their causes."""
-    canitoolcall = pytest.importorskip("canitoolcall.fixtures")
-    fixtures = {f.id: f for f in canitoolcall.load_fixtures()}
+    fixtures = {f.id: f for f in load_fixtures()}
     good = [r for r in _rows() if r["exception"] is None and _same_message(r["result"], fixtures[r["id"]].expected)]
     noisy = []
     for row in good:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-import pytest
 
 from explorer.analysis import TemplateAnalysis
 from explorer.health import _format_findings, template_health

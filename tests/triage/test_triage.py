@@ -231,7 +231,9 @@ def test_call_json_keys_order():
     output = '<tool_call>\n{"arguments": {"city": "Paris"}, "name": "get_weather"}\n</tool_call>'
     d, _ = why(output)
     f = only(d, "call-json-keys")
-    assert f.expected == "name, arguments" and f.found == "arguments, name"
+    # found is the object's text at its span; the keys it has are in the summary
+    assert f.expected == "a call object with the keys name, arguments" and f.found.startswith('{"arguments"')
+    assert "(it has arguments, name)" in f.summary
     assert f.span == (output.index("{"), output.rindex("}") + 1)
 
 
@@ -244,7 +246,7 @@ def test_malformed_arguments():
     d, _ = why(output)
     f = only(d, "malformed-arguments")
     at = output.index("</tool_call>")  # the object is still open when the closer comes
-    assert f.span == (at, at + 1) and f.found.startswith("</tool_call>")
+    assert f.span == (at, at + len(f.found)) and f.found.startswith("</tool_call>")
     assert f.severity == "cause" and d.error is not None
 
 
@@ -378,11 +380,14 @@ def test_reasoning_format_none():
 def test_parse_error_says_where_and_what():
     output = GOOD_CALL.replace("get_weather", "get_wether")
     d, _ = why(output)
-    f = only(d, "parse-error")
+    f, reported = d.by_check("parse-error")
     start = output.index("get_wether")
     assert f.severity == "cause" and f.span[0] == start
     assert "HTTP 500" in f.summary
     assert f.expected == "get_weather"
+    # llama.cpp's own offset is the start of the call that failed: its own (info) finding
+    assert reported.severity == "info" and reported.span[0] == 0
+    assert reported.place.llama_offset == d.error.location.offset
 
 
 def test_parse_error_negative():
@@ -412,10 +417,12 @@ def test_unconsumed_output_is_dropped_without_an_error():
     output = "Hi<call>get_wether</call>"
     d = diagnose(params, request(), output)
     assert d.error is None and d.message.content == "Hi" and d.message.tool_calls == ()
-    f = only(d, "unconsumed-output")
+    f, furthest = d.by_check("unconsumed-output")
     assert f.severity == "cause" and f.span == (2, len(output)) and f.found == "<call>get_wether</call>"
     assert "does not require the end of the output" in f.detail
-    assert f.expected == "get_weather"
+    # where the parser got furthest in the dropped text is a place of its own
+    assert furthest.severity == "info" and furthest.span[0] == output.index("get_wether")
+    assert furthest.expected == "get_weather" and furthest.found.startswith("get_wether")
 
 
 def test_unconsumed_output_after_a_stop_string_is_info():
@@ -535,7 +542,7 @@ def test_required_call_missing():
     d, _ = why("Hello", tool_choice="required")
     f = only(d, "required-call-missing")
     # llama.cpp's parse is lenient: the missing call is "unfinished", not an error
-    assert d.error is None and f.severity == "warning" and f.span is None
+    assert d.error is None and f.severity == "warning" and f.span == (0, len("Hello")) and f.found == "Hello"
     assert "required-call-missing" not in checks_of(why(GOOD_CALL, tool_choice="required")[0])
     assert "required-call-missing" not in checks_of(why("Hello")[0])
 
