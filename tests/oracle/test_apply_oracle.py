@@ -28,6 +28,7 @@ from explorer.apply import (
     supports_enable_thinking,
 )
 from explorer.apply.messages import trim_whitespace
+from explorer.caps import Caps
 from explorer.errors import ExplorerError, TemplateError
 from explorer.routing import route
 
@@ -368,7 +369,7 @@ def test_routing_workaround_listing_agrees_with_apply():
     """What explorer.routing says would run is what apply_request ran."""
     for name in oracle_template_names():
         d = _analysis(name)
-        listed = {w.name for w in route(load_oracle_template(name), d["caps"]).workarounds if w.applies}
+        listed = {w.name for w in route(load_oracle_template(name), Caps.coerce(d["caps"])).workarounds if w.applies}
         applied = _applied(name, "thinking_true")
         if isinstance(applied, Exception):
             continue
