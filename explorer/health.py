@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.analysis import TemplateAnalysis
+from explorer.analysis.lines import LineFinder, MarkerSource
 from explorer.analysis.model import FIELD_NAMES, ContentMode, ToolFormat
 from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import AnalysisError, ExplorerError
@@ -215,8 +216,19 @@ def _consequence(routed: bool, handler: str, replies: tuple[ReplyCheck, ...], ki
                        "its rendering may not.")
 
 
+def _writer(lines: LineFinder, name: str, sentinel: str) -> MarkerSource | None:
+    """The template piece that wrote the sentinel part of a marker (else the marker's first)."""
+    if name.startswith("preserved_tokens") or name.startswith("additional_stops"):
+        return None
+    try:
+        sources = lines.field(name).sources
+    except ExplorerError:
+        return None
+    return next((s for s in sources if sentinel in s.text or s.text in sentinel), sources[0] if sources else None)
+
+
 def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
-                       replies: tuple[ReplyCheck, ...]) -> Iterator[Finding]:
+                       replies: tuple[ReplyCheck, ...], lines: LineFinder) -> Iterator[Finding]:
     told: set[str] = set()
     for name, value in _string_fields(analysis):
         hits = [s for s in SENTINELS if s in value] or _overlapped(analysis, name, value)
@@ -227,11 +239,15 @@ def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
         group = "tools" if name.startswith("tools.") else name.split(".", 1)[0]
         kind = _KIND_OF_GROUP.get(group, "call" if name.startswith("preserved_tokens") else "reply")
         severity, consequence = _consequence(routed, handler, replies, kind)
+        source = _writer(lines, name, hits[0])
+        written = (f", written by template line {source.line}: {shown((source.source_line or '').strip()[:100])}"
+                   if source is not None and source.line else "")
         yield Finding(
             check="template-sentinel-in-marker", severity=severity,  # type: ignore[arg-type]
             summary=(f"llama.cpp's autoparser misread this template: the marker {name} = {shown(value)} holds "
                      + ("" if hits[0] in value else "part of ") + f"the probe's own text {shown(hits[0])}"
-                     + (f" (set by probe {probe})" if probe else "") + ". " + consequence),
+                     + (f" (set by probe {probe}{written})" if probe else "") + ". " + consequence),
+            template_line=source.line if source is not None else None,
             detail=("The autoparser renders the template twice with different probe inputs and keeps what differs. "
                     "A probe input inside a marker means the diff was cut in the wrong place, so the parser "
                     "expects that literal text in the model's output."),
@@ -310,7 +326,7 @@ def template_health(session: TemplateSession) -> Health:
     except AnalysisError as exc:
         return Health((_analysis_threw(exc, routed, session.handler),), ())
     replies = reply_checks(session)
-    findings = [*_sentinel_findings(analysis, routed, session.handler, replies),
+    findings = [*_sentinel_findings(analysis, routed, session.handler, replies, session.lines),
                 *_format_findings(analysis, routed, session.handler, replies),
                 *_probe_failures(analysis, routed, replies)]
     reported = {_kind_of(f) for f in findings if f.severity == "cause"}

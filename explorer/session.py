@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
+from explorer.analysis.lines import LineFinder
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, standard_request
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
@@ -271,6 +272,12 @@ class TemplateSession:
         params = self.params(request)
         return self._remember(("stream", request_key(request), output), lambda: tuple(stream(
             params.arena, char_chunks(output), generation_prompt=params.generation_prompt, format=params.format)))
+
+    @property
+    def lines(self) -> LineFinder:
+        """Which template line wrote each marker and each probe output's spans (the probe
+        sides are rendered again with provenance, once, when first asked for)."""
+        return self._remember_whole(("lines",), lambda: LineFinder(self.compiled, self.analysis))
 
     @property
     def health(self) -> Health:

@@ -518,3 +518,18 @@ def test_thinking_off_changes_the_generation_prompt_and_bad_tools_are_an_error()
     at.text_area(key="try_req_tools").input("[{").run()
     assert_clean(at)
     assert any("tools: invalid JSON" in e.value for e in at.error)
+
+
+def test_the_probes_page_shows_which_template_line_wrote_each_span():
+    at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
+    at.selectbox(key="probe_focus").set_value("T1").run()
+    at.toggle(key="prov_T1").set_value(True).run()
+    assert_clean(at)
+    block = next(h.proto.body for h in at.get("html") if "Template lines that wrote them" in h.proto.body)
+    text = sources.from_example(CHATML).text.splitlines()
+    lines = [int(n) for n in re.findall(r'id="pv-T1-L(\d+)"', block)]
+    assert lines, "no source line listed"
+    for n in lines:  # each listed line is the template's own, and hovering a span of it highlights it
+        assert f".pv-T1:has(.l{n}:hover) #pv-T1-L{n}" in block
+        assert html.escape(text[n - 1]) in block
+    assert 'class="pv l' in block and "template line" in block  # spans carry their line

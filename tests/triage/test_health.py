@@ -43,6 +43,9 @@ def test_a_marker_that_cuts_into_a_probe_id_is_named_with_its_field_and_probe() 
     first = health.findings[0]
     assert first.check == "template-sentinel-in-marker" and first.severity == "cause"
     assert first.field == "tools.function.name_prefix" and first.probe
+    # the template line that wrote it (explorer.analysis.lines: the probe re-rendered with provenance)
+    assert first.template_line and "tc.id" in ID_FIRST.splitlines()[first.template_line - 1]
+    assert f"written by template line {first.template_line}" in first.summary
     assert "part of the probe's own text \"call00001\"" in first.summary
     assert "Every reply with a tool call fails" in first.summary
     assert health.broken and "call" in health.failing_kinds()
