@@ -18,14 +18,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.analysis import TemplateAnalysis
-from explorer.analysis.model import FIELD_NAMES, CallIdPosition, ContentMode, ReasoningMode
+from explorer.analysis.model import FIELD_NAMES, CallIdPosition, ContentMode, ReasoningMode, ToolFormat
 from explorer.analysis.overrides import FieldSetting
 from explorer.doctor.classes import Baseline
 from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits, reasoning_edits
 from explorer.doctor.model import FailureClass, FixKind
+from explorer.apply import Request
 from explorer.errors import ExplorerError
 from explorer.handlers.pipeline import ChatParams
 from explorer.health import SENTINELS, health_request
@@ -40,6 +41,8 @@ CALL_IDS = (CALL_ID_001, CALL_ID_002, CALL_ID_999)
 # Template kwargs some templates read as their thinking switch, with the value that opens thinking.
 THINKING_SWITCHES: tuple[tuple[str, str | bool], ...] = (("reasoning_effort", "high"), ("enable_reasoning", True))
 # A stop token is special-token shaped: <|eom_id|>, <｜end▁of▁sentence｜>, [/INST], </s>.
+_OPENING_TAG = re.compile(r"<[\w:.-]+>|<\|[\w:.-]+\|>")
+_TAG = re.compile(r"</[\w:.|-]+>|<\|/?[\w:.-]+\|>")  # a closing tag: </tc>, <|/call|>
 _STOP_TOKEN = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>\s]+｜>|\[/?[A-Z][A-Z_]*\]|</?[a-z_]+>")
 
 
@@ -54,6 +57,7 @@ class Candidate:
     patched: str = ""
     change: RequestChange | None = None
     notes: tuple[str, ...] = ()
+    depth: int = 0  # overrides: how many repairs of the parser's furthest failure this one chains
 
     @property
     def identity(self) -> object:
@@ -160,6 +164,14 @@ def _request_candidates(session: TemplateSession, keys: set[str], baseline: Base
 # --- analysis overrides ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Rejected:
+    """A reply the parser rejected, and the request it was parsed for."""
+
+    reply: str
+    request: Request
+
+
 def _override_candidates(session: TemplateSession, keys: set[str], baseline: Baseline,
                          classes: tuple[FailureClass, ...]) -> Iterator[Candidate]:
     if session.handler != AUTOPARSER or session.analysis_error is not None:
@@ -168,11 +180,91 @@ def _override_candidates(session: TemplateSession, keys: set[str], baseline: Bas
     if "sentinel-in-marker" in keys:
         yield from _sentinel_candidates(session, analysis)
     if "content-unmatchable" in keys:
-        yield from _content_candidates(session, analysis)
-    rejected = keys & {"parser-rejected", "stop-token-left", "reply-fails"}
+        yield from _content_candidates(analysis, baseline)
+    rejected = tuple(sorted(keys & REJECTION_CLASSES))
     if rejected:
-        for text, params in _rejected_replies(session, baseline, "reply-fails" in keys):
-            yield from _failure_candidates(analysis, params, text, tuple(sorted(rejected)))
+        for reply in rejected_replies(session, baseline, "reply-fails" in keys):
+            yield from failure_candidates(session, reply, rejected)
+
+
+REJECTION_CLASSES = frozenset({"parser-rejected", "stop-token-left", "reply-fails", "sentinel-in-marker"})
+
+
+def rejected_replies(session: TemplateSession, baseline: Baseline, health: bool) -> tuple[Rejected, ...]:
+    """The replies the parser rejected: one per thinking setting and kind of turn, from the
+    round trip and (``health``) the template's own replies."""
+    out: list[Rejected] = []
+    seen: set[tuple[bool, str]] = set()
+    for thinking, report in zip(baseline.settings, baseline.reports):
+        request = LlamaSetting(session.templates, tuple(DEFAULT_TOOLS), session.caps, thinking).request((USER,), True)
+        for case in report.cases if report is not None else ():
+            kind = "call" if case.message.get("tool_calls") else "reply"
+            if case.result is None and case.raw_output_stripped is not None and (thinking, kind) not in seen:
+                seen.add((thinking, kind))
+                out.append(Rejected(case.raw_output_stripped, request))
+    for reply in session.health.replies if health else ():
+        if reply.fails and reply.reply is not None:
+            out.append(Rejected(reply.reply, health_request(session, reply.enable_thinking)))
+    return tuple(out)
+
+
+def failure_offset(session: TemplateSession, rejected: Rejected) -> int | None:
+    """How far the session's parser gets into the reply before it fails (None: it parses;
+    -1: the request fails)."""
+    try:
+        params = session.params(rejected.request)
+    except ExplorerError:
+        return -1
+    failure = furthest_failure(params.arena, params.generation_prompt + rejected.reply)
+    return None if failure is None else failure.offset
+
+
+def failure_candidates(session: TemplateSession, rejected: Rejected, classes: tuple[str, ...],
+                       base: Candidate | None = None) -> Iterator[Candidate]:
+    """Overrides for the field the parser's furthest failure on the reply points at (on top
+    of ``base``'s overrides, whose session ``session`` is)."""
+    try:
+        params = session.params(rejected.request)
+    except ExplorerError:
+        return
+    text = params.generation_prompt + rejected.reply
+    failure = furthest_failure(params.arena, text)
+    if failure is None:
+        return
+    analysis, rest = session.analysis, text[failure.offset:]
+    made: list[Candidate] = []
+    for expected in failure.expected:
+        if expected == END_OF_INPUT:
+            made += _stop_candidates(analysis, rest, classes)
+            made += _empty_end_candidates(analysis, rest, classes)
+        elif expected.startswith('"'):
+            literal = json.loads(expected)
+            for name, value in _fields(analysis):
+                if value == literal or value.strip() == literal.strip():
+                    made += _field_values(analysis, name, value, rest, classes, literal)
+    if not any(e == END_OF_INPUT for e in failure.expected):
+        made += _empty_end_candidates(analysis, rest, classes)
+    if '"{"' in failure.expected:
+        made += _arguments_start_candidates(analysis, rest, classes)
+    for cand in made:
+        if base is None:
+            yield cand
+        else:
+            yield replace(cand, summary=f"{base.summary}; then {cand.summary}", classes=base.classes,
+                          overrides=base.overrides + cand.overrides, depth=base.depth + 1)
+
+
+def _empty_end_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, ...]) -> Iterator[Candidate]:
+    """A closing tag the reply has where the analysis has no closing marker."""
+    tag = _TAG.match(rest)
+    if tag is None or analysis.tools.format.mode == ToolFormat.NONE:
+        return
+    for name, value in (("tools.function.close", analysis.tools.function.close),
+                        ("tools.format.per_call_end", analysis.tools.format.per_call_end),
+                        ("tools.format.section_end", analysis.tools.format.section_end)):
+        if not value:
+            yield Candidate("analysis-override", f"{name} = {tag.group(0)!r} (the closing tag the reply has there)",
+                            classes, overrides=(FieldSetting(name, tag.group(0)),))
 
 
 def _fields(analysis: TemplateAnalysis) -> Iterator[tuple[str, str]]:
@@ -223,79 +315,60 @@ def _sentinel_candidates(session: TemplateSession, analysis: TemplateAnalysis) -
                                     FieldSetting("tools.call_id.suffix", after)))
 
 
-def _content_candidates(session: TemplateSession, analysis: TemplateAnalysis) -> Iterator[Candidate]:
+def _content_candidates(analysis: TemplateAnalysis, baseline: Baseline) -> Iterator[Candidate]:
     content = analysis.content
     yield Candidate("analysis-override", "content.mode PLAIN: content is not wrapped", ("content-unmatchable",),
                     overrides=(FieldSetting("content.mode", ContentMode.PLAIN), FieldSetting("content.start", ""),
                                FieldSetting("content.end", "")))
-    own = next((r.reply for r in session.health.replies if r.kind == "reply" and r.reply), None)
-    said = "The weather in Paris is sunny."  # the health check's own plain reply
-    if own is None or said not in own:
+    # The template's own plain turn, before its end of turn is cut off: the delimiter the
+    # analysis missed is the tag right after (or right before) the content.
+    turn = next(((c.raw_output, str(c.message.get("content"))) for _, c in baseline.cases()
+                 if c.raw_output and not c.message.get("tool_calls") and not c.message.get("reasoning_content")
+                 and str(c.message.get("content")) in c.raw_output), None)
+    if turn is None:
         return
-    before, after = own[:own.find(said)].strip(), own[own.find(said) + len(said):].strip()
-    if content.start and not content.end and after:
-        yield Candidate("analysis-override", f"content.end = {after!r}, the text after the template's own "
-                        "content", ("content-unmatchable",), overrides=(FieldSetting("content.end", after),))
-    if content.end and not content.start and before:
-        yield Candidate("analysis-override", f"content.start = {before!r}, the text before the template's own "
-                        "content", ("content-unmatchable",), overrides=(FieldSetting("content.start", before),))
+    raw, said = turn
+    before, after = raw[:raw.find(said)], raw[raw.find(said) + len(said):]
+    closing = _TAG.match(after)
+    if content.start and not content.end and closing:
+        yield Candidate("analysis-override", f"content.end = {closing.group(0)!r}, the tag after the content in the "
+                        "template's own turn", ("content-unmatchable",),
+                        overrides=(FieldSetting("content.end", closing.group(0)),))
+    opening = re.search(r"(<[\w:.-]+>|<\|[\w:.-]+\|>)\s*$", before)
+    if content.end and not content.start and opening:
+        yield Candidate("analysis-override", f"content.start = {opening.group(1)!r}, the tag before the content in "
+                        "the template's own turn", ("content-unmatchable",),
+                        overrides=(FieldSetting("content.start", opening.group(1)),))
 
 
-def _rejected_replies(session: TemplateSession, baseline: Baseline, health: bool
-                      ) -> Iterator[tuple[str, ChatParams]]:
-    """(text the engine saw, params) of the replies the parser rejected: one per setting
-    and per kind of turn, from the round trip and (``health``) the template's own replies."""
-    seen: set[tuple[bool, str]] = set()
-    for thinking, report in zip(baseline.settings, baseline.reports):
-        params = next_turn_params(session, thinking)
-        for case in report.cases if report is not None and params is not None else ():
-            kind = "call" if case.message.get("tool_calls") else "reply"
-            if case.result is None and case.raw_output_stripped is not None and (thinking, kind) not in seen:
-                seen.add((thinking, kind))
-                yield params.generation_prompt + case.raw_output_stripped, params
-    for reply in session.health.replies if health else ():
-        if reply.fails and reply.reply is not None:
-            try:
-                params = session.params(health_request(session, reply.enable_thinking))
-            except ExplorerError:
-                continue
-            yield params.generation_prompt + reply.reply, params
-
-
-def _failure_candidates(analysis: TemplateAnalysis, params: ChatParams, text: str, classes: tuple[str, ...]
-                        ) -> Iterator[Candidate]:
-    failure = furthest_failure(params.arena, text)
-    if failure is None:
-        return
-    rest = text[failure.offset:]
-    for expected in failure.expected:
-        if expected == END_OF_INPUT:
-            yield from _stop_candidates(analysis, rest, classes)
-            continue
-        if not expected.startswith('"'):
-            continue
-        literal = json.loads(expected)
-        for name, value in _fields(analysis):
-            if value == literal or value.strip() == literal.strip():
-                yield from _field_values(name, value, rest, classes, literal)
-
-
-def _stop_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, ...]) -> Iterator[Candidate]:
+def _stop_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, ...]) -> list[Candidate]:
     """The unparsed end of a turn: an additional stop for its first token, when that token
     ends the turn (a stop only ever removes the end of the text)."""
     first = _STOP_TOKEN.match(rest.strip())
     if first is None:
-        return
+        return []
     token = first.group(0)
-    yield Candidate("analysis-override", f"additional stop {token!r}: the turn's end-of-turn token, which a model "
+    return [Candidate("analysis-override", f"additional stop {token!r}: the turn's end-of-turn token, which a model "
                     "stops on and the server never hands to the parser", classes,
-                    overrides=(FieldSetting("additional_stops", (*analysis.additional_stops, token)),))
+                    overrides=(FieldSetting("additional_stops", (*analysis.additional_stops, token)),))]
 
 
-def _field_values(name: str, value: str, rest: str, classes: tuple[str, ...], literal: str
-                  ) -> Iterator[Candidate]:
+def _arguments_start_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, ...]
+                                ) -> Iterator[Candidate]:
+    """An opening tag the reply has where the parser wanted the arguments' JSON."""
+    tag = _OPENING_TAG.match(rest)
+    if tag is not None and not analysis.tools.arguments.start:
+        yield Candidate("analysis-override", f"tools.arguments.start = {tag.group(0)!r} (the tag the reply opens "
+                        "its arguments with)", classes, overrides=(FieldSetting("tools.arguments.start", tag.group(0)),))
+
+
+def _field_values(analysis: TemplateAnalysis, name: str, value: str, rest: str, classes: tuple[str, ...],
+                  literal: str) -> Iterator[Candidate]:
     """Values of the field the parser wanted that fit what the reply has at that point."""
     options: list[tuple[str, str]] = []
+    prefix = analysis.tools.call_id.prefix
+    if name == "tools.function.name_suffix" and prefix and rest.find(prefix) > 0:
+        options.append((rest[:rest.find(prefix)], "the text before the call id"))
     clean = _without_sentinels(value)
     if clean != value:
         options.append((clean, "without the probe's text"))
@@ -325,4 +398,5 @@ def _field_values(name: str, value: str, rest: str, classes: tuple[str, ...], li
             FieldSetting("content.end", "")))
 
 
-__all__ = ["CALL_IDS", "Candidate", "THINKING_SWITCHES", "candidates", "next_turn_params", "thinking_markers"]
+__all__ = ["CALL_IDS", "REJECTION_CLASSES", "THINKING_SWITCHES", "Candidate", "Rejected", "candidates", "failure_candidates",
+           "failure_offset", "next_turn_params", "rejected_replies", "thinking_markers"]

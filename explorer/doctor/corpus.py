@@ -29,7 +29,7 @@ _MARKER = re.compile(r"<\|[^|<>\s]{2,40}\|>|<｜[^｜<>\s]{2,40}｜>|\[[A-Z][A-Z
 _LITERAL = re.compile(r"'([^'\\\n]{8,120})'|\"([^\"\\\n]{8,120})\"")
 _COMMENT = re.compile(r"\{#-?\s*(.*?)\s*-?#\}", re.S)
 _CODE = re.compile(r"\s\+\s|\+\s*$|^\s*\+|\{\{|\}\}|\{%|%\}|\|\s*\w+\s*$")  # code between two literals
-_JINJA_ONLY = re.compile(r"^(\{%-?\s*(end\w+|else|elif\b.*|if\b.*|for\b.*|set\b.*)\s*-?%\}\s*)+$")
+_JINJA_ONLY = re.compile(r"^(\{%-?\s*(end\w+|else|(?:elif|if|for|set)\b[^%]*)\s*-?%\}\s*)+$")
 # How stable each kind of piece is: model text and markers survive template revisions better than code.
 _RANK = {"marker": 0, "literal": 1, "comment": 2, "line": 3}
 

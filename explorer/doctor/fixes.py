@@ -16,11 +16,15 @@ best is kept. A class no fix verified for says why (``FailureClass.no_fix``).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 
 from explorer.analysis.overrides import workaround_lambda
-from explorer.doctor.candidates import CALL_IDS, Candidate, candidates, thinking_markers
+from explorer.doctor.candidates import (
+    CALL_IDS, REJECTION_CLASSES, Candidate, candidates, failure_candidates, failure_offset, rejected_replies,
+    thinking_markers,
+)
 from explorer.doctor.classes import Baseline, failure_classes, measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, Corpus, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
@@ -80,20 +84,27 @@ def _search(session: TemplateSession, at_hand: Corpus, original: str, depth: int
     tried: list[TriedFix] = []
     unblocked: list[Candidate] = []  # template edits that make a failing round trip run
     done: set[tuple[str, tuple[str, ...]]] = set()  # template edits: the first that verifies per classes
-    for cand in candidates(session, baseline, classes):
+    repair = _Repair(session, baseline, classes)
+    queue = deque(candidates(session, baseline, classes))
+    seen = {c.identity for c in queue}
+    while queue:
+        cand = queue.popleft()
         if (cand.kind, cand.classes) in done:
             continue
         after, error = _measured(session, cand, settings, baseline)
-        if after is None:
-            tried.append(TriedFix(cand.kind, cand.summary, error, cand.classes))
-        elif after.better_than(baseline.count):
+        if after is not None and after.better_than(baseline.count):
             fixes.append(_fix(session, cand, baseline.count, after, at_hand, original))
             if cand.kind == "template-edit":  # each edit costs a template compile and analysis
                 done.update(("template-edit", c) for c in _subsets(cand.classes))
-        else:
-            if baseline.errors and cand.kind == "template-edit":
-                unblocked.append(cand)
-            tried.append(TriedFix(cand.kind, cand.summary, _why_not(baseline.count, after), cand.classes, after))
+            continue
+        tried.append(TriedFix(cand.kind, cand.summary, error or _why_not(baseline.count, after), cand.classes,
+                              after))
+        if after is not None and baseline.errors and cand.kind == "template-edit":
+            unblocked.append(cand)
+        for follow in repair.after(cand):
+            if follow.identity not in seen:
+                seen.add(follow.identity)
+                queue.append(follow)
     if depth == 0 and not fixes:
         fixes += _on_top(session, unblocked[:1], baseline.count, at_hand, original)
     kept = _best(fixes)
@@ -123,6 +134,38 @@ def _on_top(session: TemplateSession, edits: list[Candidate], before: RoundTripC
                 notes=(*fix.notes, "This fix needs the template edit of its diff first: the edit alone makes the "
                        "round trip run, and gives nothing back until this fix is made too.")))
     return out
+
+
+class _Repair:
+    """Overrides that get the parser further without a whole fix: the next field its
+    furthest failure points at is tried on top of them (a misread format often has two
+    wrong markers, and the second shows only once the first is right)."""
+
+    MAX_DEPTH = 2  # overrides chained on top of the first
+    BUDGET = 12  # repairs tried per template
+
+    def __init__(self, session: TemplateSession, baseline: Baseline, classes: tuple[FailureClass, ...]) -> None:
+        self.session = session
+        keys = {c.key for c in classes}
+        wanted = session.handler == AUTOPARSER and session.analysis_error is None and keys & REJECTION_CLASSES
+        self.rejected = rejected_replies(session, baseline, "reply-fails" in keys) if wanted else ()
+        self.start = [failure_offset(session, r) for r in self.rejected]
+        self.budget = self.BUDGET
+
+    def after(self, cand: Candidate) -> list[Candidate]:
+        if cand.kind != "analysis-override" or cand.depth >= self.MAX_DEPTH or self.budget <= 0:
+            return []
+        try:
+            target = self.session.with_overrides(cand.overrides)
+        except ExplorerError:
+            return []
+        for reply, start in zip(self.rejected, self.start):
+            offset = failure_offset(target, reply)
+            if offset is not None and start is not None and offset > start:
+                follow = list(failure_candidates(target, reply, cand.classes, base=cand))[:self.budget]
+                self.budget -= len(follow)
+                return follow
+        return []
 
 
 def _measured(session: TemplateSession, cand: Candidate, settings: tuple[bool, ...], before: Baseline
