@@ -284,7 +284,8 @@ def content_edits(text: str, caps: Caps, header: str) -> tuple[TemplateEdit, ...
     for sep in ("", "\n"):
         def block(variable: str, sep: str = sep) -> str:
             content = f"{variable}.content"
-            return f"(({jinja_string(sep)} + {content}) if {content} is string and {content} else '')"
+            written = f"({jinja_string(sep)} + {content})" if sep else content
+            return f"({written} if {content} is string and {content} else '')"
         for splice in _call_splices(text, caps, block, header):
             line = text.count("\n", 0, splice.start) + 1
             out.append(TemplateEdit(f"render an assistant turn's content before its tool calls (line {line}"

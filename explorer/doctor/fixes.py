@@ -11,7 +11,13 @@ where the template supports thinking): an analysis override through
 a request change through the round trip under that request. A candidate is a fix only when
 more messages come back and every message that came back before still does
 (``RoundTripCount.better_than``). Of the fixes of one kind for the same classes only the
-best is kept. A class no fix verified for says why (``FailureClass.no_fix``).
+best is kept, and none another fix of its kind beats on every message. A class no fix
+verified for says why (``FailureClass.no_fix``).
+
+Two searches go on from a candidate that did not verify: an override that gets the parser
+further into a rejected reply is tried with the next field the furthest failure names (up
+to ``_Repair.MAX_DEPTH`` more), and when the round trip itself fails, a template edit that
+makes it run is searched on (its fixes carry the edit's diff).
 """
 
 from __future__ import annotations
