@@ -77,9 +77,11 @@ def thinking_markers(session: TemplateSession) -> tuple[str, str] | None:
     """The thinking block's (start, end) as llama.cpp reads them: the analysis on the
     autoparser route, the handler's thinking tags on another."""
     if session.handler == AUTOPARSER:
-        analysis = session.analysis_error is None and session.analysis
-        if analysis and analysis.reasoning.mode != ReasoningMode.NONE and analysis.reasoning.end:
-            return analysis.reasoning.start, analysis.reasoning.end
+        if session.analysis_error is not None:
+            return None
+        reasoning = session.analysis.reasoning
+        if reasoning.mode != ReasoningMode.NONE and reasoning.end:
+            return reasoning.start, reasoning.end
         return None
     params = next_turn_params(session, True)
     if params is not None and params.thinking_start_tag and params.thinking_end_tags:
@@ -359,7 +361,8 @@ def _arguments_start_candidates(analysis: TemplateAnalysis, rest: str, classes: 
     tag = _OPENING_TAG.match(rest)
     if tag is not None and not analysis.tools.arguments.start:
         yield Candidate("analysis-override", f"tools.arguments.start = {tag.group(0)!r} (the tag the reply opens "
-                        "its arguments with)", classes, overrides=(FieldSetting("tools.arguments.start", tag.group(0)),))
+                        "its arguments with)", classes,
+                        overrides=(FieldSetting("tools.arguments.start", tag.group(0)),))
 
 
 def _field_values(analysis: TemplateAnalysis, name: str, value: str, rest: str, classes: tuple[str, ...],
@@ -398,5 +401,5 @@ def _field_values(analysis: TemplateAnalysis, name: str, value: str, rest: str, 
             FieldSetting("content.end", "")))
 
 
-__all__ = ["CALL_IDS", "REJECTION_CLASSES", "THINKING_SWITCHES", "Candidate", "Rejected", "candidates", "failure_candidates",
-           "failure_offset", "next_turn_params", "rejected_replies", "thinking_markers"]
+__all__ = ["CALL_IDS", "REJECTION_CLASSES", "THINKING_SWITCHES", "Candidate", "Rejected", "candidates",
+           "failure_candidates", "failure_offset", "next_turn_params", "rejected_replies", "thinking_markers"]

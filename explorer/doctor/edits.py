@@ -241,7 +241,8 @@ def reasoning_edits(text: str, caps: Caps, start: str, end: str, header: str, *,
     for combo in combos:
         patched = spliced(text, combo)
         where = " and ".join(("before its content" if s in content else "before its calls")
-                             + f" (line {text.count(chr(10), 0, s.start) + 1})" for s in sorted(combo, key=lambda s: s.start))
+                             + f" (line {text.count(chr(10), 0, s.start) + 1})"
+                             for s in sorted(combo, key=lambda s: s.start))
         if patched and patched not in out:
             out[patched] = TemplateEdit(_reasoning_summary(start, end, mode) + " " + where, patched)
     return tuple(out.values())

@@ -126,7 +126,7 @@ def _on_top(session: TemplateSession, edits: list[Candidate], before: RoundTripC
     edited template; each fix found there carries the edit (its diff and patched text)."""
     out: list[Fix] = []
     for edit in edits:
-        patched = open_session(edit.patched, session.dialect)
+        patched = open_session(edit.patched, session.dialect, overrides=session.overrides)
         for fix in _search(patched, at_hand, original, depth=1).fixes:
             if not fix.roundtrip_after.better_than(before):
                 continue
@@ -180,7 +180,8 @@ def _measured(session: TemplateSession, cand: Candidate, settings: tuple[bool, .
         if cand.kind == "analysis-override":
             target = session.with_overrides(cand.overrides)
         elif cand.kind == "template-edit":
-            target = open_session(cand.patched, session.dialect)
+            # the session's own overrides (a user's --set) stay on the edited template
+            target = open_session(cand.patched, session.dialect, overrides=session.overrides)
         else:
             target = session
         result = measure(target, settings, cand.change, keep=before.count if not before.errors else None)
@@ -209,17 +210,16 @@ def _file_name(corpus: Corpus, text: str) -> str:
 def _fix(session: TemplateSession, cand: Candidate, before: RoundTripCount, after: RoundTripCount,
          corpus: Corpus, original: str) -> Fix:
     name = corpus.name_of(original)
-    common = dict(kind=cand.kind, summary=cand.summary, roundtrip_before=before, roundtrip_after=after,
-                  classes=cand.classes, notes=cand.notes)
+    fix = Fix(cand.kind, cand.summary, before, after, classes=cand.classes, notes=cand.notes)
     if cand.kind == "analysis-override":
         substring, holders = choose_substring(session.text, corpus, also_in=session.compiled.source, own=name)
         label = name if name != THIS_TEMPLATE else "doctor fix"
-        return Fix(**common, overrides=cand.overrides, substring=substring, substring_matches=holders,
-                   workaround_cpp=workaround_lambda(cand.overrides, substring, label))
+        return replace(fix, overrides=cand.overrides, substring=substring, substring_matches=holders,
+                       workaround_cpp=workaround_lambda(cand.overrides, substring, label))
     if cand.kind == "template-edit":
-        return Fix(**common, diff=unified_diff(original, cand.patched, _file_name(corpus, original)),
-                   patched_template=cand.patched)
-    return Fix(**common, request_change=cand.change)
+        return replace(fix, diff=unified_diff(original, cand.patched, _file_name(corpus, original)),
+                       patched_template=cand.patched)
+    return replace(fix, request_change=cand.change)
 
 
 def _subsets(classes: tuple[str, ...]) -> list[tuple[str, ...]]:

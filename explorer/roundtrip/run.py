@@ -2,9 +2,9 @@
 
 Input: how the conversations are rendered (``LlamaSetting``: the template pair, tools,
 caps, thinking setting and an optional ``RequestChange`` to the oracle's request; or any
-object with ``render``), the next-turn chat params and one assistant message. Output: a ``RoundTripCase``: the rendering R (with the Mistral id
-retry), the reply cut out of it, its end of turn removed, llama.cpp's parse and the
-comparison with the message.
+object with ``render``), the next-turn chat params and one assistant message. Output: a
+``RoundTripCase``: the rendering R (with the Mistral id retry), the reply cut out of it,
+its end of turn removed, llama.cpp's parse and the comparison with the message.
 """
 
 from __future__ import annotations

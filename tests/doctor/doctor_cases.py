@@ -42,9 +42,10 @@ TEMPLATES: dict[str, str] = {
         "{{ '<response>' + m.content + '</response>' }}{%- endif %}{%- else %}{{ m.content }}{%- endif %}" + CLOSE),
     # reasoning cut out of the history, a thinking block opened by the generation prompt
     "thinking-opened": (
-        "{%- for m in messages %}{%- if m.role == 'user' %}{{ '<|User|>' + m.content }}{%- elif m.role == 'assistant' %}"
-        "{%- set content = m.content %}{%- if '</think>' in content %}{%- set content = content.split('</think>')[-1] %}"
-        "{%- endif %}{%- if m.tool_calls %}" + JSON_CALLS + "{%- endif %}"
+        "{%- for m in messages %}{%- if m.role == 'user' %}{{ '<|User|>' + m.content }}"
+        "{%- elif m.role == 'assistant' %}{%- set content = m.content %}"
+        "{%- if '</think>' in content %}{%- set content = content.split('</think>')[-1] %}{%- endif %}"
+        "{%- if m.tool_calls %}" + JSON_CALLS + "{%- endif %}"
         "{{ '<|Assistant|>' + content + '<|end|>' }}{%- endif %}{%- endfor %}"
         "{%- if add_generation_prompt %}{{ '<|Assistant|><think>\\n' }}{%- endif %}"),
     # reasoning kept in history, the block closed by the generation prompt when thinking is off

@@ -32,6 +32,9 @@ FIXED_IN_CORPUS = {"reasoning-dropped", "thinking-opened", "thinking-closed", "c
                    "stop-token-left", "roundtrip-failed", "reply-fails"}
 
 
+Searches = dict[str, tuple[str, FixSearch, tuple[tuple[str, ...], ...]]]  # name -> (route, search, reapplied)
+
+
 def _reapplied(session: TemplateSession, fix: Fix) -> tuple[str, ...]:
     """The messages a fix gives back when applied from what it records."""
     settings = thinking_settings(session)
@@ -50,7 +53,7 @@ def _search(name: str) -> tuple[str, str, FixSearch, tuple[tuple[str, ...], ...]
 
 
 @pytest.fixture(scope="module")
-def searches() -> dict[str, tuple[str, FixSearch, tuple[tuple[str, ...], ...]]]:
+def searches() -> Searches:
     names = oracle_template_names()
     workers = min(2, os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
@@ -61,7 +64,7 @@ def searches() -> dict[str, tuple[str, FixSearch, tuple[tuple[str, ...], ...]]]:
     return {name: (handler, result, again) for name, handler, result, again in found}
 
 
-def test_every_fix_is_verified_reapplies_and_exports_what_a_user_applies(searches) -> None:  # type: ignore[no-untyped-def]
+def test_every_fix_is_verified_reapplies_and_exports_what_a_user_applies(searches: Searches) -> None:
     checked = 0
     for name, (handler, result, again) in searches.items():
         text = load_oracle_template(name)
@@ -84,7 +87,7 @@ def test_every_fix_is_verified_reapplies_and_exports_what_a_user_applies(searche
     assert checked
 
 
-def test_every_failure_class_has_a_verified_fix_or_says_why_not(searches) -> None:  # type: ignore[no-untyped-def]
+def test_every_failure_class_has_a_verified_fix_or_says_why_not(searches: Searches) -> None:
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     reasons: dict[str, set[str]] = defaultdict(set)
     kinds: dict[str, set[str]] = defaultdict(set)
@@ -108,11 +111,13 @@ def test_every_failure_class_has_a_verified_fix_or_says_why_not(searches) -> Non
     for key, row in sorted(rows.items(), key=lambda kv: -kv[1]["templates"]):
         line = f"{key:24} {row['templates']:9} {row['cases']:6} {row['fixed']:9}"
         if row["fixed"]:
-            line += f"  {row['before']}/{row['total']} -> {row['after']}/{row['total']} ({', '.join(sorted(kinds[key]))})"
+            kinds_used = ", ".join(sorted(kinds[key]))
+            line += f"  {row['before']}/{row['total']} -> {row['after']}/{row['total']} ({kinds_used})"
         print(line)
         for reason in sorted(reasons[key]):
             print(f"{'':26}no fix: {reason}")
     fixed = {key for key, row in rows.items() if row["fixed"]}
     assert FIXED_IN_CORPUS <= fixed, FIXED_IN_CORPUS - fixed
     total = sum(len(r.fixes) for _, r, _ in searches.values())
-    print(f"{total} verified fixes on {sum(1 for _, r, _ in searches.values() if r.fixes)} of {len(searches)} templates")
+    fixed_templates = sum(1 for _, r, _ in searches.values() if r.fixes)
+    print(f"{total} verified fixes on {fixed_templates} of {len(searches)} templates")
