@@ -145,8 +145,9 @@ def _request_candidates(session: TemplateSession, keys: set[str], baseline: Base
         if thinking:
             yield Candidate("request-change", "send enable_thinking false", ("thinking-opened",),
                             change=RequestChange(enable_thinking=False), notes=("The model then does not think.",))
-    if thinking and keys & {"thinking-closed", "reasoning-dropped"}:
-        for_classes = tuple(k for k in ("thinking-closed", "reasoning-dropped") if k in keys)
+    thinking_off = ("thinking-closed", "reasoning-dropped", "reasoning-not-extracted")  # losses of thinking off
+    if thinking and keys & set(thinking_off):
+        for_classes = tuple(k for k in thinking_off if k in keys)
         yield Candidate("request-change", "send enable_thinking true when the conversation holds reasoning",
                         for_classes, change=RequestChange(enable_thinking=True), notes=(
                             "With thinking off the template closes (or drops) the thinking block, so reasoning "
