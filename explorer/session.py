@@ -41,7 +41,7 @@ from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, roundtrip_report
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
-from explorer.roundtrip.run import LlamaSetting, render_end_marker, run_case
+from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
 from explorer.streaming import StreamStep, char_chunks, stream
@@ -358,20 +358,23 @@ class TemplateSession:
 
     def roundtrip(self, enable_thinking: bool, *, dialect: Dialect = "llama.cpp",
                   messages: Sequence[object] = DEFAULT_MESSAGES, tools: Sequence[Mapping[str, object]] = DEFAULT_TOOLS,
-                  grammar: bool = True, explain: bool = True) -> RoundTripReport:
+                  grammar: bool = True, explain: bool = True, change: RequestChange | None = None
+                  ) -> RoundTripReport:
         """Render assistant turns, cut the replies out, parse them back with llama.cpp's
         next-turn parser. ``dialect="transformers"``: the replies as the model was trained
         on them (jinja2), still parsed by llama.cpp. The llama.cpp side always renders in
-        llama.cpp's dialect, whatever this session's dialect."""
+        llama.cpp's dialect, whatever this session's dialect. ``change``: a client's changes
+        to the oracle's request (``explorer.roundtrip.RequestChange``)."""
         if self.dialect != "llama.cpp":
             return open_session(self.text).roundtrip(enable_thinking, dialect=dialect, messages=messages,
-                                                      tools=tools, grammar=grammar, explain=explain)
+                                                      tools=tools, grammar=grammar, explain=explain, change=change)
+        change = None if change is None or change.empty else change
         key = ("roundtrip", enable_thinking, dialect, json.dumps([messages, tools], sort_keys=True, default=str),
-               grammar, explain)
+               grammar, explain, change)
         return self._remember_whole(key, lambda: roundtrip_report(
             self.text, enable_thinking=enable_thinking, messages=messages, tools=tools, grammar=grammar,
             explain=explain, dialect=dialect, templates=self.templates, caps=self.caps,
-            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None))
+            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change))
 
     def compare(self, other: TemplateSession, request: Request | None = None, *,
                 enable_thinking: bool = True) -> SessionComparison:
