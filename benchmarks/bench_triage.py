@@ -80,7 +80,7 @@ def main() -> int:
 
             parse_s = best(parse, args.repeat)
             result = []
-            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis, template=tmpl)),
+            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis)),
                             args.repeat)
             found = len(result[-1].findings)
             print(f"{name:<26} {label:<18} {parse_s * 1000:9.1f} {triage_s * 1000:10.1f} {found}")
