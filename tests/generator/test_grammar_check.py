@@ -227,3 +227,27 @@ def test_every_oracle_grammar_compiles_in_llguidance() -> None:
         compile_gbnf(grammar)
     print(f"distinct oracle grammars compiled by llguidance: {len(grammars)}")
     assert len(grammars) > 150
+
+
+def test_lazy_feed_says_which_trigger_fired_and_maps_back_to_the_output() -> None:
+    from explorer.grammar.triggers import lazy_feed
+
+    text = "<think>no <call>x</think>ok <call>yes</call>"
+    feed = lazy_feed(text, ["<nope>", "<call>"], thinking=("<think>", ["</think>"]))
+    assert feed.trigger == 1 and feed.start == text.index("<call>yes")
+    assert all(text[feed.output_index(i)] == ch for i, ch in enumerate(feed.text))
+    # a pattern with a trailing lookahead fires where its head appears
+    fn = lazy_feed("a>>>b", [{"type": "PATTERN", "value": ">>>(?!all)"}])
+    assert (fn.start, fn.text) == (1, ">>>b")
+
+
+def test_lazy_feed_stays_linear_on_a_long_output_without_a_trigger() -> None:
+    import time
+
+    from explorer.grammar.triggers import lazy_feed
+
+    text = "It is sunny. <call > " * 5000  # 105 KB, the word never complete
+    began = time.perf_counter()
+    for triggers in (["<call>"], [{"type": "PATTERN", "value": ">>>(?!all)"}]):
+        assert lazy_feed(text, triggers, thinking=("<think>", ["</think>"])).start is None
+    assert time.perf_counter() - began < 0.5  # the character-by-character search took seconds
