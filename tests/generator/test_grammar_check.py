@@ -251,3 +251,17 @@ def test_lazy_feed_stays_linear_on_a_long_output_without_a_trigger() -> None:
     for triggers in (["<call>"], [{"type": "PATTERN", "value": ">>>(?!all)"}]):
         assert lazy_feed(text, triggers, thinking=("<think>", ["</think>"])).start is None
     assert time.perf_counter() - began < 0.5  # the character-by-character search took seconds
+
+
+def test_check_constrained_says_what_the_grammar_wanted_and_can_stop_early() -> None:
+    from explorer.grammar.check import check_constrained
+
+    grammar = 'root ::= "<c>" [0-9]+ "</c>"\n'
+    bad = check_constrained(grammar, "<c>12x</c>")
+    assert not bad.accepted and bad.consumed_bytes == 5
+    assert bad.allowed == 'one of "0".."9", "<"'
+    assert check_constrained(grammar, "<c>1").allowed == 'one of "0".."9", "<"'
+    assert check_constrained(grammar, "<x>").allowed == '"c>"'  # after the "<" it took
+    cut = check_constrained(grammar, "<c>" + "1" * 1000 + "</c>", max_bytes=100)
+    assert cut.accepted and cut.truncated and cut.consumed_bytes == 100
+    assert check_constrained('root ::= "<s>" [a-z]+\n', "abc", prefill="<s>").accepted
