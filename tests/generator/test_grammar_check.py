@@ -265,3 +265,19 @@ def test_check_constrained_says_what_the_grammar_wanted_and_can_stop_early() -> 
     cut = check_constrained(grammar, "<c>" + "1" * 1000 + "</c>", max_bytes=100)
     assert cut.accepted and cut.truncated and cut.consumed_bytes == 100
     assert check_constrained('root ::= "<s>" [a-z]+\n', "abc", prefill="<s>").accepted
+
+
+def test_llama_cpp_grammar_parser_limits_read_from_the_gbnf() -> None:
+    """llama_grammar_parser::parse_sequence (MAX_REPETITION_THRESHOLD 2000), read from the
+    source: a count over 2000 throws; an upper bound over 2000 is dropped; a group stands for
+    every rule its parse added, so a repeated group of repetitions multiplies."""
+    from explorer.grammar.limits import TOO_MANY_REPETITIONS, TOO_MANY_RULES, grammar_limits, refusal
+
+    assert refusal('root ::= "a"{2001,}\n').message == TOO_MANY_REPETITIONS
+    assert refusal('root ::= "a"{2000}\n') is None
+    (loose,) = grammar_limits('root ::= [a-z]{0,3000}\n')
+    assert loose.kind == "loosened" and loose.repetition == "[a-z]{0,3000}"
+    assert refusal('root ::= ([a-z]{0,100}){0,19}\n') is None  # 101 rules x 19
+    worst = refusal('root ::= "x" ([a-z]{0,100}){0,20}\n')  # 101 rules x 20
+    assert worst.message == TOO_MANY_RULES and worst.repetition == "([a-z]{0,100}){0,20}"
+    assert refusal('root ::= a{50} b{50}\na ::= "a"\nb ::= "b"\n') is None  # each element counts alone
