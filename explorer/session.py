@@ -29,7 +29,7 @@ from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
 from explorer.chat_output import OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
-from explorer.errors import AnalysisError, ExplorerError
+from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.handlers.compare import RouteComparison, compare_routes
 from explorer.handlers.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
@@ -40,6 +40,7 @@ from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
 from explorer.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
+from explorer.triage.checks_grammar import build_failure
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams and round trips kept per session
@@ -228,8 +229,13 @@ class TemplateSession:
             params.arena, char_chunks(output), generation_prompt=params.generation_prompt, format=params.format)))
 
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:
-        """llama.cpp's parse of the output and the triage's findings about it."""
-        params = self.params(request)
+        """llama.cpp's parse of the output and the triage's findings about it. A request whose
+        grammar cannot be built gets a diagnosis saying so (``build_error``), with nothing
+        parsed: llama-server answers such a request with an error before generating."""
+        try:
+            params = self.params(request)
+        except GrammarError as exc:
+            return build_failure(exc, output, handler=self.handler)
         analysis = self._analysis_or_none() if params.handler == AUTOPARSER else None
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial))
