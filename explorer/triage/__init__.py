@@ -11,7 +11,9 @@ Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks re
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
 call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
 ``checks_handlers`` (routed handlers' own markup), ``checks_reasoning``, ``checks_parse``,
-``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
+``partial`` (is_partial: what is still being written), ``checks_grammar`` (the request's grammar:
+does it load, where the lazy grammar wakes, llguidance's verdict, parser vs grammar; its
+``grammar_view`` works the grammar side out once) (the checks), ``registry`` (CHECKS, diagnose).
 """
 
 from explorer.triage.facts import Facts, build_facts

@@ -63,6 +63,15 @@ def grammar_build(f: Facts) -> tuple[Finding, ...]:
                         f"({shown(limit.repetition)}).",
                 found=limit.repetition, fix_where="request", llama_cpp=GRAMMAR_PARSER,
                 rule="llama_grammar_parser drops an upper bound over 2000."))
+    if f.params.grammar_lazy and not f.params.grammar_triggers:
+        out.insert(0, Finding(
+            check="grammar-build", severity="cause",
+            summary="This request's grammar is lazy but has no triggers: llama-server refuses such a request "
+                    "(\"Error: no triggers set for lazy grammar!\") before generating.",
+            expected="at least one grammar trigger", found="grammar_lazy true, grammar_triggers []",
+            fix_where="llama.cpp", quirk=True,
+            llama_cpp="the handler's chat params vs the sampling params check in tools/server/server-schema.cpp",
+            rule="llama-server reads a lazy grammar's triggers from the chat params and needs one."))
     v = view(f)
     run = v.run if v is not None else None
     if run is not None and run.verdict is not None and run.verdict.message.startswith("grammar refused the prefill"):
@@ -94,7 +103,7 @@ def build_failure(error: GrammarError, output: str, *, handler: str, generation_
         check="grammar-build", severity="cause",
         summary=f"The request's grammar cannot be built ({error}): llama-server answers the request with an error "
                 "before generating, so no model output is parsed for it.",
-        detail=detail, found=str(error), fix_where="request",
+        detail=detail, expected="tools whose schemas convert to a grammar", found=str(error), fix_where="request",
         llama_cpp="common_chat_templates_apply (common/chat.cpp) building the grammar "
                   "(common_peg_arena::build_grammar, json_schema_to_grammar)",
         rule="The chat params, grammar included, are built for every request before generation starts.",
@@ -171,8 +180,8 @@ def _never_woke(f: Facts, v: GrammarView, call: int) -> Finding:
 
 def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
     v = view(f)
-    if v is None or not v.lazy or v.wake is None:
-        return ()
+    if v is None or not v.lazy or v.wake is None or not f.params.grammar_triggers:
+        return ()  # no triggers at all: grammar-build says llama-server refuses the request
     wake = v.wake
     first = v.calls[0] if v.calls else None
     if wake.start is None:
@@ -225,7 +234,10 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
                 + _run_words(v) + ".",
         detail=f"The trigger comes from {wake.origin or 'the chat params'}."
                + (" Thinking blocks are skipped, as llama.cpp's reasoning-budget sampler does."
-                  if f.params.thinking_start_tag else ""),
+                  if f.params.thinking_start_tag else "")
+               + (" llama-server turns a WORD that is one token of the model's vocabulary into a TOKEN trigger, "
+                  "which fires on that token only (the text here is read as characters)."
+                  if fired is not None and fired.type == "WORD" else ""),
         span=_span(f, at, width), expected=wake.trigger, found=f.output[at:at + max(width, 12)], field=wake.field,
         probe=wake.probe, llama_cpp=TRIGGER_BUFFER, fix_where="llama.cpp",
         rule="The first trigger match wakes the lazy grammar; from there it constrains the rest of the output."),)

@@ -229,3 +229,11 @@ def test_a_call_inside_a_thinking_block_the_prompt_opened_never_wakes_the_gramma
     (f,) = d.by_check("grammar-trigger")
     assert f.severity == "warning" and "generation prompt opened" in f.summary
     assert "reasoning-budget" in f.llama_cpp or "reasoning_budget" in f.llama_cpp
+
+
+def test_a_lazy_grammar_without_triggers_is_refused_by_llama_server():
+    req = request()
+    params = replace(apply_template(CHATML, req), grammar_triggers=())
+    d = diagnose(params, req, CALL)
+    first = d.findings[0]
+    assert (first.check, first.severity) == ("grammar-build", "cause") and "no triggers" in first.summary
