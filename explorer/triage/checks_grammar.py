@@ -337,7 +337,9 @@ def grammar_vs_parser(f: Facts) -> tuple[Finding, ...]:
                     f"the grammar is stricter, so a model generating under it {lazy}could not have written this.",
             detail="llama.cpp builds the GBNF from the same PEG parser, yet the two read the output differently "
                    "here (the grammar also holds tool arguments to their JSON schemas, which the parser does not "
-                   "check).",
+                   "check)." + ("" if run.char_level is not None else " The verdict is llguidance's; the "
+                   "character-level reading that would confirm it (llama.cpp's sampler has no lexer) was not run: "
+                   "the text up to the refusal is too long for it."),
             span=span, expected=run.verdict.allowed, found=found, fix_where="llama.cpp", quirk=True,
             llama_cpp=PARSER_VS_GRAMMAR,
             rule="The grammar that constrains generation and the parser that reads the result should accept the "
