@@ -197,8 +197,11 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
         if run is not None and run.refused is not None and run.verdict is not None:
             refusal = (f" The grammar refuses the output at character {run.refused} "
                        f"({shown(f.output[run.refused:run.refused + 20])}), wanting {run.verdict.allowed}.")
-        gate = (" (llama.cpp holds the grammar back only inside " + shown(f.params.thinking_start_tag) + " … "
-                + shown(", ".join(f.params.thinking_end_tags)) + ")") if region == "reasoning" else ""
+        gate = ""
+        if region == "reasoning":
+            gate = (" (llama.cpp holds the grammar back only inside " + shown(f.params.thinking_start_tag) + " … "
+                    + shown(", ".join(f.params.thinking_end_tags)) + ")" if f.params.thinking_start_tag
+                    else " (the request has no thinking tags, so llama.cpp does not hold the grammar back there)")
         return (Finding(
             check="grammar-trigger", severity="warning",
             summary=f"The lazy grammar's trigger {wake.trigger} fires at character {at}, inside what the parser reads "
@@ -253,7 +256,7 @@ def _refused_words(f: Facts, v: GrammarView) -> tuple[str, tuple[int, int] | Non
         at = run.refused
         return (f"refuses the output at character {at} ({shown(f.output[at:at + 20])}), where it wanted "
                 f"{run.verdict.allowed}"), _span(f, at), f.output[at:at + 20]
-    return (f"takes all of it but may not stop where the output ends (it wanted {run.verdict.allowed})",
+    return (f"takes all of it, but cannot end where the output ends (it wanted {run.verdict.allowed})",
             (len(f.output), len(f.output)), "(end of output)")
 
 
