@@ -32,7 +32,7 @@ from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
 from explorer.chat_output import ChatMessage, OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
-from explorer.errors import AnalysisError, ExplorerError
+from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.grammar.check import Verdict, check_grammar
 from explorer.handlers.compare import FieldDifference, RouteComparison, compare_routes, parse_both
 from explorer.health import Health, template_health
@@ -46,6 +46,7 @@ from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
 from explorer.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
+from explorer.triage.checks_grammar import build_failure
 from explorer.triage.from_log import LogDiagnosis, with_log
 from explorer.triage.from_log import read as read_server_log
 
@@ -286,8 +287,13 @@ class TemplateSession:
 
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:
         """llama.cpp's parse of the output and the triage's findings about it; a broken
-        reading of the template itself comes first."""
-        params = self.params(request)
+        reading of the template itself comes first. A request whose grammar cannot be built
+        gets a diagnosis saying so (``build_error``), with nothing parsed: llama-server
+        answers such a request with an error before generating."""
+        try:
+            params = self.params(request)
+        except GrammarError as exc:
+            return build_failure(exc, output, handler=self.handler)
         analysis = self._analysis_or_none() if params.handler == AUTOPARSER else None
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(

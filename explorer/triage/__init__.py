@@ -10,9 +10,12 @@ optionally the autoparser analysis. Output: a
 Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks read),
 ``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
-call), ``textscan`` (near misses, tags), ``checks_tools``, ``checks_format``,
+call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
 ``checks_handlers`` (the garbles routed handler classes declare), ``checks_reasoning``, ``checks_parse``,
-``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose);
+``checks_success`` and ``checks_rules`` (parses that succeed; rules stated with verified suggestions),
+``partial`` (is_partial: what is still being written), ``checks_grammar`` (the request's grammar:
+does it load, where the lazy grammar wakes, llguidance's verdict, parser vs grammar; its
+``grammar_view`` works the grammar side out once) (the checks), ``registry`` (CHECKS, diagnose);
 ``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
 output) and ``from_log`` (the "log" findings put in front of a diagnosis).
 """

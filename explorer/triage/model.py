@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from explorer.chat_output import ChatMessage
-    from explorer.errors import OutputParseError
+    from explorer.errors import GrammarError, OutputParseError
     from explorer.triage.facts import Facts
 
 Severity = Literal["cause", "warning", "info"]
@@ -161,7 +161,8 @@ class Diagnosis:
     """llama.cpp's parse of the output and the findings that explain it.
 
     Findings never change the parse: ``message`` / ``error`` are exactly what
-    ``common_chat_parse`` gives for this request.
+    ``common_chat_parse`` gives for this request. ``build_error``: the request's params
+    (its grammar) could not be built, so nothing was parsed (``message`` and ``error`` None).
     """
 
     output: str
@@ -171,6 +172,7 @@ class Diagnosis:
     error: "OutputParseError | None"
     findings: tuple[Finding, ...]
     is_partial: bool = False  # explained as llama.cpp's partial (streaming) parse
+    build_error: "GrammarError | None" = None  # llama-server errors before generating; nothing parsed
 
     @property
     def causes(self) -> tuple[Finding, ...]:
@@ -182,6 +184,9 @@ class Diagnosis:
     @property
     def verdict(self) -> str:
         """One line: what llama-server answers, in words."""
+        if self.build_error is not None:
+            return f"llama-server answers with an error before generating (the request's grammar cannot be built): " \
+                   f"{self.build_error}"
         if self.error is not None:
             return f"llama-server answers with an error (HTTP 500): {self.error}"
         assert self.message is not None
@@ -207,6 +212,7 @@ class Diagnosis:
             "exception": exception_json(self.error) if self.error is not None else None,
             "verdict": self.verdict,
             "is_partial": self.is_partial,
+            "build_error": str(self.build_error) if self.build_error is not None else None,
             "findings": [f.to_json() for f in self.findings],
         }
 

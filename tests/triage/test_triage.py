@@ -57,6 +57,11 @@ def checks_of(diagnosis) -> set[str]:
     return {f.check for f in diagnosis.findings}
 
 
+def to_explain(diagnosis) -> tuple:
+    """The findings but the lazy grammar's wake-up, which every parsed call gets (info)."""
+    return tuple(f for f in diagnosis.findings if not (f.check == "grammar-trigger" and f.severity == "info"))
+
+
 # --- the parse is llama.cpp's, untouched ------------------------------------------------
 
 OUTPUTS = [GOOD_CALL, "<think>x</think>\n" + GOOD_CALL, f"<tool_call >\n{CALL_JSON}\n</tool_call>",
@@ -76,9 +81,10 @@ def test_findings_never_change_the_parse(output):
 
 def test_a_clean_call_has_nothing_to_explain():
     d, _ = why("<think>x</think>\n" + GOOD_CALL)
-    assert d.findings == ()
+    assert to_explain(d) == ()
     assert len(d.message.tool_calls) == 1
-    assert "No check found anything" in d.to_text()
+    assert only(d, "grammar-trigger").severity == "info"
+    assert "No check found anything" in why("The weather is fine.")[0].to_text()
 
 
 def test_checks_are_registered_once_and_run_alone():
@@ -195,7 +201,7 @@ def test_opener_near_miss_negative():
     assert "opener-near-miss" not in checks_of(d)
     # the look-alike sits inside reasoning and the real call parses: nothing to explain
     d, _ = why("<think>I could write <tool_call > here</think>\n" + GOOD_CALL)
-    assert d.findings == () and len(d.message.tool_calls) == 1
+    assert to_explain(d) == () and len(d.message.tool_calls) == 1
 
 
 # --- 3. unknown function -------------------------------------------------------------------
@@ -487,7 +493,7 @@ INLINE_CALL = '[[call]]{"name": "get_weather", "arguments": {"city": "Paris"}}[[
 
 def test_inline_template_opener():
     d, params = why(INLINE_CALL, source=INLINE)
-    assert d.findings == () and len(d.message.tool_calls) == 1
+    assert to_explain(d) == () and len(d.message.tool_calls) == 1
     output = "Let me look. " + INLINE_CALL.replace("[[call]]", "[[ call ]]")
     f = only(why(output, source=INLINE)[0], "opener-near-miss")
     assert (f.expected, f.found, f.span) == ("[[call]]", "[[ call ]]", (13, 23))
@@ -629,6 +635,21 @@ def test_content_after_calls_without_the_analysis():
     output = GOOD_CALL + " done"
     f = only(why(output, analysis=False)[0], "content-after-calls")
     assert f.found == "done" and f.span == (len(GOOD_CALL) + 1, len(output))
+
+
+def test_grammar_checks_are_tested_in_their_own_file():
+    """tests/triage/test_triage_grammar.py has the grammar checks' cases; one positive case
+    of each here for the registry guard."""
+    d, _ = why(GOOD_CALL)
+    assert only(d, "grammar-trigger").span[0] == 0
+    d, _ = why(GOOD_CALL.replace('"city"', '"town"'), tool_choice="required")
+    assert only(d, "grammar-vs-parser").quirk
+    d, _ = why(GOOD_CALL.replace('{"name"', '{"nme"'))
+    assert only(d, "grammar-accepts").severity == "info"
+    code = {"type": "function", "function": {"name": "code", "parameters": {
+        "type": "object", "properties": {"c": {"type": "string", "minLength": 2500}}}}}
+    d, _ = why("text", tools=(WEATHER, code))
+    assert only(d, "grammar-build").severity == "cause"
 
 
 def test_handler_format_and_partial_output_are_tested_with_routed_handlers():

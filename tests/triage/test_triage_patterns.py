@@ -186,7 +186,8 @@ def test_functionary_garbles(output, found, expected):
 @pytest.mark.parametrize("output", [FN_CALL, "all\nHello there"])
 def test_functionary_garbles_negative(output):
     d = why(FUNCTIONARY_MINI, output)
-    assert not d.findings, [(x.check, x.summary) for x in d.findings]
+    # the grammar checks have their say (test_triage_grammar.py: this call never wakes the grammar)
+    assert not [x for x in d.findings if not x.check.startswith("grammar-")], [(x.check, x.summary) for x in d.findings]
 
 
 # --- partial output ---------------------------------------------------------------------------
@@ -354,7 +355,8 @@ def test_muse_unknown_function_after_the_invoke_markup():
 
 def test_muse_negative():
     d = why(MUSE_MINI, MUSE_CALL)
-    assert d.message.tool_calls and not d.findings, [(x.check, x.summary) for x in d.findings]
+    rest = [x for x in d.findings if not (x.check == "grammar-trigger" and x.severity == "info")]
+    assert d.message.tool_calls and not rest, [(x.check, x.summary) for x in d.findings]
 
 
 @requires_oracle
