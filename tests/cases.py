@@ -188,3 +188,9 @@ def assert_one_place(d: Any) -> None:
             assert int(m.group(1)) == place.pos, label
         rest = _LLAMA_OFFSET.sub("", _POS.sub("", _WHERE.sub("", f.summary)))
         assert not _ANY_POSITION.search(rest), (label, _ANY_POSITION.search(rest))
+
+
+def remarks(d: Any) -> tuple[Any, ...]:
+    """A diagnosis' findings other than the lazy grammar's wake-up note (the info a clean
+    call gets: where the grammar woke and that it accepts the output)."""
+    return tuple(f for f in d.findings if not (f.check == "grammar-trigger" and f.severity == "info"))

@@ -18,7 +18,7 @@ from explorer.errors import GrammarError
 from explorer.grammar.limits import grammar_limits
 from explorer.triage.facts import Facts
 from explorer.triage.grammar_view import GRAMMAR_CHECK_BYTES, GrammarView, view
-from explorer.triage.model import Diagnosis, Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, shown
 
 SAMPLER_INIT = "common_sampler_init (common/sampling.cpp)"
 GRAMMAR_PARSER = "llama_grammar_parser::parse_sequence (src/llama-grammar.cpp), loaded by " + SAMPLER_INIT
@@ -135,8 +135,16 @@ def _run_words(v: GrammarView) -> str:
             f" up to the trailing {shown(run.stop_token)}, where llama.cpp stops" if run.stop_token else "")
     see = "grammar-vs-parser" if v.parser == "accepts" else "grammar-accepts"
     if run.refused is not None:
-        return f"; the grammar refuses the output at character {run.refused} (see {see})"
+        return f"; the grammar refuses the output further on (see {see})"
     return f"; the output ends before the grammar may stop (see {see})"
+
+
+def _run_detail(f: Facts, v: GrammarView) -> str:
+    """Where the grammar refused, for a detail (a summary names only its own place)."""
+    run = v.run
+    if run is None or run.refused is None:
+        return ""
+    return f" The grammar refuses the output at {f.place(run.refused).where()}."
 
 
 def _span(f: Facts, at: int, width: int = 1) -> tuple[int, int]:
@@ -152,26 +160,30 @@ def _never_woke(f: Facts, v: GrammarView, call: int) -> Finding:
                "llama.cpp's trigger buffer holds only generated text, so a call right after the prompt never "
                "wakes the grammar")
         llama = TRIGGER_BUFFER
+        held = ""
     elif wake.held_back is not None:
         start, ends = f.params.thinking_start_tag, f.params.thinking_end_tags
         opened = f.gp.rfind(start) > max((f.gp.rfind(e) for e in ends if e), default=-1)
         block = ("a thinking block the generation prompt opened and the output does not close before it"
                  if opened else "a thinking block")
-        why = (f"the trigger text at character {wake.held_back} lies inside {block} ({shown(start)} … "
+        why = (f"the trigger text lies inside {block} ({shown(start)} … "
                f"{shown(', '.join(ends))}), where llama.cpp's reasoning-budget sampler keeps the lazy grammar "
                "asleep, yet the parser reads a call there")
+        held = f" The trigger text is at {f.place(wake.held_back).where()}."
         llama = REASONING_GATE + " vs the PEG parser (common_chat_peg_parse)"
     else:
         why = (f"no trigger ({names}) occurs in the output before the call, and the parser reads the call without "
                "one")
         llama = "the grammar triggers of the chat params vs the PEG parser (common_chat_peg_parse)"
+        held = ""
     return Finding(
         check="grammar-trigger", severity="warning",
-        summary=f"llama.cpp's lazy grammar never wakes for the tool call the parser reads at character {call}: {why}. "
-                "The model wrote that call unconstrained.",
+        summary=f"llama.cpp's lazy grammar never wakes for the tool call the parser reads at "
+                f"{f.place(*_span(f, call, 30)).where()}: {why}. The model wrote that call unconstrained.",
         detail="A lazy grammar constrains generation only from the first trigger match on; a call before it is not "
-               "held to the tools' schemas, so the model could have written any arguments (or a broken call).",
-        span=_span(f, call), expected=names, found=f.output[call:call + 30], fix_where="llama.cpp", quirk=True,
+               "held to the tools' schemas, so the model could have written any arguments (or a broken call)."
+               + held,
+        span=_span(f, call, 30), expected=names, found=f.output[call:call + 30], fix_where="llama.cpp", quirk=True,
         llama_cpp=llama, rule="The lazy grammar wakes where a trigger matches the generated text (outside thinking "
         "blocks); the parser reads calls by its own rules.",
         fix_hint="Nothing to change in this output (it parsed); to keep the model to the schema, a request with "
@@ -195,7 +207,7 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
         run = v.run
         refusal = ""
         if run is not None and run.refused is not None and run.verdict is not None:
-            refusal = (f" The grammar refuses the output at character {run.refused} "
+            refusal = (f" The grammar refuses the output at {f.place(run.refused).where()} "
                        f"({shown(f.output[run.refused:run.refused + 20])}), wanting {run.verdict.allowed}.")
         gate = ""
         if region == "reasoning":
@@ -204,12 +216,12 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
                     else " (the request has no thinking tags, so llama.cpp does not hold the grammar back there)")
         return (Finding(
             check="grammar-trigger", severity="warning",
-            summary=f"The lazy grammar's trigger {wake.trigger} fires at character {at}, inside what the parser reads "
-                    f"as {region}{gate}: from there llama.cpp holds the model to a tool call, so it could not have "
-                    f"gone on writing {region}." + refusal,
+            summary=f"The lazy grammar's trigger {wake.trigger} fires at {f.place(*_span(f, at, width)).where()}, "
+                    f"inside what the parser reads as {region}{gate}: from there llama.cpp holds the model to a tool "
+                    f"call, so it could not have gone on writing {region}.",
             detail=f"The trigger comes from {wake.origin or 'the chat params'}. Once it fires, the grammar constrains "
-                   "everything generated after it, to the end of the output.",
-            span=_span(f, at, width), expected="a tool call from the trigger on", found=f.output[at:at + 30],
+                   "everything generated after it, to the end of the output." + refusal,
+            span=_span(f, at, width), expected="a tool call from the trigger on", found=f.output[at:at + width],
             field=wake.field, probe=wake.probe, fix_where="model",
             llama_cpp=TRIGGER_BUFFER,
             rule="The first trigger match (outside thinking blocks) wakes the lazy grammar for the rest of the "
@@ -219,29 +231,31 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
     if first is not None and at > first:
         return (Finding(
             check="grammar-trigger", severity="warning",
-            summary=f"The lazy grammar wakes late: its trigger {wake.trigger}{origin} first matches at character {at}, "
-                    f"after the tool call the parser reads at character {first}; everything before character {at} "
-                    "was written unconstrained." + _run_words(v),
+            summary=f"The lazy grammar wakes late: the tool call the parser reads at "
+                    f"{f.place(*_span(f, first, at - first)).where()} comes before its trigger {wake.trigger}{origin} "
+                    "first matches, so that call was written unconstrained." + _run_words(v),
             detail="The parser reads a call the trigger does not announce (the call's opening differs from the "
-                   "trigger text), so the grammar only wakes at a later trigger match.",
+                   f"trigger text), so the grammar only wakes at a later trigger match, at {f.place(at).where()}."
+                   + _run_detail(f, v),
             span=_span(f, first, at - first), found=f.output[first:min(at, first + 40)],
             expected=wake.trigger, field=wake.field, probe=wake.probe, fix_where="llama.cpp", quirk=True,
             llama_cpp="the grammar triggers of the chat params vs the PEG parser (common_chat_peg_parse)",
             rule="The lazy grammar wakes at the first trigger match; the parser reads calls by its own rules."),)
     where = ("at the first tool call" if at == first
-             else f"where the first tool call starts (the parser reads its body from character {first})"
-             if first is not None else "where no tool call was parsed")
+             else "where the first tool call starts" if first is not None else "where no tool call was parsed")
+    body = (f" The parser reads the call's body from {f.place(first).where()}."
+            if first is not None and first != at else "")
     return (Finding(
         check="grammar-trigger", severity="info",
-        summary=f"The lazy grammar wakes at character {at} on its trigger {wake.trigger}, {where}"
-                + _run_words(v) + ".",
-        detail=f"The trigger comes from {wake.origin or 'the chat params'}."
+        summary=f"The lazy grammar wakes at {f.place(*_span(f, at, width)).where()} on its trigger {wake.trigger}, "
+                f"{where}" + _run_words(v) + ".",
+        detail=f"The trigger comes from {wake.origin or 'the chat params'}." + body + _run_detail(f, v)
                + (" Thinking blocks are skipped, as llama.cpp's reasoning-budget sampler does."
                   if f.params.thinking_start_tag else "")
                + (" llama-server turns a WORD that is one token of the model's vocabulary into a TOKEN trigger, "
                   "which fires on that token only (the text here is read as characters)."
                   if fired is not None and fired.type == "WORD" else ""),
-        span=_span(f, at, width), expected=wake.trigger, found=f.output[at:at + max(width, 12)], field=wake.field,
+        span=_span(f, at, width), expected=wake.trigger, found=f.output[at:at + width], field=wake.field,
         probe=wake.probe, llama_cpp=TRIGGER_BUFFER, fix_where="llama.cpp",
         rule="The first trigger match wakes the lazy grammar; from there it constrains the rest of the output."),)
 
@@ -254,10 +268,10 @@ def _refused_words(f: Facts, v: GrammarView) -> tuple[str, tuple[int, int] | Non
     assert run is not None and run.verdict is not None
     if run.refused is not None:
         at = run.refused
-        return (f"refuses the output at character {at} ({shown(f.output[at:at + 20])}), where it wanted "
-                f"{run.verdict.allowed}"), _span(f, at), f.output[at:at + 20]
+        return (f"refuses the output at {f.place(*_span(f, at, 20)).where()} ({shown(f.output[at:at + 20])}), where it wanted "
+                f"{run.verdict.allowed}"), _span(f, at, 20), f.output[at:at + 20]
     return (f"takes all of it, but cannot end where the output ends (it wanted {run.verdict.allowed})",
-            (len(f.output), len(f.output)), "(end of output)")
+            (len(f.output), len(f.output)), END_OF_OUTPUT)
 
 
 def grammar_accepts(f: Facts) -> tuple[Finding, ...]:
@@ -354,12 +368,13 @@ def grammar_vs_parser(f: Facts) -> tuple[Finding, ...]:
         return (Finding(
             check="grammar-vs-parser", severity="cause",
             summary=f"The grammar llama.cpp builds from the parser takes this output {lazy}"
-                    f"{'in full' if run.ok else '(every byte)'}, but the parser rejects it at character {failed}: "
+                    f"{'in full' if run.ok else '(every byte)'}, but the parser rejects it at "
+                    f"{f.place(*_span(f, failed, 20)).where()}: "
                     "the grammar is looser, so llama.cpp let the model write an output its own parser then refuses.",
             detail="common_peg_arena::build_grammar turns each parser into GBNF; where a rule's GBNF allows more "
                    "than the parser (e.g. the string rule's escape class lists a space, so the grammar takes "
                    "\"\\ \", which the parser's JSON string refuses), generation and parsing part ways.",
-            span=_span(f, failed), found=f.output[failed:failed + 20], fix_where="llama.cpp", quirk=True,
+            span=_span(f, failed, 20), found=f.output[failed:failed + 20], fix_where="llama.cpp", quirk=True,
             llama_cpp=PARSER_VS_GRAMMAR,
             rule="The grammar that constrains generation and the parser that reads the result should accept the "
                  "same texts."),)

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal
 
+from explorer.generator.params import OPENAI_WRAPPER_TRIGGER, GrammarTrigger
 from explorer.grammar.check import Verdict, check_constrained
 from explorer.grammar.triggers import GrammarFeed, lazy_feed, trigger_regex
+from explorer.handlers.registry import source_of
 from explorer.roundtrip.gbnf_earley import recognize
 from explorer.triage.facts import Facts
 from explorer.triage.model import shown
@@ -129,21 +132,15 @@ def _tree(f: Facts) -> tuple[tuple[int, ...], tuple[tuple[str, int, int], ...]]:
     return tuple(sorted(starts)), tuple(regions)
 
 
-def describe_trigger(trigger: Any) -> str:
+def describe_trigger(trigger: GrammarTrigger) -> str:
     return f"{trigger.type} {shown(trigger.value)}"
 
 
-def trigger_origin(f: Facts, trigger: Any) -> tuple[str, str, str]:
+def trigger_origin(f: Facts, trigger: GrammarTrigger) -> tuple[str, str, str]:
     """(where the trigger comes from, the analysis field, its probe)."""
     p = f.params
     if p.handler != "autoparser":
-        from explorer.handlers.registry import HANDLERS
-
-        handler = HANDLERS.get(p.handler)
-        ref = f" ({handler.reference})" if handler is not None and handler.reference else ""
-        return f"llama.cpp's {p.handler} handler, which declares it{ref}", "", ""
-    from explorer.generator.params import OPENAI_WRAPPER_TRIGGER
-
+        return f"llama.cpp's {p.handler} handler, which declares it ({source_of(p.handler)})", "", ""
     if trigger.value == OPENAI_WRAPPER_TRIGGER:
         return ("the wrapper trigger peg_generator::generate_parser adds when the analysis finds an OpenAI-style "
                 "wrapper (tools.format.openai_wrapper_trigger)"), "tools.format.openai_wrapper_trigger", ""
@@ -235,7 +232,7 @@ def _stop_tokens(f: Facts, fed: str, refused_fed: int, verdict: Verdict, lazy: b
     return ""
 
 
-def _run(f: Facts, fed: str, to_output: Any, parser: ParserSays) -> GrammarRun:
+def _run(f: Facts, fed: str, to_output: Callable[[int], int], parser: ParserSays) -> GrammarRun:
     lazy = f.params.grammar_lazy
     data = fed.encode("utf-8", "surrogatepass")
     try:

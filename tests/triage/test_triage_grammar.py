@@ -13,7 +13,7 @@ from oracle_data import ORACLE, requires_oracle
 
 from explorer.analysis import template_analysis
 from explorer.apply import Request
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.session import open_session
 from explorer.sources import from_example
@@ -78,7 +78,7 @@ def test_a_trigger_in_prose_would_have_forced_a_call():
     assert d.error is None and "<tool_call> now" in d.message.content
     f = d.by_check("grammar-trigger")[0]
     assert f.severity == "warning" and "content" in f.summary and f.span[0] == output.index("<tool_call>")
-    assert "refuses the output" in f.summary  # the grammar wanted a call after the trigger
+    assert "refuses the output" in f.detail  # the grammar wanted a call after the trigger
 
 
 @requires_oracle

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import TAGGED
+from cases import TAGGED, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
@@ -78,7 +78,7 @@ def chatml() -> TemplateSession:
 def test_optional_parameter_first_qwen3_coder(qwen):
     req = qwen.request(tools=[EDIT])
     good = qwen_edit("file_path", "old_string", "new_string", "replace_all")
-    assert qwen.diagnose(good, req).findings == ()
+    assert remarks(qwen.diagnose(good, req)) == ()
     output = qwen_edit("replace_all", "file_path", "old_string", "new_string")
     d = qwen.diagnose(output, req)
     assert d.message.tool_calls == ()  # llama.cpp: the call is dropped without an error
@@ -97,14 +97,14 @@ def test_optional_parameter_first_qwen3_coder(qwen):
 
 def test_required_parameters_in_any_order_are_fine_for_qwen3_coder(qwen):
     d = qwen.diagnose(qwen_edit("old_string", "file_path", "new_string", "replace_all"), qwen.request(tools=[EDIT]))
-    assert d.findings == () and len(d.message.tool_calls) == 1
+    assert remarks(d) == () and len(d.message.tool_calls) == 1
 
 
 def test_required_parameters_out_of_schema_order_autoparser(tagged):
     req = tagged.request(tools=[EDIT], enable_thinking=False)
     wrap = ("<tool_calls>\n", "</tool_calls>")
     good = qwen_edit("file_path", "old_string", "new_string", wrap=wrap)
-    assert tagged.diagnose(good, req).findings == ()
+    assert remarks(tagged.diagnose(good, req)) == ()
     d = tagged.diagnose(qwen_edit("old_string", "file_path", "new_string", wrap=wrap), req)
     assert d.error is not None
     f = only(d, "parameter-order")
@@ -126,7 +126,7 @@ def test_optional_parameter_first_minimax_invoke():
         args = "".join(f'<parameter name="{n}">{values[n]}</parameter>\n' for n in names)
         return f'Edit it.</think>\n<minimax:tool_call>\n<invoke name="Edit">\n{args}</invoke>\n</minimax:tool_call>'
 
-    assert s.diagnose(call("file_path", "old_string", "new_string", "replace_all"), req).findings == ()
+    assert remarks(s.diagnose(call("file_path", "old_string", "new_string", "replace_all"), req)) == ()
     f = only(s.diagnose(call("replace_all", "file_path", "old_string", "new_string"), req), "parameter-order")
     assert f.found.startswith("replace_all") and f.suggestion.text == call(
         "file_path", "old_string", "new_string", "replace_all")
@@ -222,7 +222,7 @@ def test_opener_inside_prose(chatml):
 def test_opener_before_a_call_is_not_prose(chatml):
     req = chatml.request(tools=[WEATHER], enable_thinking=False)
     d = chatml.diagnose('Sure. <tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', req)
-    assert d.findings == ()
+    assert remarks(d) == ()
     d = chatml.diagnose('<tool_call>\n{"name": "get_wether", "arguments": {}}\n</tool_call>', req)
     assert "marker-in-prose" not in checks_of(d)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import TAGGED
+from cases import TAGGED, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.session import TemplateSession
@@ -103,7 +103,7 @@ def test_the_last_value_swallows_the_closing_tags(qwen):
 
 def test_tagged_autoparser_value_swallowed(tagged):
     good = "<tool_calls>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>"
-    assert why(tagged, good, enable_thinking=False).findings == ()
+    assert remarks(why(tagged, good, enable_thinking=False)) == ()
     output = good.replace("Paris\n</parameter>", "Paris</parameter>")
     d = why(tagged, output, enable_thinking=False)
     if d.error is not None:
@@ -119,7 +119,7 @@ def test_a_closing_tag_in_running_text_is_the_value(qwen):
     d = why(qwen, output)
     assert "value-swallowed" not in checks_of(d)
     assert json.loads(d.message.tool_calls[0].arguments) == {"city": "write </parameter> then go"}
-    assert why(qwen, QWEN_CALL.format(city="Paris")).findings == ()
+    assert remarks(why(qwen, QWEN_CALL.format(city="Paris"))) == ()
 
 
 @requires_oracle
@@ -129,7 +129,7 @@ def test_minimax_invoke_value_swallowed():
     assert '<parameter name="city">Paris</parameter>\n</invoke>' in reply
     good = 'x</think>\n<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n' \
            '</invoke>\n</minimax:tool_call>'
-    assert why(s, good).findings == ()
+    assert remarks(why(s, good)) == ()
     d = why(s, good.replace("</parameter>\n", "</parameter>"))
     f = only(d, "value-swallowed")
     assert (f.expected, f.found) == ("</parameter>\n", "</parameter>")
@@ -182,8 +182,8 @@ def test_json_call_without_its_closing_tag_is_info(hermes):
 
 
 def test_complete_calls_are_not_cut_off(qwen, hermes):
-    assert why(qwen, QWEN_CALL.format(city="Paris") + "\n" + QWEN_CALL.format(city="Rome")).findings == ()
-    assert why(hermes, HERMES_CALL, enable_thinking=False).findings == ()
+    assert remarks(why(qwen, QWEN_CALL.format(city="Paris") + "\n" + QWEN_CALL.format(city="Rome"))) == ()
+    assert remarks(why(hermes, HERMES_CALL, enable_thinking=False)) == ()
 
 
 def test_partial_output_leaves_it_to_the_partial_checks(qwen):
