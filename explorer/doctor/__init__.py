@@ -2,7 +2,13 @@
 and fixes verified before they are shown.
 
 Input: a ``TemplateSession`` (and, for the batch, template specs). Output: a doctor report
-per template and verified ``Fix`` es. Modules: ``model`` (Fix, RoundTripCount).
+per template and verified ``Fix`` es. Modules: ``model`` (Fix, RoundTripCount), ``losses``
+(the round trip's sentences classified: what the template does not render, what
+llama.cpp's parser loses, and the rest), ``report`` (``doctor(session) -> DoctorReport``),
+``batch`` (many templates over processes or a Dask cluster, as JSON lines) and ``text``
+(a report or a summary table as text). Import them from their modules: this package's
+top level holds only the shared types, so that the fix search can import them without
+pulling in the report.
 """
 
 from explorer.doctor.model import FIX_KINDS, Fix, FixKind, RoundTripCount
