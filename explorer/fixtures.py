@@ -260,6 +260,8 @@ def _prompts(session: TemplateSession, match: ModelMatch) -> ModelMatch:
 
 def _by_prompt(session: TemplateSession, kept: list[ModelMatch]) -> tuple[list[ModelMatch], list[ModelMatch]]:
     """(kept, dropped) by how often the template gives each model's generation prompt."""
+    if len(kept) < 2:
+        return kept, []  # nothing to decide between
     kept = [_prompts(session, m) for m in kept]
     best = max((m.prompt_share or 0.0 for m in kept), default=0.0)
     if best == 0.0:

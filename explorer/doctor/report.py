@@ -48,6 +48,7 @@ from explorer.triage.model import FixWhere, Severity
 Verdict = Literal["full", "losses", "broken"]
 VERDICTS: tuple[Verdict, ...] = ("full", "losses", "broken")
 Source = Literal["route", "health", "request", "roundtrip", "grammar", "fixtures", "doctor"]
+GrammarScope = Literal["none", "default", "both"]  # which thinking settings' replies the grammar checks
 CorpusTemplate = tuple[str, str]  # (name, template text)
 FixSearch = Callable[[TemplateSession, Sequence[CorpusTemplate]], tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
@@ -246,19 +247,27 @@ def _request_failures(session: TemplateSession) -> list[DoctorFinding]:
     return out
 
 
-def _roundtrips(session: TemplateSession, grammar: bool) -> tuple[list[RoundTripReport], list[str],
-                                                                  list[DoctorFinding]]:
+def _roundtrips(session: TemplateSession, grammar: GrammarScope) -> tuple[list[RoundTripReport], list[str],
+                                                                           list[DoctorFinding]]:
     """Both thinking settings' round trips. A template that cannot render the default
-    messages' tools (a nested schema) gets the oracle's own six messages and two tools."""
+    messages' tools (a nested schema) gets the oracle's own six messages and two tools.
+    ``grammar``: whose replies go through the grammar engine (a third of the doctor's time
+    when both settings' do): "default" checks the setting llama-server uses for the
+    template (its enable_thinking default) only."""
     reports, notes, findings = [], [], []
+    default = session.supports_enable_thinking
+    if grammar == "default":
+        notes.append(f"grammar verdicts for enable_thinking {str(default).lower()} only (llama-server's default "
+                     "for this template)")
     for flag in THINKING_SETTINGS:
+        checked = grammar == "both" or (grammar == "default" and flag == default)
         try:
-            reports.append(session.roundtrip(flag, grammar=grammar))
+            reports.append(session.roundtrip(flag, grammar=checked))
             continue
         except ExplorerError as first:
             reason = str(first)
         try:
-            reports.append(session.roundtrip(flag, grammar=grammar, messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS))
+            reports.append(session.roundtrip(flag, grammar=checked, messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS))
             notes.append(f"round trip (enable_thinking {str(flag).lower()}) ran the oracle's messages a-f only: "
                          f"the default messages' tools fail ({reason})")
         except ExplorerError as exc:
@@ -408,12 +417,14 @@ def default_fix_search(session: TemplateSession, corpus: Sequence[CorpusTemplate
 
 
 def doctor(session: TemplateSession, *, request: Request | None = None, corpus: Sequence[CorpusTemplate] = (),
-           fixes: bool | FixSearch = True, name: str | None = None, grammar: bool = True,
+           fixes: bool | FixSearch = True, name: str | None = None, grammar: GrammarScope = "default",
            fixtures: bool = True, line_of: TemplateLineHook = no_template_line) -> DoctorReport:
     """The doctor's report on one template (see the module docstring).
 
     ``name``: how the report names the template (default its sha256's first 12 digits).
-    ``grammar``/``fixtures``: run the grammar verdicts and the fixture family (default on).
+    ``grammar``: which thinking settings' replies get grammar verdicts ("default": the one
+    llama-server uses for this template; "both"; "none"). ``fixtures``: run the fixture
+    family (default on).
     ``line_of``: where in the template a round-trip loss comes from (None until render
     provenance is wired in)."""
     started = time.perf_counter()
