@@ -25,7 +25,7 @@ judged by its own round trip and health.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -107,6 +107,7 @@ class CaseResult:
     losses: tuple[Loss, ...]
     grammar: tuple[GrammarVerdict, ...] = ()
     grammar_notes: tuple[GrammarNote, ...] = ()
+    reply: str | None = None  # the reply cut out of the rendering, as the parser got it
 
     @property
     def case_id(self) -> str:
@@ -118,7 +119,7 @@ class CaseResult:
                 "losses": [loss.to_json() for loss in self.losses],
                 "grammar": [{"label": v.label, "accepted": v.accepted, "should_accept": v.should_accept,
                              "as_expected": v.as_expected} for v in self.grammar],
-                "grammar_notes": [n.to_json() for n in self.grammar_notes]}
+                "grammar_notes": [n.to_json() for n in self.grammar_notes], "reply": self.reply}
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class DoctorReport:
     request: RequestReport | None = None
     fixes: tuple[Fix, ...] = ()
     skipped: tuple[str, ...] = ()  # what the doctor did not run, and why
+    tools: tuple[Mapping[str, object], ...] = field(default=(), repr=False)  # the round trip's tools
     seconds: float = field(default=0.0, compare=False)
 
     @property
@@ -284,7 +286,8 @@ def _case_results(reports: Sequence[RoundTripReport], line_of: TemplateLineHook)
         for case in report.cases:
             out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
                                   tuple(case.diff or ()), case_losses(case, report.enable_thinking, line_of),
-                                  case.grammar, tuple(grammar_notes(case, report.enable_thinking))))
+                                  case.grammar, tuple(grammar_notes(case, report.enable_thinking)),
+                                  case.raw_output_stripped))
     return out
 
 
@@ -434,6 +437,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     skipped: list[str] = []
     health: Health | None = None
     cases: list[CaseResult] = []
+    tools: tuple[Mapping[str, object], ...] = ()
     family: FamilyRun | None = None
     if session.render_budget_exhausted:
         # Every further rendering would wait for the render budget again; the requests are
@@ -456,6 +460,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
             skipped += notes
             findings += rt_findings
             cases = _case_results(reports, line_of)
+            tools = reports[0].tools if reports else ()
             findings += _loss_findings(cases) + _grammar_findings(cases)
             match = match_family(session.text, session) if fixtures else None
             if match is not None:
@@ -467,7 +472,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     broken = (health is not None and health.broken) or any(f.check == "template-request-fails" for f in findings)
     ordered = tuple(sorted(findings, key=lambda f: RANK[f.severity]))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
-                          health, family, request_report, (), tuple(skipped))
+                          health, family, request_report, (), tuple(skipped), tools)
     search = default_fix_search if fixes is True else fixes or None
     if search is not None and report.verdict != "full":  # nothing to fix otherwise
         report = replace(report, fixes=search(session, corpus))
