@@ -72,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         sys.stdout.write((report_text(lines[0]) if len(lines) == 1 else summary_table(lines)) + "\n")
     errored = [line for line in lines if isinstance(line.get("error"), Mapping)]
-    for line in errored if not args.json else ():
-        print(f"error: {line.get('template')}: {json.dumps(line.get('error'), ensure_ascii=False)}", file=sys.stderr)
+    for failed in errored if not args.json else ():
+        print(f"error: {failed.get('template')}: {json.dumps(failed.get('error'), ensure_ascii=False)}",
+              file=sys.stderr)
     if errored:
         return EXIT_ERRORED
     if args.fail_on and any(_fails(line, FAILING[args.fail_on]) for line in lines):

@@ -31,8 +31,8 @@ from typing import Literal
 
 from explorer.apply import Request
 from explorer.doctor.losses import (
-    KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, case_id, case_losses, grammar_notes,
-    no_template_line,
+    KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, Where, case_id, case_losses,
+    grammar_notes, no_template_line,
 )
 from explorer.doctor.model import Fix, RoundTripCount
 from explorer.errors import ExplorerError
@@ -321,7 +321,7 @@ LEADS: dict[LossKind, str] = {
 
 def _loss_findings(cases: Sequence[CaseResult]) -> list[DoctorFinding]:
     """One finding per (kind, what, where), naming every message it happened to."""
-    groups: dict[tuple[LossKind, str, str], list[Loss]] = {}
+    groups: dict[tuple[LossKind, str, Where], list[Loss]] = {}
     for case in cases:
         for loss in case.losses:
             groups.setdefault((loss.kind, loss.lost, loss.where), []).append(loss)

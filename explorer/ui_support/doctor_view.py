@@ -52,7 +52,7 @@ def page_href(request: SourceRequest | None, text: str | None, page: str, focus:
     return f"{page}?{query_string(encode_permalink(link))}"
 
 
-def evidence_rows(report: DoctorReport) -> list[dict[str, str]]:
+def evidence_rows(report: DoctorReport) -> list[dict[str, object]]:
     return [{"test": ("contains " if e.wanted else "lacks ") + repr(e.needle),
              "holds": "yes" if e.satisfied else "no",
              "template line": str(e.line) if e.line else "-",
@@ -63,7 +63,7 @@ def _where(f: DoctorFinding) -> str:
     return f.where or "-"
 
 
-def finding_rows(findings: Sequence[DoctorFinding]) -> list[dict[str, str]]:
+def finding_rows(findings: Sequence[DoctorFinding]) -> list[dict[str, object]]:
     return [{"severity": f.severity, "check": f.check, "summary": f.summary, "fix in": _where(f),
              "field": f.field or "-", "probe": f.probe or "-",
              "template line": str(f.template_line) if f.template_line else "-"} for f in findings]
@@ -86,7 +86,7 @@ def _losses_cell(case: CaseResult) -> str:
                      for x in case.losses) or "-"
 
 
-def case_rows(report: DoctorReport) -> list[dict[str, str]]:
+def case_rows(report: DoctorReport) -> list[dict[str, object]]:
     """One row per message and thinking setting."""
     return [{"message": c.message_id, "enable_thinking": str(c.enable_thinking).lower(),
              "back": "yes" if c.equal_trimmed else "no", "what differs": ", ".join(c.diff) or "-",
@@ -106,7 +106,7 @@ def try_href(report: DoctorReport, request: SourceRequest | None, text: str | No
                      inputs=RequestInputs(thinking=case.enable_thinking, tools_json=tools))
 
 
-def fixture_rows(report: DoctorReport) -> list[dict[str, str]]:
+def fixture_rows(report: DoctorReport) -> list[dict[str, object]]:
     run = report.fixtures
     if run is None:
         return []
@@ -116,7 +116,7 @@ def fixture_rows(report: DoctorReport) -> list[dict[str, str]]:
              **{k: str(v) for k, v in c.items()}} for model, c in counts.items()]
 
 
-def fixture_failure_rows(report: DoctorReport, limit: int = 50) -> list[dict[str, str]]:
+def fixture_failure_rows(report: DoctorReport, limit: int = 50) -> list[dict[str, object]]:
     run = report.fixtures
     return [] if run is None else [{"fixture": r.fixture_id, "model": r.model, "status": r.verdict.status,
                                     "difference": r.verdict.detail[:200]} for r in run.failures[:limit]]
@@ -156,8 +156,9 @@ def fix_view(fix: Fix, template_name: str) -> FixView:
     if fix.kind == "analysis-override":
         sets = "\n".join(f"--set {s.spec}" for s in fix.overrides)
         body = sets + ("\n\n" + fix.workaround_cpp if fix.workaround_cpp else "")
-        downloads = (Download("Download the workaround lambda", fix.workaround_cpp, f"{stem}-workaround.cpp",
-                              "text/x-c++src"),) if fix.workaround_cpp else ()
+        downloads: tuple[Download, ...] = (Download("Download the workaround lambda", fix.workaround_cpp,
+                                                    f"{stem}-workaround.cpp", "text/x-c++src"),) \
+            if fix.workaround_cpp else ()
         if fix.substring:
             notes += (f"keys on the substring {fix.substring!r}: {fix.uniqueness}",)
         return FixView(f"Analysis override: {fix.summary}", change, body, "cpp", downloads, notes)
