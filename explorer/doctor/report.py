@@ -53,6 +53,7 @@ CorpusTemplate = tuple[str, str]  # (name, template text)
 FixSearch = Callable[[TemplateSession, Sequence[CorpusTemplate]], tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
 RANK: dict[str, int] = {"cause": 0, "warning": 1, "info": 2}
+REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
 LOST_WORDS = {"content": "content", "reasoning_content": "reasoning_content", "tool_calls": "tool calls",
               "reply": "the reply", "": "the reply"}
 
@@ -205,9 +206,11 @@ class DoctorReport:
 
 
 def _losing(f: DoctorFinding) -> bool:
-    if f.source == "roundtrip":
-        return f.check.removeprefix("roundtrip-") in LOSING_KINDS
-    return f.source == "grammar" and f.severity == "warning"
+    """A warning the verdict lists: a round-trip loss (``LOSING_KINDS``), a round trip that
+    cannot run, a grammar refusing its own parser's output, the given request's losses, a
+    runaway template. The analysis health's warnings are risks, not losses, and fixture
+    failures come from the family's other models too."""
+    return f.severity != "info" and f.source not in ("health", "fixtures")
 
 
 # --- the parts ------------------------------------------------------------------------------
@@ -469,7 +472,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     request_report = _request_report(session, request, line_of) if request is not None else None
     if request_report is not None:
         findings += _request_loss_findings(request_report)
-    broken = (health is not None and health.broken) or any(f.check == "template-request-fails" for f in findings)
+    broken = (health is not None and health.broken) or any(f.check in REQUEST_FAILS for f in findings)
     ordered = tuple(sorted(findings, key=lambda f: RANK[f.severity]))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
                           health, family, request_report, (), tuple(skipped), tools)
@@ -492,8 +495,6 @@ def _request_loss_findings(report: RequestReport) -> list[DoctorFinding]:
                                          f"{loss.sentence}", "request", loss.where, loss.lost,
                                          template_line=loss.template_line, cases=(loss.message_id,)))
     return out
-
-
 
 
 __all__ = [

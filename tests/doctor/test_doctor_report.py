@@ -200,12 +200,23 @@ def test_a_request_adds_the_templates_own_replies_through_that_requests_parser()
     assert report.to_json()["request"]
 
 
+def test_a_request_llama_cpp_cannot_apply_makes_the_template_broken_for_it() -> None:
+    text = ("{%- for m in messages %}{{ m.content }}{%- endfor %}"
+            "{%- if tools and tools[0].function.name == 'boom' %}{{ raise_exception('no boom') }}{%- endif %}")
+    session = open_session(text)
+    tool = {"type": "function", "function": {"name": "boom", "parameters": {"type": "object", "properties": {}}}}
+    report = doctor(session, request=session.request(tools=[tool]), fixes=False)
+    assert report.request is not None and "no boom" in report.request.error
+    assert report.verdict == "broken" and report.findings[0].check == "request-fails"
+
+
 def test_a_runaway_template_is_reported_without_rendering_it_again() -> None:
     session = open_session((HOSTILE_DIR / "concat_doubling.jinja").read_text(encoding="utf-8"))
     assert session.render_budget_exhausted
     report = doctor(session, fixes=False)
     assert any(f.check == "template-runaway" for f in report.findings)
     assert report.cases == () and report.health is None and report.skipped
+    assert report.verdict != "full"  # nothing was checked, so nothing is vouched for
 
 
 def test_the_report_can_be_rebuilt_with_other_fixes() -> None:
