@@ -26,6 +26,7 @@ from typing import TypeAlias
 from explorer.analysis.overrides import parse_setting
 from explorer.doctor.report import CorpusTemplate, doctor
 from explorer.errors import ExplorerError
+from explorer.fixtures import family_profiles
 from explorer.session import open_session
 from explorer.sources import resolve_spec
 
@@ -168,6 +169,7 @@ def run_local(tasks: Sequence[DoctorTask], jobs: int = 1) -> Iterator[tuple[int,
             yield from run_task(task)
         return
     unfinished: list[DoctorTask] = []
+    family_profiles()  # read canitoolcall's fixtures once, here: the forked workers inherit them
     with _pool(min(jobs, len(tasks))) as pool:
         futures: dict[Future[list[tuple[int, OutLine]]], DoctorTask] = {pool.submit(run_task, t): t for t in tasks}
         for future in as_completed(futures):
@@ -184,7 +186,9 @@ def run_local(tasks: Sequence[DoctorTask], jobs: int = 1) -> Iterator[tuple[int,
 def run_dask(tasks: Sequence[DoctorTask], address: str) -> Iterator[tuple[int, OutLine]]:
     """The tasks on the Dask distributed cluster at ``address``, one task per template,
     results as they complete. A task that raised, or whose worker died (Dask's
-    KilledWorker), is that template's error line."""
+    KilledWorker), is that template's error line. As on any Dask cluster, the scheduler and
+    the workers need the client's environment: the explorer importable, the same versions
+    (the scheduler unpickles each task)."""
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
