@@ -8,7 +8,7 @@ the fix belongs (``template``, ``llama.cpp``, ``request``), a severity, and the 
 line when one can be named; and ``GrammarNote``s for grammar verdicts that went against
 expectation.
 
-The kinds tell apart what the brief of every reader needs told apart:
+The kinds keep apart what needs a different fix, above all the first two:
 
 - ``template-drops``: the template does not render X in a history turn (X is not in the
   rendered turn, or the template refuses the message), so no parser can give it back;
@@ -20,6 +20,9 @@ The kinds tell apart what the brief of every reader needs told apart:
 - ``parallel-off``: the template has no parallel calls, so the request's parser keeps one;
 - ``whitespace``: only surrounding whitespace differs;
 - ``note``: how the reply was rendered or cut (no loss).
+
+Only ``template-drops``, ``parser-loses``, ``parallel-off`` and ``unclassified`` are
+losses (``LOSING_KINDS``); the others are how a history turn differs from a model's reply.
 
 A sentence no rule knows is ``unclassified`` (where ``llama.cpp``, a warning), so a new
 sentence in the explainer shows up instead of vanishing.
