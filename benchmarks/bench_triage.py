@@ -5,7 +5,11 @@
 For each built-in example (applied with one tool, thinking on), diagnose outputs of the
 given size: plain content, the template's own tool-call shape with a huge argument, the
 same call broken at its end (a parse error: the furthest-failure pass runs), an opener
-near miss repeated through the whole output, a bare JSON call repeated, and marker soup.
+near miss repeated through the whole output, a bare JSON call repeated, marker soup, and
+tagged arguments: a huge value, values closed without their newline, parameters out of order;
+then the broken call read from a llama-server log (``why --from-log``: 0c1e5709's warning
+and its === BEGIN === dump of generation prompt + output, then the diagnosis and the log's
+findings).
 The best of ``--repeat`` runs is printed per case, with the parse alone for comparison:
 the triage re-reads the output with every check, so it costs a multiple of the parse; the
 Try it and Fixtures pages run it once per output (cached).
@@ -24,19 +28,23 @@ sys.path.insert(0, str(ROOT))
 from explorer.analysis import template_analysis  # noqa: E402
 from explorer.apply import Request  # noqa: E402
 from explorer.errors import ExplorerError  # noqa: E402
-from explorer.handlers import apply_template  # noqa: E402
+from explorer.handlers.pipeline import apply_template  # noqa: E402
 from explorer.render import compile_template  # noqa: E402
 from explorer.sources import from_example, list_examples  # noqa: E402
+from explorer.chat_output import analyse_output  # noqa: E402
 from explorer.triage import diagnose  # noqa: E402
+from explorer.triage.from_log import read, with_log  # noqa: E402
 
 TOOL = {"type": "function", "function": {
     "name": "get_weather", "description": "Weather.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                   "required": ["city"]}}}
 
 
 def outputs(size: int) -> dict[str, str]:
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "%s"}}\n</tool_call>'
     filler = "x" * size
+    tagged = "<tool_calls>\n<function=get_weather>\n<parameter=city>\n%s\n</parameter>\n</function>\n</tool_calls>\n"
     return {
         "plain content": ("It is sunny. " * (size // 13 + 1))[:size],
         "huge argument": call % filler,
@@ -44,7 +52,22 @@ def outputs(size: int) -> dict[str, str]:
         "near-miss openers": ('<tool_call >\n{"name": "get_weather"}\n' * (size // 35 + 1))[:size],
         "bare JSON calls": ('{"name": "get_weather", "arguments": {"city": "Paris"}}\n' * (size // 56 + 1))[:size],
         "marker soup": ("<tool_call></think><think>{\"name\":" * (size // 36 + 1))[:size],
+        # tagged arguments (tagged-parameters' format): a huge value, values closed without their newline
+        # (each swallows the next call), and a required parameter after an optional one
+        "huge tagged value": tagged % ("x" * size),
+        "swallowed values": (tagged % "Paris").replace("Paris\n</parameter>", "Paris</parameter>") * (size // 90 + 1),
+        "tagged out of order": (tagged % "Paris").replace("<parameter=city>", "<parameter=days>\n3\n</parameter>\n"
+                                                          "<parameter=city>") * (size // 120 + 1),
     }
+
+
+def server_log(generation_prompt: str, output: str, fmt: str) -> str:
+    """A llama-server log of the output's failed parse, as 0c1e5709 writes it at -lv 5 (the
+    warning's text is from the stop on; the whole output here stands in for it)."""
+    effective = generation_prompt + output
+    return ("srv  params_from_: Chat format: " + fmt + "\n"
+            f"W common_chat_peg_parse: unparsed {fmt} output: {output}\n"
+            f"D common_chat_peg_parse: full {fmt} output triggering error:\n=== BEGIN ===\n{effective}\n=== END ===\n")
 
 
 def best(fn, repeat: int) -> float:
@@ -80,10 +103,25 @@ def main() -> int:
 
             parse_s = best(parse, args.repeat)
             result = []
-            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis, template=tmpl)),
+            triage_s = best(lambda: result.append(diagnose(params, request, text, analysis=analysis,
+                                                                   apply=lambda r: apply_template(tmpl, r))),
                             args.repeat)
             found = len(result[-1].findings)
             print(f"{name:<26} {label:<18} {parse_s * 1000:9.1f} {triage_s * 1000:10.1f} {found}")
+        broken = outputs(args.kb * 1000)["broken call"]
+        log = server_log(params.generation_prompt, broken, params.format)
+
+        def from_log() -> int:
+            reading = read(log, params.generation_prompt)
+            assert reading.output is not None
+            parsed = analyse_output(params.arena, reading.output, generation_prompt=params.generation_prompt,
+                                    format=params.format)
+            d = diagnose(params, request, reading.output, analysis=analysis)
+            return len(with_log(reading, parsed, d, params.format).diagnosis.findings)
+
+        counts: list[int] = []
+        log_s = best(lambda: counts.append(from_log()), args.repeat)
+        print(f"{name:<26} {'broken, from log':<18} {'':>9} {log_s * 1000:10.1f} {counts[-1]}")
     return 0
 
 

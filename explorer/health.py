@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.analysis import TemplateAnalysis
+from explorer.analysis.lines import LineFinder, MarkerSource
 from explorer.analysis.model import FIELD_NAMES, ContentMode, ToolFormat
 from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import AnalysisError, ExplorerError
@@ -59,10 +60,11 @@ class ReplyCheck:
     reply: str | None  # None: the template cannot render this turn (or the request fails)
     fails: bool  # the parse threw, or lost what the kind is about (the content, the call)
     what: str  # in words: what the parse gave
+    extra: str = ""  # the content came back whole but with this text around it
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "enable_thinking": self.enable_thinking, "reply": self.reply,
-                "fails": self.fails, "what": self.what}
+                "fails": self.fails, "what": self.what, "extra": self.extra}
 
 
 @dataclass(frozen=True)
@@ -108,16 +110,20 @@ def _reply_check(session: TemplateSession, kind: ReplyKind, thinking: bool) -> R
     # What a model writes can differ from the history turn in two ways that are the round
     # trip's, not the parser's: a model closes the thinking block the generation prompt
     # opens even when the history turn renders none, and it stops on a stop token that the
-    # server never hands to the parser.
+    # server never hands to the parser. The whole turn is the start: the round trip's strip
+    # of the end marker can take a closing tag with it (``</answer><|end|>``).
     params = session.params(request)
-    model_reply, how = reply, ""
+    prefix, how = "", ""
     if opens_thinking(params) and params.thinking_end_tags and params.thinking_end_tags[0] not in reply:
-        model_reply = MODEL_REASONING + params.thinking_end_tags[0] + model_reply
+        prefix = MODEL_REASONING + params.thinking_end_tags[0]
         how = "the model closes the thinking block the generation prompt opens (the history turn has none)"
-    for cut, token in _stops(model_reply):
-        candidate = model_reply[:cut]
+    whole = prefix + (case.raw_output or reply)
+    last_content = str((case.result or {}).get("content") or "")
+    for candidate, token in [(prefix + reply, ""), *((whole[:cut], tok) for cut, tok in _stops(whole))]:
         parsed = session.parse(candidate, request)
         result = parsed.message.to_oracle_json() if parsed.message is not None else None
+        if result is not None:
+            last_content = str(result.get("content") or "")
         comparison = compare(case.message, result)
         if _what_failed(kind, None if result is not None else {"message": str(parsed.error)},
                         comparison.diff_trimmed) is None:
@@ -126,14 +132,17 @@ def _reply_check(session: TemplateSession, kind: ReplyKind, thinking: bool) -> R
                 said.append(f"the model stops on {shown(token)} (the server stops generating there and never "
                             "parses it)")
             return ReplyCheck(kind, thinking, candidate, False, "parses once " + " and ".join(said))
+    wanted, got = str(case.message.get("content") or ""), last_content
+    if kind == "reply" and wanted and wanted in got:
+        extra = got.replace(wanted, "…", 1)
+        return ReplyCheck(kind, thinking, reply, False, f"the content comes back as {shown(got)}", extra=extra)
     return ReplyCheck(kind, thinking, reply, True, what)
 
 
 def _stops(reply: str) -> Iterator[tuple[int, str]]:
-    """Where a model may have stopped: the whole reply, then before each special token from
+    """Where a model may have stopped: before each special token of the whole turn, from
     the last to the first (a model stops on its end-of-turn token; what follows it in a
     rendering never reaches the parser)."""
-    yield len(reply), ""
     for m in reversed(list(_SPECIAL.finditer(reply))):
         yield m.start(), m.group(0)
 
@@ -207,8 +216,19 @@ def _consequence(routed: bool, handler: str, replies: tuple[ReplyCheck, ...], ki
                        "its rendering may not.")
 
 
+def _writer(lines: LineFinder, name: str, sentinel: str) -> MarkerSource | None:
+    """The template piece that wrote the sentinel part of a marker (else the marker's first)."""
+    if name.startswith("preserved_tokens") or name.startswith("additional_stops"):
+        return None
+    try:
+        sources = lines.field(name).sources
+    except ExplorerError:
+        return None
+    return next((s for s in sources if sentinel in s.text or s.text in sentinel), sources[0] if sources else None)
+
+
 def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
-                       replies: tuple[ReplyCheck, ...]) -> Iterator[Finding]:
+                       replies: tuple[ReplyCheck, ...], lines: LineFinder) -> Iterator[Finding]:
     told: set[str] = set()
     for name, value in _string_fields(analysis):
         hits = [s for s in SENTINELS if s in value] or _overlapped(analysis, name, value)
@@ -219,11 +239,15 @@ def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
         group = "tools" if name.startswith("tools.") else name.split(".", 1)[0]
         kind = _KIND_OF_GROUP.get(group, "call" if name.startswith("preserved_tokens") else "reply")
         severity, consequence = _consequence(routed, handler, replies, kind)
+        source = _writer(lines, name, hits[0])
+        written = (f", written by template line {source.line}: {shown((source.source_line or '').strip()[:100])}"
+                   if source is not None and source.line else "")
         yield Finding(
             check="template-sentinel-in-marker", severity=severity,  # type: ignore[arg-type]
             summary=(f"llama.cpp's autoparser misread this template: the marker {name} = {shown(value)} holds "
                      + ("" if hits[0] in value else "part of ") + f"the probe's own text {shown(hits[0])}"
-                     + (f" (set by probe {probe})" if probe else "") + ". " + consequence),
+                     + (f" (set by probe {probe}{written})" if probe else "") + ". " + consequence),
+            template_line=source.line if source is not None else None,
             detail=("The autoparser renders the template twice with different probe inputs and keeps what differs. "
                     "A probe input inside a marker means the diff was cut in the wrong place, so the parser "
                     "expects that literal text in the model's output."),
@@ -302,7 +326,7 @@ def template_health(session: TemplateSession) -> Health:
     except AnalysisError as exc:
         return Health((_analysis_threw(exc, routed, session.handler),), ())
     replies = reply_checks(session)
-    findings = [*_sentinel_findings(analysis, routed, session.handler, replies),
+    findings = [*_sentinel_findings(analysis, routed, session.handler, replies, session.lines),
                 *_format_findings(analysis, routed, session.handler, replies),
                 *_probe_failures(analysis, routed, replies)]
     reported = {_kind_of(f) for f in findings if f.severity == "cause"}
@@ -318,6 +342,17 @@ def template_health(session: TemplateSession) -> Health:
             detail="The reply is cut out of the template's rendering of an assistant turn, as the round trip does.",
             found=(failed.reply or "")[:200], fix_where="template" if not routed else "llama.cpp",
             llama_cpp="" if not routed else f"the '{session.handler}' handler"))
+    for r in replies:
+        if r.extra and not routed:
+            findings.append(Finding(
+                check="template-reply-extra-text", severity="warning",
+                summary=(f"The template's own reply with content comes back whole but wrapped: {r.what} "
+                         f"(enable_thinking {str(r.enable_thinking).lower()}), the template's markup {shown(r.extra)} "
+                         "is left in the content."),
+                detail="The parser llama.cpp builds for this request does not take the content's delimiters off.",
+                fix_where="llama.cpp", quirk=True, llama_cpp="the autoparser's content parser (build_content)",
+                field="content.start"))
+            break
     rank = {"cause": 0, "warning": 1, "info": 2}
     return Health(tuple(sorted(findings, key=lambda f: rank[f.severity])), replies)
 

@@ -5,9 +5,9 @@ Input: template text (or a ``TemplateSource``) and a Jinja dialect. Output: a
 patches applied), the capabilities (detected once), the route, the autoparser analysis
 with its probe trace and provenance, and one method per later stage, each keyed by the
 request: ``params`` (llama.cpp's chat params, the PEG arena kept as an object),
-``parse``, ``stream``, ``diagnose``, ``sample_reply``, ``roundtrip``,
-``compare_routes``, ``parse_routes``, ``check_grammar``, ``reasoning_prefill`` and
-``compare``.
+``parse``, ``stream``, ``diagnose`` (``diagnose_log``: from llama-server's log),
+``sample_reply``, ``roundtrip``, ``compare_routes``, ``parse_routes``, ``check_grammar``,
+``reasoning_prefill`` and ``compare``.
 
 ``open_session`` keeps the newest ``SESSION_LIMIT`` sessions by (sha256, dialect). A
 session whose capability probes the render budget cut short is made again after
@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
+from explorer.analysis.lines import LineFinder
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, standard_request
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
@@ -31,7 +32,7 @@ from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
 from explorer.chat_output import ChatMessage, OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
-from explorer.errors import AnalysisError, ExplorerError
+from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.grammar.check import Verdict, check_grammar
 from explorer.handlers.compare import FieldDifference, RouteComparison, compare_routes, parse_both
 from explorer.health import Health, template_health
@@ -40,11 +41,14 @@ from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, roundtrip_report
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
-from explorer.roundtrip.run import LlamaSetting, render_end_marker, run_case
+from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
 from explorer.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
+from explorer.triage.checks_grammar import build_failure
+from explorer.triage.from_log import LogDiagnosis, with_log
+from explorer.triage.from_log import read as read_server_log
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
@@ -271,19 +275,46 @@ class TemplateSession:
             params.arena, char_chunks(output), generation_prompt=params.generation_prompt, format=params.format)))
 
     @property
+    def lines(self) -> LineFinder:
+        """Which template line wrote each marker and each probe output's spans (the probe
+        sides are rendered again with provenance, once, when first asked for)."""
+        return self._remember_whole(("lines",), lambda: LineFinder(self.compiled, self.analysis))
+
+    @property
     def health(self) -> Health:
         """Whether llama.cpp's own reading of the template is broken (``explorer.health``)."""
         return self._remember_whole(("health",), lambda: template_health(self))
 
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:
         """llama.cpp's parse of the output and the triage's findings about it; a broken
-        reading of the template itself comes first."""
-        params = self.params(request)
+        reading of the template itself comes first. A request whose grammar cannot be built
+        gets a diagnosis saying so (``build_error``), with nothing parsed: llama-server
+        answers such a request with an error before generating."""
+        try:
+            params = self.params(request)
+        except GrammarError as exc:
+            return build_failure(exc, output, handler=self.handler)
         analysis = self._analysis_or_none() if params.handler == AUTOPARSER else None
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
             template_findings=template))
+
+    def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
+                     partial: bool = False) -> LogDiagnosis:
+        """llama-server's log text read (``explorer.triage.logs``): the model output found in it
+        (or ``output``, where the log holds only the tail), diagnosed, with the log's findings
+        first (where its number points, and whether our parse stops there too)."""
+        params = self.params(request)
+
+        def make() -> LogDiagnosis:
+            reading = read_server_log(log_text, params.generation_prompt, output)
+            if reading.output is None:
+                return LogDiagnosis(reading, None)
+            diagnosis = self.diagnose(reading.output, request, partial=partial)
+            parse = self.parse(reading.output, request, partial=partial)
+            return with_log(reading, parse, diagnosis, params.format)
+        return self._remember(("diagnose_log", request_key(request), log_text, output, partial), make)
 
     def parse_routes(self, output: str, request: Request, *, partial: bool = False) -> RouteParses:
         """The output parsed by the routed handler's parser and by the autoparser's."""
@@ -333,20 +364,23 @@ class TemplateSession:
 
     def roundtrip(self, enable_thinking: bool, *, dialect: Dialect = "llama.cpp",
                   messages: Sequence[object] = DEFAULT_MESSAGES, tools: Sequence[Mapping[str, object]] = DEFAULT_TOOLS,
-                  grammar: bool = True, explain: bool = True) -> RoundTripReport:
+                  grammar: bool = True, explain: bool = True, change: RequestChange | None = None
+                  ) -> RoundTripReport:
         """Render assistant turns, cut the replies out, parse them back with llama.cpp's
         next-turn parser. ``dialect="transformers"``: the replies as the model was trained
         on them (jinja2), still parsed by llama.cpp. The llama.cpp side always renders in
-        llama.cpp's dialect, whatever this session's dialect."""
+        llama.cpp's dialect, whatever this session's dialect. ``change``: a client's changes
+        to the oracle's request (``explorer.roundtrip.RequestChange``)."""
         if self.dialect != "llama.cpp":
             return open_session(self.text).roundtrip(enable_thinking, dialect=dialect, messages=messages,
-                                                      tools=tools, grammar=grammar, explain=explain)
+                                                      tools=tools, grammar=grammar, explain=explain, change=change)
+        change = None if change is None or change.empty else change
         key = ("roundtrip", enable_thinking, dialect, json.dumps([messages, tools], sort_keys=True, default=str),
-               grammar, explain)
+               grammar, explain, change)
         return self._remember_whole(key, lambda: roundtrip_report(
             self.text, enable_thinking=enable_thinking, messages=messages, tools=tools, grammar=grammar,
             explain=explain, dialect=dialect, templates=self.templates, caps=self.caps,
-            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None))
+            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change))
 
     def compare(self, other: TemplateSession, request: Request | None = None, *,
                 enable_thinking: bool = True) -> SessionComparison:

@@ -3,7 +3,8 @@
 Input: a ``Diagnosis`` (``TemplateSession.diagnose``: llama.cpp's parse and the findings
 that explain it). Output: Streamlit elements: the verdict, the output with each finding's
 span highlighted, and per finding its summary, expected vs found with whitespace visible,
-llama.cpp's side of the story and the fix hint.
+its place in every coordinate (output character, line:column, llama.cpp's offset, older
+builds' pos), llama.cpp's side of the story and the fix hint.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.triage import CHECKS, Diagnosis, Finding
+from explorer.triage.model import Place
 from pages import _shared as sh
 
 TITLE = "Why this result?"
@@ -37,7 +39,9 @@ def _finding_html(f: Finding) -> str:
                      f'<td style="{ui.MONO}">{_visible(f.expected)}</td></tr>'
                      f'<tr><td style="padding:2px 8px 2px 0;color:#555">found</td>'
                      f'<td style="{ui.MONO}">{_visible(f.found)}</td></tr></table>')
-    if f.span is not None:
+    if f.place is not None:
+        parts.append(_place_html(f.place))
+    elif f.span is not None:
         parts.append(f'<div style="color:#555;font-size:90%">at output characters {f.span[0]}–{f.span[1]}</div>')
     if f.detail:
         parts.append(f'<div style="color:#333;font-size:90%;margin-top:4px">{html.escape(f.detail)}</div>')
@@ -45,6 +49,14 @@ def _finding_html(f: Finding) -> str:
         parts.append(f'<div style="margin-top:4px"><b>Fix:</b> {html.escape(f.fix_hint)}</div>')
     parts.append("</div>")
     return "".join(parts)
+
+
+def _place_html(place: Place) -> str:
+    """The finding's place in every coordinate a user meets (a log's offset, an older build's
+    pos, the editor's line:column)."""
+    rows = "".join(f'<tr><td style="padding:0 8px 0 0;color:#555;white-space:nowrap">{html.escape(name)}</td>'
+                   f'<td>{html.escape(value)}</td></tr>' for name, value in place.coordinates())
+    return f'<table style="border-collapse:collapse;margin:4px 0;font-size:90%">{rows}</table>'
 
 
 def _highlighted_output(d: Diagnosis) -> None:

@@ -15,6 +15,8 @@ import streamlit as st
 from explorer import ui_support as ui
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.probes import PROBES, Probe
+from explorer.session import TemplateSession
+from explorer.ui_support.provenance_view import MarkerLine, provenance_html
 from pages import _shared as sh
 
 ALL = "All probes"
@@ -103,7 +105,20 @@ def _inputs(probe: Probe) -> None:
         col_b.json(probe.inputs_b.to_json(), expanded=2)
 
 
-def show_probe(probe: Probe, source_text: str, full: bool) -> None:
+def _provenance(session: TemplateSession, probe: Probe) -> None:
+    """Which template line wrote each span of A and B, and each marker the probe set."""
+    lines = sh.guarded(lambda: session.lines.probe_lines(probe.name), session.text, context="tracing the template lines")
+    if lines is None:
+        return
+    markers = []
+    for name, value in probe.fields_set:
+        if isinstance(value, str) and not isinstance(value, Enum) and value:
+            sources = sh.guarded(lambda n=name: session.lines.field(n).sources, context="tracing a marker") or ()
+            markers.append(MarkerLine(name, value, sources[0].line if sources else None))
+    st.html(provenance_html(lines, markers))
+
+
+def show_probe(probe: Probe, source_text: str, full: bool, session: TemplateSession | None = None) -> None:
     with st.container(border=True):
         st.markdown(f"#### {probe.name} · {probe.purpose}")
         ref = _reference(probe.name)
@@ -113,6 +128,10 @@ def show_probe(probe: Probe, source_text: str, full: bool) -> None:
             _failure(probe, source_text)
         if probe.output_a is not None and probe.output_b is not None:
             _outputs(probe, probe.output_a, probe.output_b, full)
+            if session is not None and st.toggle("Which template line wrote each span", key=f"prov_{probe.name}",
+                                                 help="Renders the probe again with provenance: hover or click a "
+                                                      "span or a marker to see its template line."):
+                _provenance(session, probe)
             _diff_details(probe)
         _fields(probe)
         _inputs(probe)
@@ -174,7 +193,7 @@ def main() -> None:
                    "fields set": ", ".join(k for k, _ in p.fields_set)} for p in probes])
     for probe in shown:
         if focus == ALL or probe.name == focus:
-            show_probe(probe, session.text, full)
+            show_probe(probe, session.text, full, session if session.analysis_error is None else None)
 
 
 sh.require_app()

@@ -1,11 +1,13 @@
 """Try it page: parse raw model output with the parser llama.cpp builds for this template.
 
 Input: the chosen template's ``TemplateSession``, the request the shared controls build
-and the raw output the user types (or a sample, a round-trip reply, a link's output).
-Output: the generation prompt and prompt, the parsed message (``session.parse``), "Why
-this result?" (``session.diagnose``), a routed template's handler beside the autoparser
-(``session.parse_routes``), the output tinted by the parse tree, the streaming scrubber
-(``session.stream``), a bug report, and the round trip (``session.roundtrip``).
+and the raw output the user types (or a sample, a round-trip reply, a link's output), and
+optionally llama-server's log (``pages._log_section``). Output: the generation prompt and
+prompt, the parsed message (``session.parse``), "Why this result?" (``session.diagnose``;
+``session.diagnose_log`` with a log about this output, its findings first), a routed
+template's handler beside the autoparser (``session.parse_routes``), the output tinted by
+the parse tree, the streaming scrubber (``session.stream``), a bug report, and the round
+trip (``session.roundtrip``).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from explorer.session import PURE_CONTENT, TemplateSession
 from explorer.triage import Diagnosis
 from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
-from pages import _shared as sh
+from pages import _log_section as logs
 from pages import _roundtrip_section as rts
+from pages import _shared as sh
 from pages import _why_section as ws
 from pages._roundtrip_section import OUTPUT_KEY
 
@@ -205,6 +208,7 @@ def main() -> None:
     if roundtrip[0] is not None:
         rts.alarms(roundtrip[0])
     rts.prefill(roundtrip[0], offered)
+    logs.box(session, request)
     text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
     st.session_state["_try_query"] = sh.write_permalink("try", output=text, with_request=True)
     c1, c2 = st.columns(2)
@@ -232,9 +236,14 @@ def _results(session: TemplateSession, request: Request, params: ChatParams, tex
 
 
 def _why(session: TemplateSession, request: Request, text: str, partial: bool) -> Diagnosis | None:
-    """The "Why this result?" section right under the parsed message; the diagnosis, or None."""
+    """The "Why this result?" section right under the parsed message; the diagnosis, or None.
+    With a pasted log about this output, the log's findings come first."""
     with st.spinner("Explaining the result…"):
-        d = sh.guarded(lambda: session.diagnose(text, request, partial=partial), context="explaining the result")
+        from_log = logs.log_diagnosis(session, request, st.session_state.get(logs.LOG_KEY, ""), text, partial)
+        if from_log is not None and from_log.diagnosis is not None and from_log.reading.output == text:
+            d: Diagnosis | None = from_log.diagnosis
+        else:
+            d = sh.guarded(lambda: session.diagnose(text, request, partial=partial), context="explaining the result")
     if d is None:
         return None
     ws.render_why(d)

@@ -9,11 +9,12 @@ other's modules.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from explorer.apply.messages import tools_to_template_json
 from explorer.generator import GenerationParams, ParserSpec, generate_params
-from explorer.handlers import HANDLERS, GenerationParams, HandlerParams
+from explorer.handlers import HandlerParams, handler_named
 
 # --- hand-written analyses (generator) -------------------------------------------------
 
@@ -137,7 +138,7 @@ def handler_params(handler: str, source: str = "", *, tools: list | None = None,
                    enable_thinking: bool = True) -> HandlerParams:
     """One specialised handler's params for a request, tools normalised as the apply stage does."""
     normalised = tools_to_template_json(tools)
-    return HANDLERS[handler].params(GenerationParams(
+    return handler_named(handler).params(GenerationParams(
         source=source, tools=tuple(normalised) if normalised else None, tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format, enable_thinking=enable_thinking,
         json_schema=json_schema, generation_prompt=generation_prompt))
@@ -148,3 +149,42 @@ def route_params(handler: str, spec: ParserSpec | None, source: str, **request) 
     if handler == "autoparser":
         return generate_params(spec, GenerationParams(**request))
     return handler_params(handler, source, **request)
+
+
+# --- triage: one place per finding ------------------------------------------------------
+
+_WHERE = re.compile(r"output character (\d+) \(line (\d+), column (\d+)\)")
+_LLAMA_OFFSET = re.compile(r"llama\.cpp offset (\d+)|\(offset (\d+)\)")
+_POS = re.compile(r"\bpos (\d+)")
+_ANY_POSITION = re.compile(r"\b(?:character|line|column|offset|pos) \d+")
+
+
+def assert_one_place(d: Any) -> None:
+    """Every finding of a ``Diagnosis`` gives one place: ``found`` is the output at its span
+    (or a prefix, or END_OF_OUTPUT at the end), ``place`` is the span, and every position
+    its summary names is that place's (no other position wording is left)."""
+    from explorer.triage.model import END_OF_OUTPUT, Place
+
+    out = d.output
+    for f in d.findings:
+        label = f"{f.check}: {f.summary}"
+        if f.span is None:
+            assert f.place is None, label
+            assert not _ANY_POSITION.search(f.summary), label
+            continue
+        start, end = f.span
+        assert 0 <= start <= end <= len(out), label
+        assert f.place == Place.of(out, d.generation_prompt, start, end), label
+        if f.found == END_OF_OUTPUT:
+            assert start == end == len(out), label
+        else:
+            assert out[start:end].startswith(f.found), (label, f.found, out[start:end])
+        place = f.place
+        for m in _WHERE.finditer(f.summary):
+            assert tuple(int(g) for g in m.groups()) == (place.char, place.line, place.column), label
+        for m in _LLAMA_OFFSET.finditer(f.summary):
+            assert int(m.group(1) or m.group(2)) == place.llama_offset, label
+        for m in _POS.finditer(f.summary):
+            assert int(m.group(1)) == place.pos, label
+        rest = _LLAMA_OFFSET.sub("", _POS.sub("", _WHERE.sub("", f.summary)))
+        assert not _ANY_POSITION.search(rest), (label, _ANY_POSITION.search(rest))

@@ -16,3 +16,10 @@ from oracle_data import (  # noqa: F401
     oracle_template_names,
     requires_oracle,
 )
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden", action="store_true", default=False,
+        help="rewrite the readable values in tests/data/golden/ from our output, only where its digest "
+             "equals the reference's (the rest are refused, and the test fails)")

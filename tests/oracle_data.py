@@ -7,6 +7,7 @@ conftest modules and only one can be imported under that name.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,32 @@ def load_oracle_analysis(name: str) -> dict:
 
 def load_oracle_template(name: str) -> str:
     return (ORACLE / "templates" / f"{name}.jinja").read_text(encoding="utf-8")
+
+
+# --- llama.cpp 0c1e5709's models/ (vocab-only GGUFs, templates), from the llama-cpp-python
+# 0.3.36 sdist that vendors it. `.ci/run` downloads the sdist once and unpacks only that
+# folder into a cache; TEMPLATE_EXPLORER_LLAMA_CPP (which .ci/run exports) names the cache
+# or any llama.cpp tree at that commit.
+
+LLAMA_CPP_ENV = "TEMPLATE_EXPLORER_LLAMA_CPP"
+
+
+def llama_cpp_dir() -> Path:
+    if os.environ.get(LLAMA_CPP_ENV):
+        return Path(os.environ[LLAMA_CPP_ENV])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "template-explorer" / "llama.cpp-0c1e5709"
+
+
+LLAMA_CPP_MODELS = llama_cpp_dir() / "models"
+
+
+def llama_cpp_available() -> bool:
+    return any(LLAMA_CPP_MODELS.glob("ggml-vocab-*.gguf")) and (LLAMA_CPP_MODELS / "templates").is_dir()
+
+
+requires_llama_cpp = pytest.mark.skipif(
+    not llama_cpp_available(),
+    reason="the llama.cpp 0c1e5709 sdist cache is absent: run .ci/run (or `bash .ci/run llama-cpp-cache` for "
+    f"that step alone), or set {LLAMA_CPP_ENV} to a llama.cpp tree at 0c1e5709",
+)

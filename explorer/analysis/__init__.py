@@ -13,7 +13,7 @@ openers, preserved tokens, then the workarounds keyed on template text.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from explorer.analysis.content import analyze_content
 from explorer.analysis.draft import Draft
@@ -67,7 +67,7 @@ def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
     return _CAPS.get((tmpl.sha256, tmpl.dialect), detect, provisional=lambda made: made[1])[0]
 
 
-def template_analysis(tmpl: CompiledTemplate, caps: Any = None) -> TemplateAnalysis:
+def template_analysis(tmpl: CompiledTemplate, caps: JinjaCaps | Mapping[str, bool] | None = None) -> TemplateAnalysis:
     """``analyze_template`` without the probe trace, remembered per template text, dialect
     and capabilities (the route, the request defaults and the parser all need it; for a
     minute only when the render budget cut it short). Raises what ``analyze_template`` raises."""
@@ -77,7 +77,7 @@ def template_analysis(tmpl: CompiledTemplate, caps: Any = None) -> TemplateAnaly
                          provisional=lambda made: made.cut_short)
 
 
-def analyze_template(tmpl: CompiledTemplate, caps: Any = None, *, trace: bool = True,
+def analyze_template(tmpl: CompiledTemplate, caps: JinjaCaps | Mapping[str, bool] | None = None, *, trace: bool = True,
                      budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS, bos_token: str = "",
                      eos_token: str = "") -> TemplateAnalysis:
     """Run the full differential analysis.

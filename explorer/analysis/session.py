@@ -170,15 +170,7 @@ class ProbeSession:
 
     def _render_limited(self, messages: list[dict[str, Any]], inputs: ProbeInputs,
                         limits: RenderLimits) -> str | ProbeFailure:
-        render_inputs = RenderInputs(
-            messages=messages,
-            tools=probe_tools() if inputs.tools else None,
-            add_generation_prompt=inputs.add_generation_prompt,
-            enable_thinking=inputs.enable_thinking,
-            bos_token=self.bos_token,
-            eos_token=self.eos_token,
-            extra_context={"enable_thinking": inputs.enable_thinking},
-        )
+        render_inputs = _render_inputs(messages, inputs, self.bos_token, self.eos_token)
         try:
             return to_bytes(render(self.tmpl, render_inputs, limits=limits))
         except ExplorerError as exc:
@@ -221,6 +213,28 @@ class ProbeSession:
             fields_set=tuple((k, _decode_value(v)) for k, v in run.fields),
             notes=tuple(run.notes),
         )
+
+
+def probe_render_inputs(inputs: ProbeInputs, caps: JinjaCaps, *, bos_token: str = "",
+                        eos_token: str = "") -> RenderInputs:
+    """The ``RenderInputs`` a probe side is rendered with in the analysis (content
+    normalised for the template's caps, the probe tools, ``enable_thinking`` in the
+    context): to render it again, e.g. with provenance (explorer.analysis.lines)."""
+    messages = _normalize_content(json.loads(json.dumps(list(inputs.messages))), caps)
+    return _render_inputs(messages, inputs, bos_token, eos_token)
+
+
+def _render_inputs(messages: list[dict[str, Any]], inputs: ProbeInputs, bos_token: str,
+                   eos_token: str) -> RenderInputs:
+    return RenderInputs(
+        messages=messages,
+        tools=probe_tools() if inputs.tools else None,
+        add_generation_prompt=inputs.add_generation_prompt,
+        enable_thinking=inputs.enable_thinking,
+        bos_token=bos_token,
+        eos_token=eos_token,
+        extra_context={"enable_thinking": inputs.enable_thinking},
+    )
 
 
 def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, caps: JinjaCaps) -> Comparison | None:

@@ -3,14 +3,13 @@
 Input: a chat template and a ``Request``. Output: ``AppliedPrompt`` (messages after
 llama.cpp's workarounds, template context, full prompt, generation prompt,
 supports_thinking). Submodules: ``messages`` (OpenAI <-> llama.cpp message round trip),
-``workarounds`` (the ``workaround::`` functions), ``handlers`` (per-handler prompt
-behaviour), ``templates`` (default/tool_use pair, ChatML fallback), ``context``
+``workarounds`` (the ``workaround::`` functions), ``templates`` (default/tool_use pair, ChatML fallback), ``context``
 (template variables, one render, the byte diff), ``continuation``
 (continue_final_message), ``prompt`` (the apply path), ``server`` (an OpenAI request body as llama-server reads it), ``prefill`` (reasoning prefill outcomes),
-``request`` (the request). Template-source patches live in ``explorer.routing``.
+``request`` (the request). Template-source patches live in ``explorer.routing``; each
+handler's own prompt behaviour is declared on its class (``explorer.handlers``).
 """
 
-from explorer.apply.handlers import HANDLER_APPLY, HandlerApply
 from explorer.apply.prefill import (
     PrefillOutcome,
     ReasoningPrefill,
@@ -39,8 +38,6 @@ from explorer.apply.workarounds import (
 from explorer.routing import SOURCE_PATCHES, patch_source
 
 __all__ = [
-    "HANDLER_APPLY",
-    "HandlerApply",
     "PrefillOutcome",
     "ReasoningPrefill",
     "classify_reasoning_prefill",

@@ -3,7 +3,8 @@
 Input: the generation prompt and the reasoning start/end markers (from the analysis).
 Output: ``ReasoningPrefill``: which of docs/autoparser.md's outcomes applies, and the
 literal the autoparser puts in front of its parser (``p.prefix(generation_prompt,
-trim(reasoning.start))``: the generation prompt up to the first start marker).
+trim(reasoning.start))``: the generation prompt up to the first start marker; that
+function is the PEG builder's, ``explorer.generator.chat_builder.parser_prefix``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from explorer.apply.messages import trim_whitespace
+from explorer.generator.chat_builder import parser_prefix
+
+__all__ = ["PrefillOutcome", "ReasoningPrefill", "classify_reasoning_prefill", "parser_prefix"]
 
 
 class PrefillOutcome(str, Enum):
@@ -42,14 +46,6 @@ class ReasoningPrefill:
             "a template artifact, reasoning is delimiter-style (end marker only)",
             PrefillOutcome.END_ONLY: "the generation prompt only closes reasoning",
         }[self.outcome]
-
-
-def parser_prefix(generation_prompt: str, reasoning_start: str) -> str:
-    """``common_chat_peg_builder::prefix``: up to the first delimiter, or all of it."""
-    if not generation_prompt or not reasoning_start:
-        return generation_prompt
-    pos = generation_prompt.find(reasoning_start)
-    return generation_prompt if pos < 0 else generation_prompt[:pos]
 
 
 def classify_reasoning_prefill(

@@ -22,7 +22,6 @@ from explorer.apply.continuation import (
     continuation_generation_prompt,
     resolve_mode,
 )
-from explorer.apply.handlers import HANDLER_APPLY, HandlerApply, RenderedPair
 from explorer.apply.messages import (
     ChatMsg,
     messages_to_template_json,
@@ -36,10 +35,12 @@ from explorer.apply.request import Request
 from explorer.caps import Caps
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
 from explorer.errors import TemplateError
+from explorer.handlers.base import Route
+from explorer.handlers.prompting import RenderedPair
+from explorer.handlers.registry import route_named
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 
-OUTDATED_GEMMA4 = "gemma4(outdated-template-workarounds)"
 AUTOPARSER_FAILURE = (
     "Unable to generate parser for this template. Automatic parser generation failed: "
 )
@@ -155,11 +156,11 @@ def apply_request(
         # chat.cpp renders the template directly, before any handler or continuation step
         handler = AUTOPARSER
         steps.append(AppliedStep("force_pure_content", "--skip-chat-parsing: the template rendered as is"))
-    spec = HANDLER_APPLY[handler]
+    spec = route_named(handler)
     messages = msgs.json
-    if handler == OUTDATED_GEMMA4:
-        messages = wk.convert_tool_responses_gemma4(messages)
-        steps.append(AppliedStep("convert_tool_responses_gemma4", "outdated Gemma 4 template"))
+    for workaround in spec.message_workarounds:
+        messages = workaround.rewrite(messages)
+        steps.append(AppliedStep(workaround.name, workaround.step))
     add_gen = request.add_generation_prompt and msgs.continuation == "none"
     try:
         pair, rendered, without = _render_for_handler(
@@ -230,13 +231,13 @@ def _continue(
     return RenderedPair(pair.prompt + gen, gen)
 
 
-def _additional(spec: HandlerApply, source: str, request: Request) -> dict | None:
+def _additional(spec: type[Route], source: str, request: Request) -> dict | None:
     return spec.additional_context(source, request.json_schema) if spec.additional_context else None
 
 
 def _render_for_handler(
     compiled: CompiledTemplate,
-    spec: HandlerApply,
+    spec: type[Route],
     messages: list[dict],
     tools: list[dict] | None,
     request: Request,
@@ -308,7 +309,7 @@ def supports_enable_thinking(
         source, _ = default_source(tmpl if isinstance(tmpl, str) else tmpl.source)
     handler, _ = route_source(source)
     if handler != AUTOPARSER:
-        return HANDLER_APPLY[handler].thinking_supported(source)
+        return route_named(handler).thinking_supported(source)
     if reasoning_mode is None:
         reasoning_mode = analysis_reasoning(as_templates(tmpl).default).mode
     return reasoning_mode != "NONE"

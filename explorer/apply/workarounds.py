@@ -3,6 +3,8 @@
 Input: the message dicts llama.cpp hands to a template (or, for ``trim_all_content``,
 parsed ``ChatMsg`` values). Output: a new list; the input is never modified. Which of
 them run for a template is decided in ``explorer.routing.message_workarounds``.
+``convert_tool_responses_gemma4`` runs on one route only, so the Gemma 4 handler class
+declares it (``explorer.handlers.gemma4``); it is re-exported here with the others.
 """
 
 from __future__ import annotations
@@ -13,6 +15,12 @@ from typing import Any
 
 from explorer.apply.messages import ChatMsg
 from explorer.errors import RequestError
+from explorer.handlers.gemma4 import convert_tool_responses_gemma4
+
+__all__ = [
+    "convert_tool_responses_gemma4", "func_args_not_string", "map_developer_role_to_system",
+    "requires_non_null_content", "system_message_not_supported", "trim_all_content",
+]
 
 
 def _copy(messages: list[dict]) -> list[dict]:
@@ -89,77 +97,3 @@ def trim_all_content(messages: tuple[ChatMsg, ...]) -> tuple[ChatMsg, ...]:
     Runs on parsed messages, before string-only templates join the parts, so each
     part is trimmed on its own."""
     return tuple(m.with_trimmed_content() for m in messages)
-
-
-def _has_content(msg: dict) -> bool:
-    content = msg.get("content")
-    return isinstance(content, (str, list)) and len(content) > 0
-
-
-def _has_tool_calls(msg: dict) -> bool:
-    calls = msg.get("tool_calls")
-    return isinstance(calls, list) and len(calls) > 0
-
-
-def _tool_response(tool_msg: dict) -> Any:
-    if "content" not in tool_msg:
-        return None
-    content = tool_msg["content"]
-    if isinstance(content, str):
-        try:
-            return json.loads(content)
-        except ValueError:
-            return content
-    return content
-
-
-def _gemma4_model_turn(messages: list[dict], pos: int) -> tuple[dict, int]:
-    """Fold assistant(tool_calls) + tool* [+ assistant(content)] into one message."""
-    first = messages[pos]
-    calls = list(first["tool_calls"])
-    reasoning = first.get("reasoning_content")
-    pos += 1
-    responses: list[dict] = []
-    while pos < len(messages) and messages[pos].get("role") == "tool":
-        idx = len(responses)
-        name = ""
-        if idx < len(calls) and isinstance(calls[idx], dict) and "function" in calls[idx]:
-            name = calls[idx]["function"].get("name", "")
-        if not name:
-            name = messages[pos].get("tool_call_id", "")
-        responses.append({"name": name, "response": _tool_response(messages[pos])})
-        pos += 1
-    content = None
-    if pos < len(messages) and messages[pos].get("role") == "assistant":
-        nxt = messages[pos]
-        if not _has_tool_calls(nxt) and _has_content(nxt):
-            content = nxt["content"]
-            pos += 1
-    turn: dict[str, Any] = {"role": "assistant", "tool_calls": calls}
-    if responses:
-        turn["tool_responses"] = responses
-    if content is not None:
-        turn["content"] = content
-    if isinstance(reasoning, str):
-        turn["reasoning_content"] = reasoning
-    return turn, pos
-
-
-def convert_tool_responses_gemma4(messages: list[dict]) -> list[dict]:
-    """Older Gemma 4 templates read ``tool_responses`` on the assistant turn instead of
-    ``role: tool`` messages; llama.cpp rewrites the conversation into that shape.
-
-    llama.cpp quirk: the folded turn takes its content only from the answer that
-    follows the tool results, so content sent alongside the tool calls is dropped."""
-    src = _copy(messages)
-    out: list[dict] = []
-    i = 0
-    while i < len(src):
-        msg = src[i]
-        if msg.get("role") != "assistant" or not _has_tool_calls(msg):
-            out.append(msg)
-            i += 1
-            continue
-        turn, i = _gemma4_model_turn(src, i)
-        out.append(turn)
-    return out

@@ -1,9 +1,12 @@
-"""``why TEMPLATE --output-file F``: llama.cpp's parse of a model output, and why.
+"""``why TEMPLATE --output-file F`` / ``--from-log LOG``: llama.cpp's parse of a model output, and why.
 
-Input: a TEMPLATE spec, the raw model output and the request switches ``apply`` and
-``parse TEMPLATE`` take (messages, tools, thinking, tool_choice, ...). Output: the parse
-result (message or llama.cpp's error) and the triage findings, as text or (``--json``)
-as one JSON object. Exit 0 whenever the diagnosis ran, whatever the parse gave.
+Input: a TEMPLATE spec, the raw model output and/or llama-server's log text, and the
+request switches ``apply`` and ``parse TEMPLATE`` take (messages, tools, thinking,
+tool_choice, ...). Output: the parse result (message or llama.cpp's error) and the triage
+findings, as text or (``--json``) as one JSON object; with ``--from-log`` first what the
+log says (its failure line, which coordinate its number counts, where that is in the
+output) and the output found in it. Exit 0 whenever the diagnosis ran, whatever the
+parse gave; 1 when the log holds no output and none was given.
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ import argparse
 import json
 import sys
 
+from explorer.apply import Request
 from explorer.cli.inputs import (
     add_override_argument, add_request_arguments, add_template_argument, read_output, request_from_args,
     session_from_args,
 )
+from explorer.errors import SourceError
+from explorer.session import TemplateSession
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +32,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "arguments, reasoning tags, where the parse stopped.")
     add_template_argument(p)
     add_override_argument(p)
-    p.add_argument("--output-file", metavar="F", required=True, help="the raw model output ('-' for stdin)")
+    p.add_argument("--output-file", metavar="F", help="the raw model output ('-' for stdin)")
+    p.add_argument("--from-log", metavar="LOG",
+                   help="llama-server's log text ('-' for stdin): its parse-failure line (\"unparsed … output:\", "
+                        "\"Failed to parse input at pos N\", \"(offset N)\") and/or its dump of the raw output "
+                        "(=== BEGIN === … === END ===, at -lv 5); the output is taken from the dump, else from "
+                        "--output-file")
     add_request_arguments(p)
     p.add_argument("--partial", action="store_true",
                    help="the output may still grow (streaming): explain llama.cpp's partial parse (is_partial)")
@@ -35,11 +46,32 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output_file is None and args.from_log is None:
+        raise SourceError("why needs --output-file F or --from-log LOG (or both)")
+    if args.output_file == "-" and args.from_log == "-":
+        raise SourceError("only one of --output-file and --from-log can be read from stdin")
     session, _source = session_from_args(args)
     request = request_from_args(session, args)
-    diagnosis = session.diagnose(read_output(args.output_file), request, partial=args.partial)
+    output = read_output(args.output_file) if args.output_file is not None else None
+    if args.from_log is not None:
+        return _from_log(session, request, read_output(args.from_log), output, args)
+    assert output is not None
+    diagnosis = session.diagnose(output, request, partial=args.partial)
     if args.json:
         print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(f"route: {session.handler}\n" + diagnosis.to_text())
+    return 0
+
+
+def _from_log(session: TemplateSession, request: Request, log_text: str, output: str | None,
+              args: argparse.Namespace) -> int:
+    result = session.diagnose_log(log_text, request, output=output, partial=args.partial)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(f"route: {session.handler}\n" + result.to_text())
+    if result.diagnosis is None:
+        print(result.problem, file=sys.stderr)
+        return 1
     return 0

@@ -19,12 +19,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TypeAlias
 
 from explorer.analysis.overrides import parse_setting
-from explorer.doctor.report import CorpusTemplate, doctor
+from explorer.doctor.report import doctor
 from explorer.errors import ExplorerError
 from explorer.fixtures import family_profiles
 from explorer.session import open_session
@@ -109,18 +108,6 @@ def plan(specs: Sequence[str], *, sets: Sequence[str] = (), corpus: Sequence[str
     return Planned(tasks, tuple(errors), tuple(expanded))
 
 
-@lru_cache(maxsize=4)
-def load_corpus(folders: tuple[str, ...]) -> tuple[CorpusTemplate, ...]:
-    """Every template in the corpus folders, as (name, text); read once per process."""
-    out: list[CorpusTemplate] = []
-    for spec in expand_specs(folders):
-        try:
-            out.append((Path(spec).name, resolve_spec(spec).text))
-        except (ExplorerError, OSError):
-            continue  # a corpus file that does not load holds no substring
-    return tuple(out)
-
-
 # --- running one task ----------------------------------------------------------------------
 
 
@@ -129,8 +116,7 @@ def run_task(task: DoctorTask) -> list[tuple[int, OutLine]]:
     error line of every position of the task."""
     try:
         session = open_session(task.text, overrides=tuple(parse_setting(s) for s in task.sets))
-        corpus = load_corpus(task.corpus) if task.corpus and task.fixes else ()
-        line = doctor(session, corpus=corpus, fixes=task.fixes, name=task.positions[0][1]).to_json()
+        line = doctor(session, corpus=task.corpus, fixes=task.fixes, name=task.positions[0][1]).to_json()
     except ExplorerError as exc:
         return [(i, _explorer_error(name, exc)) for i, name in task.positions]
     except Exception as exc:  # noqa: BLE001 - one template's failure must not end the batch
@@ -237,6 +223,6 @@ def run_batch(specs: Sequence[str], *, sets: Sequence[str] = (), corpus: Sequenc
 
 
 __all__ = [
-    "DoctorTask", "OrderedLines", "Planned", "TEMPLATE_FILES", "error_line", "expand_specs", "load_corpus", "plan",
+    "DoctorTask", "OrderedLines", "Planned", "TEMPLATE_FILES", "error_line", "expand_specs", "plan",
     "run_batch", "run_dask", "run_local", "run_task",
 ]

@@ -1,19 +1,23 @@
 """What the doctor says about a template: the verified fixes it proposes.
 
 Input: nothing (definitions). Output: ``RoundTripCount`` (how many assistant messages a
-template gives back equal, over both thinking settings) and ``Fix``: one concrete change
-(an analysis override exported as a llama.cpp workaround lambda, a template edit as a
-unified diff and the patched file, or a request change), with the round trip before and
-after it. A ``Fix`` exists only once our own pipeline re-ran with it: the round trip is
-better and no message that came back equal before comes back different now.
+template gives back equal, over both thinking settings), ``FailureClass`` (one way the
+template loses messages or is misread, with the cases it loses and, when no fix can be
+sound, why), ``Fix``: one concrete change (an analysis override exported as a llama.cpp
+workaround lambda, a template edit as a unified diff and the patched file, or a request
+change), with the round trip before and after it, ``TriedFix`` (a candidate that did not
+verify, and why) and ``FixSearch`` (all of it for one template). A ``Fix`` exists only once
+our own pipeline re-ran with it: the round trip is better and no message that came back
+equal before comes back different now.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from explorer.analysis.overrides import FieldSetting
+from explorer.roundtrip.run import RequestChange
 
 FixKind = Literal["analysis-override", "template-edit", "request-change"]
 FIX_KINDS: tuple[FixKind, ...] = ("analysis-override", "template-edit", "request-change")
@@ -35,6 +39,38 @@ class RoundTripCount:
         """More messages back, and every message that was back before still is."""
         return self.equal > other.equal and set(other.equal_ids) <= set(self.equal_ids)
 
+    def lost_from(self, other: RoundTripCount) -> tuple[str, ...]:
+        """The messages ``other`` gave back that this count does not."""
+        return tuple(i for i in other.equal_ids if i not in set(self.equal_ids))
+
+    def __str__(self) -> str:
+        return f"{self.equal}/{self.total}"
+
+
+@dataclass(frozen=True)
+class FailureClass:
+    """One way the template loses round-trip messages or is misread by llama.cpp.
+
+    ``key`` is stable (``reasoning-dropped``, ``sentinel-in-marker``, ...; see
+    ``explorer.doctor.classes.CLASS_TITLES``); ``cases`` are the round-trip cases it loses
+    (``"<message id>/<thinking>"``), empty for a health finding that loses none;
+    ``findings`` the health checks behind it; ``no_fix`` says why no fix can be sound,
+    when that is known before any candidate is tried."""
+
+    key: str
+    title: str
+    cases: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
+    no_fix: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"key": self.key, "title": self.title, "cases": list(self.cases)}
+        if self.findings:
+            out["findings"] = list(self.findings)
+        if self.no_fix:
+            out["no_fix"] = self.no_fix
+        return out
+
 
 @dataclass(frozen=True)
 class Fix:
@@ -42,6 +78,7 @@ class Fix:
     summary: str
     roundtrip_before: RoundTripCount
     roundtrip_after: RoundTripCount
+    classes: tuple[str, ...] = ()  # the FailureClass keys it was proposed for
     # analysis-override
     overrides: tuple[FieldSetting, ...] = ()
     substring: str = ""  # what the workaround keys on
@@ -51,7 +88,7 @@ class Fix:
     diff: str = ""
     patched_template: str = ""
     # request-change
-    request_change: dict[str, object] = field(default_factory=dict)
+    request_change: RequestChange | None = None
     notes: tuple[str, ...] = ()
 
     @property
@@ -64,17 +101,50 @@ class Fix:
             self.substring_matches[1:6])
 
     def to_json(self) -> dict[str, object]:
-        out: dict[str, object] = {"kind": self.kind, "summary": self.summary,
+        out: dict[str, object] = {"kind": self.kind, "summary": self.summary, "classes": list(self.classes),
                                   "roundtrip_before": self.roundtrip_before.to_json(),
                                   "roundtrip_after": self.roundtrip_after.to_json()}
         if self.kind == "analysis-override":
             out |= {"overrides": [s.to_json() for s in self.overrides], "set": [s.spec for s in self.overrides],
                     "substring": self.substring, "substring_matches": list(self.substring_matches),
                     "uniqueness": self.uniqueness, "workaround_cpp": self.workaround_cpp}
-        elif self.kind == "template-edit":
+        elif self.kind == "request-change":
+            out |= {"request_change": self.request_change.to_json() if self.request_change else {}}
+        if self.diff:  # a template edit, or the edit an override needs first
             out |= {"diff": self.diff, "patched_template": self.patched_template}
-        else:
-            out |= {"request_change": self.request_change}
         if self.notes:
             out["notes"] = list(self.notes)
         return out
+
+
+@dataclass(frozen=True)
+class TriedFix:
+    """A candidate that did not verify: what it was, and why it is not a fix."""
+
+    kind: FixKind
+    summary: str
+    why: str  # "the round trip is no better (5/9)", "loses c/false", "the patched template does not compile: ..."
+    classes: tuple[str, ...] = ()
+    roundtrip_after: RoundTripCount | None = None  # None: it could not be measured
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "summary": self.summary, "why": self.why, "classes": list(self.classes),
+                "roundtrip_after": self.roundtrip_after.to_json() if self.roundtrip_after else None}
+
+
+@dataclass(frozen=True)
+class FixSearch:
+    """Everything the fix search found for one template: its failure classes, the round
+    trip before any fix, the verified fixes (best first) and the candidates that failed."""
+
+    classes: tuple[FailureClass, ...]
+    roundtrip_before: RoundTripCount
+    fixes: tuple[Fix, ...]
+    tried: tuple[TriedFix, ...]
+
+    def fixes_for(self, key: str) -> tuple[Fix, ...]:
+        return tuple(f for f in self.fixes if key in f.classes)
+
+    def to_json(self) -> dict[str, object]:
+        return {"classes": [c.to_json() for c in self.classes], "roundtrip_before": self.roundtrip_before.to_json(),
+                "fixes": [f.to_json() for f in self.fixes], "tried": [t.to_json() for t in self.tried]}

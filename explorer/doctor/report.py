@@ -36,6 +36,7 @@ from explorer.doctor.losses import (
 )
 from explorer.doctor.model import Fix, RoundTripCount
 from explorer.errors import ExplorerError
+from explorer.doctor.fixes import propose_fixes
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.health import Health, health_request
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
@@ -49,8 +50,7 @@ Verdict = Literal["full", "losses", "broken"]
 VERDICTS: tuple[Verdict, ...] = ("full", "losses", "broken")
 Source = Literal["route", "health", "request", "roundtrip", "grammar", "fixtures", "doctor"]
 GrammarScope = Literal["none", "default", "both"]  # which thinking settings' replies the grammar checks
-CorpusTemplate = tuple[str, str]  # (name, template text)
-FixSearch = Callable[[TemplateSession, Sequence[CorpusTemplate]], tuple[Fix, ...]]
+FixFinder = Callable[[TemplateSession, Sequence[str]], tuple[Fix, ...]]  # (session, corpus paths) -> verified fixes
 THINKING_SETTINGS = (False, True)
 RANK: dict[str, int] = {"cause": 0, "warning": 1, "info": 2}
 REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
@@ -405,25 +405,17 @@ def _as_request_case(case: RoundTripCase, kind: ReplyKind) -> RoundTripCase:
     return replace(case, message_id=f"request:{kind}")
 
 
-def default_fix_search(session: TemplateSession, corpus: Sequence[CorpusTemplate]) -> tuple[Fix, ...]:
-    """``explorer.doctor.fixes.propose_fixes``. That module is being written on another
-    branch; until it is merged there is no search, hence no fix (a missing module only:
-    any other import failure is a bug and raises)."""
-    try:
-        from explorer.doctor.fixes import propose_fixes  # type: ignore[import-not-found,unused-ignore]
-    except ModuleNotFoundError as exc:
-        if exc.name != "explorer.doctor.fixes":
-            raise
-        return ()
-    found: tuple[Fix, ...] = tuple(propose_fixes(session, corpus))
-    return found
+def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> tuple[Fix, ...]:
+    """``explorer.doctor.fixes.propose_fixes``: the verified fixes, with the workaround
+    substring judged against the built-in examples and the ``corpus`` files or folders."""
+    return propose_fixes(session, corpus)
 
 
 # --- the report -----------------------------------------------------------------------------
 
 
-def doctor(session: TemplateSession, *, request: Request | None = None, corpus: Sequence[CorpusTemplate] = (),
-           fixes: bool | FixSearch = True, name: str | None = None, grammar: GrammarScope = "default",
+def doctor(session: TemplateSession, *, request: Request | None = None, corpus: Sequence[str] = (),
+           fixes: bool | FixFinder = True, name: str | None = None, grammar: GrammarScope = "default",
            fixtures: bool = True, line_of: TemplateLineHook = no_template_line) -> DoctorReport:
     """The doctor's report on one template (see the module docstring).
 
@@ -498,6 +490,6 @@ def _request_loss_findings(report: RequestReport) -> list[DoctorFinding]:
 
 
 __all__ = [
-    "VERDICTS", "CaseResult", "CorpusTemplate", "DoctorFinding", "DoctorReport", "FixSearch", "RequestReply",
+    "VERDICTS", "CaseResult", "DoctorFinding", "DoctorReport", "FixFinder", "RequestReply",
     "RequestReport", "RouteReport", "Verdict", "count_roundtrip", "default_fix_search", "doctor", "route_report",
 ]

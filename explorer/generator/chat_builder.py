@@ -15,11 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
-from explorer.apply.prefill import parser_prefix
 from explorer.grammar.gbnf import tool_parameters
 from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
 from explorer.grammar.schema import value_types
 from explorer.peg.builder import Builder
+
+
+def parser_prefix(generation_prompt: str, reasoning_start: str) -> str:
+    """``common_chat_peg_builder::prefix``: up to the first delimiter, or all of it."""
+    if not generation_prompt or not reasoning_start:
+        return generation_prompt
+    pos = generation_prompt.find(reasoning_start)
+    return generation_prompt if pos < 0 else generation_prompt[:pos]
+
 
 TOOL = "tool"
 TOOL_OPEN = "tool-open"

@@ -8,10 +8,13 @@ The engine runs over a byte-level vocabulary (256 one-byte tokens and an end tok
 verdict depends on the text alone, never on a model's tokenizer. For a lazy grammar the
 grammar only constrains the text from the first trigger on, as llama.cpp's sampler does
 (``triggers.py``, thinking blocks included); a text without a trigger is unconstrained.
+``check_constrained`` checks one text the grammar constrains from its first byte, at most
+``max_bytes`` of it, and says what the grammar would have taken where it refused.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,10 +32,13 @@ class Verdict:
     constrained_from: int | None  # byte offset where the grammar starts (None: never triggered)
     complete: bool  # the grammar may stop after what it took
     message: str = ""
+    allowed: str = ""  # at a refusal: what the grammar would have taken there (``describe_allowed``)
+    truncated: bool = False  # only the first ``max_bytes`` were checked (``check_constrained``)
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "accepted": self.accepted, "consumed_bytes": self.consumed_bytes,
-                "constrained_from": self.constrained_from, "complete": self.complete, "message": self.message}
+                "constrained_from": self.constrained_from, "complete": self.complete, "message": self.message,
+                "allowed": self.allowed, "truncated": self.truncated}
 
 
 class _ByteVocabulary:
@@ -160,6 +166,69 @@ def _check_one(grammar: str, text: str, triggers: Sequence[Trigger] | None, pref
     return Verdict(text, accepted, taken, start, complete, message)
 
 
+def describe_allowed(matcher: Any) -> str:
+    """What a matcher takes next, in words: the bytes it forces, or its allowed bytes as
+    ranges (and whether it may end there)."""
+    forced = matcher.compute_ff_bytes()
+    if forced:
+        return json.dumps(forced.decode("utf-8", "replace"), ensure_ascii=False)
+    mask = matcher.compute_bitmask()
+    allowed = [i for i in range(256) if mask[i // 8] >> (i % 8) & 1]
+    ends = bool(mask[256 // 8] >> (256 % 8) & 1)
+    if not allowed:
+        return "the end of the output" if ends else "nothing"
+    runs: list[tuple[int, int]] = []
+    for b in allowed:
+        if runs and runs[-1][1] == b - 1:
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((b, b))
+
+    def show(b: int) -> str:
+        return json.dumps(chr(b), ensure_ascii=True) if b < 0x80 else f"0x{b:02X}"
+    parts = [show(a) if a == b else f"{show(a)}..{show(b)}" for a, b in runs[:8]]
+    more = " …" if len(runs) > 8 else ""
+    return "one of " + ", ".join(parts) + more + (", or the end of the output" if ends else "")
+
+
+def check_constrained(gbnf: str, text: str, *, prefill: str = "", max_bytes: int | None = None) -> Verdict:
+    """One text the grammar constrains from its first byte (a lazy grammar's fed text, or an
+    eager grammar's output after ``prefill``). With ``max_bytes`` only that many bytes are
+    checked (``truncated``; accepted then means every checked byte was taken). A refusal
+    says in ``allowed`` what the grammar would have taken there."""
+    import llguidance
+
+    grammar = compile_gbnf(gbnf)
+    part = text.encode("utf-8", "surrogatepass")
+    truncated = max_bytes is not None and len(part) > max_bytes
+    if truncated:
+        part = part[:max_bytes]
+    matcher = llguidance.LLMatcher(_tokenizer(), grammar, log_level=0)
+    if matcher.is_error():
+        raise GrammarError(f"llguidance could not start the grammar: {matcher.get_error()}")
+    if prefill:
+        head = list(prefill.encode("utf-8"))
+        taken = matcher.validate_tokens(head)
+        if taken < len(head):
+            return Verdict(text, False, 0, 0, False, f"grammar refused the prefill (generation prompt) at its byte "
+                           f"{taken}", allowed=describe_allowed(matcher), truncated=truncated)
+        matcher.consume_tokens(head)
+    tokens = list(part)
+    taken = matcher.validate_tokens(tokens)
+    matcher.consume_tokens(tokens[:taken])
+    complete = matcher.is_accepting()
+    if taken < len(tokens):
+        return Verdict(text, False, taken, 0, complete, f"grammar refused byte {taken} of what it was given "
+                       f"({bytes(part[taken:taken + 1])!r})", allowed=describe_allowed(matcher), truncated=truncated)
+    if truncated:
+        return Verdict(text, True, taken, 0, complete, f"only the first {max_bytes} bytes were checked",
+                       truncated=True)
+    if not complete:
+        return Verdict(text, False, taken, 0, False, "text ends before the grammar may stop",
+                       allowed=describe_allowed(matcher))
+    return Verdict(text, True, taken, 0, True)
+
+
 def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger] | None = None,
                   prefill: str = "", thinking: tuple[str, Sequence[str]] | None = None) -> list[Verdict]:
     """Run each text through the grammar.
@@ -174,4 +243,4 @@ def check_grammar(gbnf: str, texts: Sequence[str], *, triggers: Sequence[Trigger
     return [_check_one(grammar, text, triggers, prefill, thinking) for text in texts]
 
 
-__all__ = ["Verdict", "check_grammar", "compile_gbnf"]
+__all__ = ["Verdict", "check_constrained", "check_grammar", "compile_gbnf", "describe_allowed"]

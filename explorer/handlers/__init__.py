@@ -1,14 +1,19 @@
-"""llama.cpp's specialised chat handlers and the full apply pipeline.
+"""llama.cpp's chat routes, one class each: specialised handlers and the autoparser fallback.
 
-Input: a chat template and a request. Output: ``ChatParams`` from ``apply_template``,
-the whole of ``common_chat_templates_apply``: routing, prompt, generation prompt, and the
-parser, grammar, triggers and tokens of either a specialised handler (one module each,
-declared as ``Handler`` data) or the differential autoparser.
+Input: nothing. Output: the declarations: ``Route`` and ``Handler`` (``base``), every
+handler class in routing order (``HANDLER_CLASSES``, ``ROUTES``) and the lookups by
+name (``registry``). The whole apply pipeline (``apply_template``, ``ChatParams``) is
+``explorer.handlers.pipeline``; it is not re-exported here because it runs the apply
+stage, which itself reads these declarations.
 """
 
 from explorer.generator.spec import GenerationParams
-from explorer.handlers.base import Handler, HandlerParams
-from explorer.handlers.pipeline import ChatParams, apply_template
-from explorer.handlers.registry import HANDLERS
+from explorer.handlers.base import Handler, HandlerParams, Route
+from explorer.handlers.registry import (
+    HANDLER_CLASSES, ROUTES, find_handler, find_route, handler_named, route_named, route_names,
+)
 
-__all__ = ["ChatParams", "HANDLERS", "Handler", "GenerationParams", "HandlerParams", "apply_template"]
+__all__ = [
+    "GenerationParams", "HANDLER_CLASSES", "Handler", "HandlerParams", "ROUTES", "Route", "find_handler",
+    "find_route", "handler_named", "route_named", "route_names",
+]

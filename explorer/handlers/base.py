@@ -1,27 +1,35 @@
-"""What a specialised handler is: declared data plus one parser-building function.
+"""What a route of llama.cpp's chat apply is: one class of declared data per handler.
 
-Input: a ``GenerationParams`` (llama.cpp's ``generation_params`` as the handlers read them,
-with the generation prompt the apply stage found). Output: ``GeneratedParams`` (the
-autoparser generator's type, also named ``HandlerParams`` here): the serialized PEG
-arena, GBNF grammar, laziness, triggers, preserved tokens, additional stops, format
-name, thinking tags and message delimiters -- what the handler's
-``common_chat_params_init_*`` returns beside the prompt.
+Input: for routing, the patched template source; for the prompt, what
+``explorer.apply.prompt`` passes (messages, source, json_schema, the rendered pair,
+the message being continued); for the parser, a ``GenerationParams`` (llama.cpp's
+``generation_params`` with the generation prompt the apply stage found). Output: per
+class, a ``RuleCheck`` (does ``common_chat_try_specialized_template`` pick it), its
+prompt behaviour, its typical garbles for the triage, and for a specialised ``Handler``
+the ``GeneratedParams`` (also named ``HandlerParams`` here): serialized PEG arena, GBNF
+grammar, laziness, triggers, preserved tokens, additional stops, format name, thinking
+tags and message delimiters, what its ``common_chat_params_init_*`` returns beside the
+prompt.
 
-Each handler module declares a ``Handler``: the constant parts of its result as fields,
-the grammar policy as named rules (``include``/``lazy``), and ``build`` for the parser,
-written against ``HandlerPeg`` in llama.cpp's creation order.
+``Route`` holds what every route declares (the autoparser fallback is one too);
+``Handler`` adds the parser (``build``, written against ``HandlerPeg`` in llama.cpp's
+creation order) and the grammar policy as named rules (``include``/``lazy``). The
+classes are never instantiated: the class is the declaration, and
+``explorer.handlers.registry`` lists them in llama.cpp's routing order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Callable, Union
+from collections.abc import Callable
+from typing import ClassVar
 
 from explorer.errors import GrammarError
 from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.generator.spec import GenerationParams
+from explorer.handlers.detection import RuleCheck, check_rule
+from explorer.handlers.garbles import Garble
 from explorer.handlers.peg import HandlerPeg
+from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
 
 PEG_GEMMA4 = "peg-gemma4"
 PEG_MINIMAX_M3 = "peg-minimax-m3"
@@ -77,97 +85,145 @@ def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
 
-Dynamic = Union[Any, Callable[[GenerationParams], Any]]
+Builder = Callable[[HandlerPeg, GenerationParams], int]
+Describe = dict[str, object]
 
 
-def resolve(value: Dynamic, inputs: GenerationParams) -> Any:
-    return value(inputs) if callable(value) else value
+class Route:
+    """Everything one route of ``common_chat_templates_apply`` declares but its parser.
+
+    Routing: ``required`` substrings must all be in the source, ``forbidden`` ones all
+    absent, and each ``any_of`` group needs one; ``note`` says why the rule reads so.
+    Prompt: ``supports_thinking`` (None: the autoparser decides from its analysis),
+    ``message_workarounds`` run on the messages first, then ``messages_override``,
+    ``additional_context``, ``fixed_generation_prompt`` (no render diff) and ``finish``
+    (a touch-up of the rendered prompt) where set; ``continuation`` is the assistant turn
+    the handler writes to continue the final message. Triage: ``garbles`` are the typical
+    slips of its markup; ``not_end_of_generation`` the tokens that end a message but do
+    not stop llama-server.
+    """
+
+    name: ClassVar[str]
+    required: ClassVar[tuple[str, ...]] = ()
+    forbidden: ClassVar[tuple[str, ...]] = ()
+    any_of: ClassVar[tuple[tuple[str, ...], ...]] = ()
+    note: ClassVar[str] = ""
+
+    supports_thinking: ClassVar[bool | None] = True
+    message_workarounds: ClassVar[tuple[MessageWorkaround, ...]] = ()
+    messages_override: ClassVar[MessagesOverride | None] = None
+    additional_context: ClassVar[AdditionalContext | None] = None
+    fixed_generation_prompt: ClassVar[str | None] = None
+    finish: ClassVar[Finish | None] = None
+    continuation: ClassVar[Continuation]
+
+    garbles: ClassVar[tuple[Garble, ...]] = ()
+    not_end_of_generation: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def check(cls, source: str) -> RuleCheck:
+        """This class's ``src.find`` tests on the patched source."""
+        return check_rule(cls.name, source, cls.required, cls.forbidden, cls.any_of)
+
+    @classmethod
+    def thinking_supported(cls, source: str) -> bool | None:
+        return cls.supports_thinking
 
 
-@dataclass(frozen=True)
-class Handler:
-    """One specialised handler, declared.
+class Handler(Route):
+    """A specialised handler: a ``Route`` with its own parser and grammar policy.
 
     ``response_format``: which test of ``json_schema`` the handler uses ("object": any
     object, "nonempty": a non-empty object). ``triggers_when_lazy_only``: the handler
-    sets triggers only for a lazy grammar (Qwen3-Coder). Fields typed ``Dynamic`` may be
-    a function of the inputs.
+    sets triggers only for a lazy grammar (Qwen3-Coder). A handler whose triggers,
+    preserved tokens or thinking tags depend on the request overrides the ``*_for``
+    method instead of setting the constant.
     """
 
-    name: str
-    build: Callable[[HandlerPeg, GenerationParams], int]
-    include: Policy
-    lazy: Policy
-    triggers: Dynamic = ()
-    format: str = PEG_NATIVE
-    preserved_tokens: Dynamic = ()
-    thinking_start_tag: Dynamic = ""
-    thinking_end_tags: Dynamic = ()
-    additional_stops: tuple[str, ...] = ()
-    message_delimiters: tuple[Delimiter, ...] = ()
-    response_format: str = "object"
-    triggers_when_lazy_only: bool = False
-    reference: str = ""  # llama.cpp source of the handler
-    note: str = ""
+    build: ClassVar[Builder]
+    include: ClassVar[Policy]
+    lazy: ClassVar[Policy]
+    triggers: ClassVar[tuple[GrammarTrigger, ...]] = ()
+    format: ClassVar[str] = PEG_NATIVE
+    preserved_tokens: ClassVar[tuple[str, ...]] = ()
+    thinking_start_tag: ClassVar[str] = ""
+    thinking_end_tags: ClassVar[tuple[str, ...]] = ()
+    additional_stops: ClassVar[tuple[str, ...]] = ()
+    message_delimiters: ClassVar[tuple[Delimiter, ...]] = ()
+    response_format: ClassVar[str] = "object"
+    triggers_when_lazy_only: ClassVar[bool] = False
+    reference: ClassVar[str] = ""  # llama.cpp source of the handler
+    describe_note: ClassVar[str] = ""  # shown by describe() only
 
-    @property
-    def detection(self) -> Any:
-        """The routing rule that sends a template here (``explorer.routing``'s table)."""
-        from explorer.routing import HANDLER_RULES
+    @classmethod
+    def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:
+        return cls.triggers
 
-        return next(rule for rule in HANDLER_RULES if rule.name == self.name)
+    @classmethod
+    def preserved_tokens_for(cls, inputs: GenerationParams) -> tuple[str, ...]:
+        return cls.preserved_tokens
 
-    def describe(self, inputs: GenerationParams | None = None) -> dict[str, Any]:
-        """The declaration as data (dynamic fields resolved for ``inputs``), for display."""
+    @classmethod
+    def thinking_start_tag_for(cls, inputs: GenerationParams) -> str:
+        return cls.thinking_start_tag
+
+    @classmethod
+    def thinking_end_tags_for(cls, inputs: GenerationParams) -> tuple[str, ...]:
+        return cls.thinking_end_tags
+
+    @classmethod
+    def describe(cls, inputs: GenerationParams | None = None) -> Describe:
+        """The declaration as data (request-dependent parts for ``inputs``), for display."""
         inputs = inputs or GenerationParams()
-        rule = self.detection
         return {
-            "name": self.name,
-            "reference": self.reference,
-            "detects": {"required": list(rule.required), "forbidden": list(rule.forbidden),
-                        "any_of": [list(group) for group in rule.any_of]},
-            "format": self.format,
-            "preserved_tokens": list(resolve(self.preserved_tokens, inputs)),
-            "thinking_start_tag": resolve(self.thinking_start_tag, inputs),
-            "thinking_end_tags": list(resolve(self.thinking_end_tags, inputs)),
-            "additional_stops": list(self.additional_stops),
-            "grammar": {"include": self.include.__name__, "lazy": self.lazy.__name__,
-                        "triggers": [t.to_json() for t in resolve(self.triggers, inputs)],
-                        "triggers_when_lazy_only": self.triggers_when_lazy_only,
-                        "response_format": self.response_format},
-            "message_delimiters": [d.to_json() for d in self.message_delimiters],
-            "note": self.note,
+            "name": cls.name,
+            "reference": cls.reference,
+            "detects": {"required": list(cls.required), "forbidden": list(cls.forbidden),
+                        "any_of": [list(group) for group in cls.any_of]},
+            "format": cls.format,
+            "preserved_tokens": list(cls.preserved_tokens_for(inputs)),
+            "thinking_start_tag": cls.thinking_start_tag_for(inputs),
+            "thinking_end_tags": list(cls.thinking_end_tags_for(inputs)),
+            "additional_stops": list(cls.additional_stops),
+            "grammar": {"include": cls.include.__name__, "lazy": cls.lazy.__name__,
+                        "triggers": [t.to_json() for t in cls.triggers_for(inputs)],
+                        "triggers_when_lazy_only": cls.triggers_when_lazy_only,
+                        "response_format": cls.response_format},
+            "message_delimiters": [d.to_json() for d in cls.message_delimiters],
+            "note": cls.describe_note,
         }
 
-    def has_response_format(self, inputs: GenerationParams) -> bool:
-        return inputs.has_nonempty_schema if self.response_format == "nonempty" else inputs.has_schema_object
+    @classmethod
+    def has_response_format(cls, inputs: GenerationParams) -> bool:
+        return inputs.has_nonempty_schema if cls.response_format == "nonempty" else inputs.has_schema_object
 
-    def params(self, inputs: GenerationParams) -> GeneratedParams:
+    @classmethod
+    def params(cls, inputs: GenerationParams) -> GeneratedParams:
         """The handler's parser, grammar and declared constants for these inputs."""
         p = HandlerPeg()
         try:
-            arena = p.build(self.build(p, inputs))
+            arena = p.build(cls.build(p, inputs))
         except RecursionError:
-            raise GrammarError(f"the '{self.name}' parser for these tools is nested too deeply to build") from None
-        rf = self.has_response_format(inputs)
+            raise GrammarError(f"the '{cls.name}' parser for these tools is nested too deeply to build") from None
+        rf = cls.has_response_format(inputs)
         grammar, lazy, triggers = "", False, ()
-        if self.include(inputs, rf):
-            lazy = self.lazy(inputs, rf)
+        if cls.include(inputs, rf):
+            lazy = cls.lazy(inputs, rf)
             grammar = arena_grammar(arena, lazy)
-            if lazy or not self.triggers_when_lazy_only:
-                triggers = tuple(resolve(self.triggers, inputs))
+            if lazy or not cls.triggers_when_lazy_only:
+                triggers = cls.triggers_for(inputs)
         return GeneratedParams(
-            format=self.format,
+            format=cls.format,
             generation_prompt=inputs.generation_prompt,
             arena=arena,
             grammar=grammar,
             grammar_lazy=lazy,
             grammar_triggers=triggers,
-            preserved_tokens=tuple(resolve(self.preserved_tokens, inputs)),
-            additional_stops=self.additional_stops,
-            thinking_start_tag=resolve(self.thinking_start_tag, inputs),
-            thinking_end_tags=tuple(resolve(self.thinking_end_tags, inputs)),
-            message_delimiters=self.message_delimiters,
+            preserved_tokens=cls.preserved_tokens_for(inputs),
+            additional_stops=cls.additional_stops,
+            thinking_start_tag=cls.thinking_start_tag_for(inputs),
+            thinking_end_tags=cls.thinking_end_tags_for(inputs),
+            message_delimiters=cls.message_delimiters,
         )
 
 

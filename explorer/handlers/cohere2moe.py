@@ -1,8 +1,9 @@
 """Cohere2 MoE ("North Code"): marker-wrapped thinking, text, and JSON actions.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/cohere2moe.cpp``). Content and tool calls exclude each other; calls are
-a JSON array inside ``<|START_ACTION|>...<|END_ACTION|>``.
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``Cohere2Moe`` handler class (llama.cpp's ``common/parsers/cohere2moe.cpp``). Content
+and tool calls exclude each other; calls are a JSON array inside
+``<|START_ACTION|>...<|END_ACTION|>``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_auto_without_format, word,
 )
 from explorer.handlers.peg import HandlerPeg
+from explorer.handlers.prompting import TaggedTurn
 
 TURN_START, TURN_END = "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"
 CHATBOT, USER, SYSTEM = "<|CHATBOT_TOKEN|>", "<|USER_TOKEN|>", "<|SYSTEM_TOKEN|>"
@@ -49,18 +51,22 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, body, lambda: p.optional(p.literal(TURN_END)), end)
 
 
-HANDLER = Handler(
-    name="cohere2moe",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_auto_without_format,
-    triggers=(word(ACTION_START),),
-    preserved_tokens=(TURN_START, TURN_END, CHATBOT, USER, SYSTEM, THINK_START, THINK_END, TEXT_START, TEXT_END,
-                      ACTION_START, ACTION_END, RESULT_START, RESULT_END),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=(THINK_END,),
-    message_delimiters=delimiters(("assistant", GEN_PREFIX), ("user", TURN_START + USER),
-                                  ("tool", TURN_START + SYSTEM + RESULT_START), ("system", TURN_START + SYSTEM)),
-    response_format="nonempty",
-    reference="common/parsers/cohere2moe.cpp",
-)
+class Cohere2Moe(Handler):
+    name = "cohere2moe"
+    required = ("<|START_TEXT|>", "<|START_ACTION|>")
+
+    continuation = TaggedTurn("<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>", "<|START_THINKING|>",
+                              "<|END_THINKING|>", "<|START_TEXT|>")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_auto_without_format)
+    triggers = (word(ACTION_START),)
+    preserved_tokens = (TURN_START, TURN_END, CHATBOT, USER, SYSTEM, THINK_START, THINK_END, TEXT_START, TEXT_END,
+                        ACTION_START, ACTION_END, RESULT_START, RESULT_END)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END,)
+    message_delimiters = delimiters(("assistant", GEN_PREFIX), ("user", TURN_START + USER),
+                                    ("tool", TURN_START + SYSTEM + RESULT_START), ("system", TURN_START + SYSTEM))
+    response_format = "nonempty"
+    reference = "common/parsers/cohere2moe.cpp"

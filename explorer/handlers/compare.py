@@ -17,6 +17,8 @@ from explorer.apply.templates import ChatTemplates
 from explorer.errors import ExplorerError
 from explorer.handlers.pipeline import ChatParams, apply_autoparser, apply_template
 from explorer.render import CompiledTemplate
+from explorer.analysis.model import TemplateAnalysis
+from explorer.caps import Caps
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ def params_differences(a: ChatParams, b: ChatParams) -> tuple[FieldDifference, .
     return tuple(out)
 
 
-def compare_routes(template_text: str | CompiledTemplate | ChatTemplates, request: Request, *, caps: Any = None, analysis: Any = None) -> RouteComparison:
+def compare_routes(template_text: str | CompiledTemplate | ChatTemplates, request: Request, *, caps: Caps | None = None,
+                   analysis: TemplateAnalysis | None = None) -> RouteComparison:
     """Both routes for one request. The handler side raises as ``apply_template`` does;
     an autoparser failure is kept in ``autoparser_error``."""
     routed = apply_template(template_text, request, caps=caps, analysis=analysis)

@@ -1,18 +1,23 @@
 """DeepSeek V3.2 / V4: DSML tool calls ``<｜DSML｜function_calls|tool_calls>``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
+Input: the template source (routing), the messages and json_schema (prompt) and
+``GenerationParams`` (parser). Output: the ``DeepseekV32`` handler class (llama.cpp's
 ``common/parsers/deepseek.cpp``). V4 (no ``function_calls`` in the source) names the
-block ``tool_calls`` and closes a disabled think block with a bare ``</think>``. The V4
-tool-result reordering and response_format context are the apply stage's.
+block ``tool_calls``, closes a disabled think block with a bare ``</think>``, renders
+tool results in call order and gets the response format as template context.
 """
 
 from __future__ import annotations
 
+import copy
+
+from explorer.generator.params import GrammarTrigger
 from explorer.grammar.schema import may_be_string
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.handlers.prompting import ContinuationInputs, JsonSchema, Messages, TaggedTurn, render_content
 
 DSML = "｜DSML｜"
 THINK_START, THINK_END = "<think>", "</think>"
@@ -104,19 +109,81 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, content_before, tool_calls, end)
 
 
-def _thinking_end_tags(i: GenerationParams) -> tuple[str, ...]:
-    return (THINK_END, block_markers(i.source)[0])
+# --- prompt -----------------------------------------------------------------------------------
 
 
-HANDLER = Handler(
-    name="deepseek-v3.2/v4",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_tools_unless_required,
-    triggers=lambda i: (word(block_markers(i.source)[0]),),
-    preserved_tokens=(DSML, THINK_START, THINK_END),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=_thinking_end_tags,
-    message_delimiters=delimiters(("assistant", GEN_PROMPT), ("user", "<｜User｜>")),
-    reference="common/parsers/deepseek.cpp",
-)
+def sort_tool_results(messages: Messages, source: str, json_schema: JsonSchema) -> Messages | None:
+    """V4 renders a run of tool results in the order of the calls that asked for them
+    (matched by id). V3.2 renders them as given (no override)."""
+    if not is_v4(source):
+        return None
+    adjusted = copy.deepcopy(messages)
+    call_order: dict[object, int] = {}
+    i = 0
+    while i < len(adjusted):
+        role = adjusted[i].get("role", "")
+        calls = adjusted[i].get("tool_calls")
+        if role == "assistant" and isinstance(calls, list) and calls:
+            call_order = {c.get("id", ""): k for k, c in enumerate(calls) if c.get("id", "")}
+            i += 1
+            continue
+        if role not in ("user", "tool"):
+            i += 1
+            continue
+        run_end = i
+        tool_positions = []
+        while run_end < len(adjusted):
+            r = adjusted[run_end].get("role", "")
+            if r == "tool":
+                tool_positions.append(run_end)
+            elif r != "user":
+                break
+            run_end += 1
+        if len(tool_positions) > 1 and call_order:
+            results = [adjusted[p] for p in tool_positions]
+            # unknown ids sort as position 0, as in llama.cpp (stable sort)
+            results.sort(key=lambda m: call_order.get(m.get("tool_call_id", ""), 0))
+            for p, m in zip(tool_positions, results):
+                adjusted[p] = m
+        i = run_end
+    return adjusted
+
+
+def response_format_context(source: str, json_schema: JsonSchema) -> dict[str, object] | None:
+    if is_v4(source) and isinstance(json_schema, dict):
+        return {"response_format": json_schema}
+    return None
+
+
+def continue_turn(c: ContinuationInputs) -> str:
+    if is_v4(c.source) and not c.msg.reasoning_content:
+        gen = "<｜Assistant｜></think>"
+        return gen + render_content(c.msg) if c.mode == "content" else gen
+    return TaggedTurn("<｜Assistant｜>", "<think>", "</think>")(c)
+
+
+class DeepseekV32(Handler):
+    name = "deepseek-v3.2/v4"
+    required = ("dsml_token", "DSML")
+    any_of = (("function_calls", "tool_calls"),)
+    note = "V3.2 names the block function_calls, V4 tool_calls"
+
+    messages_override = staticmethod(sort_tool_results)
+    additional_context = staticmethod(response_format_context)
+    continuation = staticmethod(continue_turn)
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_tools_unless_required)
+    preserved_tokens = (DSML, THINK_START, THINK_END)
+    thinking_start_tag = THINK_START
+    message_delimiters = delimiters(("assistant", GEN_PROMPT), ("user", "<｜User｜>"))
+    reference = "common/parsers/deepseek.cpp"
+
+    @classmethod
+    def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:
+        return (word(block_markers(inputs.source)[0]),)
+
+    @classmethod
+    def thinking_end_tags_for(cls, inputs: GenerationParams) -> tuple[str, ...]:
+        return (THINK_END, block_markers(inputs.source)[0])

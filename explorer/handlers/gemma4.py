@@ -1,22 +1,28 @@
 """Gemma 4: ``<|channel>thought...<channel|>`` reasoning, ``<|tool_call>call:NAME{k:v}<tool_call|>``.
 
-Input: ``GenerationParams``. Output: two ``Handler`` declarations (llama.cpp's
-``common/parsers/gemma4.cpp``): the current template and the outdated one, whose only
-difference (``convert_tool_responses_gemma4`` on the messages) is the apply stage's.
-Arguments use Gemma's own object notation (``<|"|>`` string quotes), mapped by the
-``peg-gemma4`` mapper.
+Input: the template source (routing), the messages and rendered prompt (apply) and
+``GenerationParams`` (parser). Output: the ``Gemma4`` handler class and its
+``Gemma4Outdated`` variant (llama.cpp's ``common/parsers/gemma4.cpp``; one branch of
+``common_chat_try_specialized_template``): an older template (no "OpenAI Chat
+Completions" comment) gets its tool results folded into the assistant turn first
+(``convert_tool_responses_gemma4``). Arguments use Gemma's own object notation
+(``<|"|>`` string quotes), mapped by the ``peg-gemma4`` mapper.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import copy
+import json
 
 from explorer.handlers.base import (
     PEG_GEMMA4, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
+CALL_MARKER = "'<|tool_call>call:'"
+CURRENT_MARKER = "{#- OpenAI Chat Completions:"
 
 
 def _value_rules(p: HandlerPeg) -> None:
@@ -91,19 +97,128 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(start, lambda: p.one_or_more(message))
 
 
-HANDLER = Handler(
-    name="gemma4",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_unless_forced,
-    triggers=(word("<|tool_call>"),),
-    format=PEG_GEMMA4,
-    preserved_tokens=("<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|turn>"),
-    thinking_start_tag="<|channel>thought",
-    thinking_end_tags=("<channel|>",),
-    message_delimiters=delimiters(("user", "<|turn>user"), ("assistant", "<|turn>model")),
-    reference="common/parsers/gemma4.cpp",
-)
+# --- prompt -----------------------------------------------------------------------------------
 
-HANDLERS = (HANDLER, replace(HANDLER, name="gemma4(outdated-template-workarounds)",
-                             note="older template: the apply stage runs convert_tool_responses_gemma4"))
+
+def open_model_turn(pair: RenderedPair, add_generation_prompt: bool) -> RenderedPair:
+    """When the prompt ends a turn without opening the model's (content + tool call
+    history), llama.cpp opens it itself."""
+    if add_generation_prompt and pair.prompt.endswith("<turn|>\n"):
+        gen = "<|turn>model\n"
+        return RenderedPair(pair.prompt + gen, gen, "appended '<|turn>model\\n'")
+    return pair
+
+
+def continue_turn(c: ContinuationInputs) -> str:
+    prefix = "<|turn>model\n" if c.prompt.endswith("<turn|>\n") else ""
+    return TaggedTurn(prefix, "<|channel>thought\n", "<channel|>")(c)
+
+
+def _has_content(msg: Message) -> bool:
+    content = msg.get("content")
+    return isinstance(content, (str, list)) and len(content) > 0
+
+
+def _has_tool_calls(msg: Message) -> bool:
+    calls = msg.get("tool_calls")
+    return isinstance(calls, list) and len(calls) > 0
+
+
+def _tool_response(tool_msg: Message) -> object:
+    if "content" not in tool_msg:
+        return None
+    content = tool_msg["content"]
+    if isinstance(content, str):
+        try:
+            return json.loads(content)
+        except ValueError:
+            return content
+    return content
+
+
+def _model_turn(messages: Messages, pos: int) -> tuple[Message, int]:
+    """Fold assistant(tool_calls) + tool* [+ assistant(content)] into one message."""
+    first = messages[pos]
+    calls = list(first["tool_calls"])
+    reasoning = first.get("reasoning_content")
+    pos += 1
+    responses: list[dict[str, object]] = []
+    while pos < len(messages) and messages[pos].get("role") == "tool":
+        idx = len(responses)
+        name = ""
+        if idx < len(calls) and isinstance(calls[idx], dict) and "function" in calls[idx]:
+            name = calls[idx]["function"].get("name", "")
+        if not name:
+            name = messages[pos].get("tool_call_id", "")
+        responses.append({"name": name, "response": _tool_response(messages[pos])})
+        pos += 1
+    content = None
+    if pos < len(messages) and messages[pos].get("role") == "assistant":
+        nxt = messages[pos]
+        if not _has_tool_calls(nxt) and _has_content(nxt):
+            content = nxt["content"]
+            pos += 1
+    turn: Message = {"role": "assistant", "tool_calls": calls}
+    if responses:
+        turn["tool_responses"] = responses
+    if content is not None:
+        turn["content"] = content
+    if isinstance(reasoning, str):
+        turn["reasoning_content"] = reasoning
+    return turn, pos
+
+
+def convert_tool_responses_gemma4(messages: Messages) -> Messages:
+    """Older Gemma 4 templates read ``tool_responses`` on the assistant turn instead of
+    ``role: tool`` messages; llama.cpp rewrites the conversation into that shape.
+
+    llama.cpp quirk: the folded turn takes its content only from the answer that
+    follows the tool results, so content sent alongside the tool calls is dropped."""
+    src = copy.deepcopy(list(messages))
+    out: Messages = []
+    i = 0
+    while i < len(src):
+        msg = src[i]
+        if msg.get("role") != "assistant" or not _has_tool_calls(msg):
+            out.append(msg)
+            i += 1
+            continue
+        turn, i = _model_turn(src, i)
+        out.append(turn)
+    return out
+
+
+class Gemma4(Handler):
+    name = "gemma4"
+    required = (CALL_MARKER,)
+
+    finish = staticmethod(open_model_turn)
+    continuation = staticmethod(continue_turn)
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_unless_forced)
+    triggers = (word("<|tool_call>"),)
+    format = PEG_GEMMA4
+    preserved_tokens = ("<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|turn>")
+    thinking_start_tag = "<|channel>thought"
+    thinking_end_tags = ("<channel|>",)
+    message_delimiters = delimiters(("user", "<|turn>user"), ("assistant", "<|turn>model"))
+    reference = "common/parsers/gemma4.cpp"
+
+
+class Gemma4Outdated(Gemma4):
+    """Checked before ``Gemma4``, so the registry stays a first-match list."""
+
+    name = "gemma4(outdated-template-workarounds)"
+    forbidden = (CURRENT_MARKER,)
+    note = "older Gemma 4 template: convert_tool_responses_gemma4 is applied"
+
+    message_workarounds = (MessageWorkaround(
+        convert_tool_responses_gemma4,
+        step="outdated Gemma 4 template",
+        applies_reason=f"Gemma 4 template without {CURRENT_MARKER!r}",
+        skipped_reason="only for outdated Gemma 4 templates",
+    ),)
+
+    describe_note = "older template: the apply stage runs convert_tool_responses_gemma4"

@@ -1,7 +1,8 @@
 """GigaChat v3: ``<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{"name": ..., "arguments": ...}``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/gigachat-v3.cpp``). One call at most; no reasoning.
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``GigachatV3`` handler class (llama.cpp's ``common/parsers/gigachat-v3.cpp``). One call
+at most; no reasoning.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_tools_auto, word
 from explorer.handlers.peg import HandlerPeg
+from explorer.handlers.prompting import ContentOnlyTurn
 
 CALL_PREFIX = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
 
@@ -34,12 +36,17 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(lambda: p.literal("assistant<|role_sep|>\n"), ret)
 
 
-HANDLER = Handler(
-    name="gigachat-v3",
-    build=build,
-    include=include_tools,
-    lazy=lazy_tools_auto,
-    triggers=(word(CALL_PREFIX),),
-    preserved_tokens=("<|message_sep|>\n\n", "<|role_sep|>\n"),
-    reference="common/parsers/gigachat-v3.cpp",
-)
+class GigachatV3(Handler):
+    name = "gigachat-v3"
+    required = ("<|role_sep|>", "<|message_sep|>")
+    forbidden = ("<|function_call|>",)
+
+    supports_thinking = False
+    continuation = ContentOnlyTurn("assistant<|role_sep|>\n")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools)
+    lazy = staticmethod(lazy_tools_auto)
+    triggers = (word(CALL_PREFIX),)
+    preserved_tokens = ("<|message_sep|>\n\n", "<|role_sep|>\n")
+    reference = "common/parsers/gigachat-v3.cpp"

@@ -1,7 +1,8 @@
 """Kimi K2: ``<think>`` reasoning and ``<|tool_call_begin|>functions.NAME:N<|tool_call_argument_begin|>{json}``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/kimi-k2.cpp``). The call id ``functions.NAME:N`` is captured whole.
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``KimiK2`` handler class (llama.cpp's ``common/parsers/kimi-k2.cpp``). The call id
+``functions.NAME:N`` is captured whole.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, word
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import TaggedTurn
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
 SECTION_END = "<|tool_calls_section_end|>"
@@ -51,14 +53,17 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, content_before, tool_calls, end)
 
 
-HANDLER = Handler(
-    name="kimi-k2",
-    build=build,
-    include=include_tools,
-    lazy=lazy_auto,
-    triggers=(word(CALL_BEGIN),),
-    preserved_tokens=(SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGS_BEGIN, CALL_END, THINK_START, THINK_END),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=(THINK_END,),
-    reference="common/parsers/kimi-k2.cpp",
-)
+class KimiK2(Handler):
+    name = "kimi-k2"
+    required = ("<|tool_calls_section_begin|>", "<|tool_call_begin|>")
+
+    continuation = TaggedTurn("<|im_assistant|>assistant<|im_middle|>", "<think>", "</think>")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools)
+    lazy = staticmethod(lazy_auto)
+    triggers = (word(CALL_BEGIN),)
+    preserved_tokens = (SECTION_BEGIN, SECTION_END, CALL_BEGIN, ARGS_BEGIN, CALL_END, THINK_START, THINK_END)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END,)
+    reference = "common/parsers/kimi-k2.cpp"

@@ -1,7 +1,8 @@
 """Kimi K3: XTML sections ``<|open|>TAG attrs<|sep|> ... <|close|>TAG<|sep|>``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/kimi-k3.cpp``). Argument types come from the tool schema's ``type``.
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``KimiK3`` handler class (llama.cpp's ``common/parsers/kimi-k3.cpp``). Argument types
+come from the tool schema's ``type``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import TaggedTurn
 
 SEP = "<|sep|>"
 MSG_START = '<|open|>message role="assistant"<|sep|>'
@@ -81,17 +83,21 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(start, reasoning, response, tools, trailer, end)
 
 
-HANDLER = Handler(
-    name="kimi-k3",
-    build=build,
-    include=include_tools,
-    lazy=lazy_unless_required,
-    triggers=(word(TOOLS_START),),
-    preserved_tokens=("<|open|>", "<|close|>", SEP, EOM),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=(THINK_END,),
-    message_delimiters=delimiters(("assistant", MSG_START), ("user", '<|open|>message role="user"<|sep|>'),
-                                  ("tool", '<|open|>message role="tool"'),
-                                  ("system", '<|open|>message role="system"')),
-    reference="common/parsers/kimi-k3.cpp",
-)
+class KimiK3(Handler):
+    name = "kimi-k3"
+    required = ("<|open|>", "<|close|>", "<|end_of_msg|>")
+
+    continuation = TaggedTurn('<|open|>message role="assistant"<|sep|>', "<|open|>think<|sep|>",
+                              "<|close|>think<|sep|>", "<|open|>response<|sep|>")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools)
+    lazy = staticmethod(lazy_unless_required)
+    triggers = (word(TOOLS_START),)
+    preserved_tokens = ("<|open|>", "<|close|>", SEP, EOM)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END,)
+    message_delimiters = delimiters(("assistant", MSG_START), ("user", '<|open|>message role="user"<|sep|>'),
+                                    ("tool", '<|open|>message role="tool"'),
+                                    ("system", '<|open|>message role="system"'))
+    reference = "common/parsers/kimi-k3.cpp"

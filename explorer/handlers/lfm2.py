@@ -1,13 +1,16 @@
 """LFM2 and LFM2.5: ``<|tool_call_start|>[name(arg="v")]<|tool_call_end|>`` Python-style calls.
 
-Input: ``GenerationParams``. Output: two ``Handler`` declarations (llama.cpp's
-``common/parsers/lfm2.cpp``); LFM2 also preserves its tool-list markers.
+Input: the template source (routing), the messages (prompt) and ``GenerationParams``
+(parser). Output: the ``Lfm2`` handler class and its ``Lfm25`` variant (llama.cpp's
+``common/parsers/lfm2.cpp``, one init function with ``tool_list_tokens``): LFM2 also
+preserves its tool-list markers; LFM2.5 is told apart by its plain-text tool list.
 """
 
 from __future__ import annotations
 
 from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_unless_forced, word
 from explorer.handlers.peg import HandlerPeg
+from explorer.handlers.prompting import TaggedTurn, reasoning_to_thinking
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
 LIST_START, LIST_END = "<|tool_list_start|>", "<|tool_list_end|>"
@@ -35,19 +38,26 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, content, tool_calls, end)
 
 
-def _handler(name: str, tool_list_tokens: bool) -> Handler:
-    tokens = (CALL_START, CALL_END, THINK_START, THINK_END) + ((LIST_START, LIST_END) if tool_list_tokens else ())
-    return Handler(
-        name=name,
-        build=build,
-        include=include_tools_or_format,
-        lazy=lazy_unless_forced,
-        triggers=(word(CALL_START),),
-        preserved_tokens=tokens,
-        thinking_start_tag=THINK_START,
-        thinking_end_tags=(THINK_END,),
-        reference="common/parsers/lfm2.cpp",
-    )
+class Lfm2(Handler):
+    name = "lfm2"
+    required = (LIST_START, LIST_END)
+
+    messages_override = staticmethod(reasoning_to_thinking(drop_content_with_calls=False))
+    continuation = TaggedTurn(GEN_PROMPT, THINK_START, THINK_END)
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_unless_forced)
+    triggers = (word(CALL_START),)
+    preserved_tokens = (CALL_START, CALL_END, THINK_START, THINK_END, LIST_START, LIST_END)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END,)
+    reference = "common/parsers/lfm2.cpp"
 
 
-HANDLERS = (_handler("lfm2", True), _handler("lfm2.5", False))
+class Lfm25(Lfm2):
+    name = "lfm2.5"
+    required = ("List of tools: [",)
+    forbidden = (LIST_START,)
+
+    preserved_tokens = (CALL_START, CALL_END, THINK_START, THINK_END)

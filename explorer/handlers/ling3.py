@@ -1,8 +1,8 @@
 """Ling 3.0 / Bailing V3: ``<role>ASSISTANT</role>`` turns, ``<arg_key>``/``<arg_value>`` calls.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/ling3.cpp``). Whether the think block is open comes from the generation
-prompt (or the continuation mode).
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``Ling3`` handler class (llama.cpp's ``common/parsers/ling3.cpp``). Whether the think
+block is open comes from the generation prompt (or the continuation mode).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.handlers.prompting import TaggedTurn
 
 ROLE = "<role>ASSISTANT</role>"
 THINK_START, THINK_END = "<think>", "</think>"
@@ -86,19 +87,22 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(opener, reasoning, content, tools, tail, end)
 
 
-HANDLER = Handler(
-    name="ling3",
-    build=build,
-    include=include_tools,
-    lazy=lazy_unless_required,
-    triggers=(word(CALL_START),),
-    preserved_tokens=(THINK_START, THINK_END, CALL_START, CALL_END, ARG_KEY, ARG_KEY_END, ARG_VAL, ARG_VAL_END,
-                      ROLE_END),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=(THINK_END, CALL_START),
+class Ling3(Handler):
+    name = "ling3"
+    required = ("<role>ASSISTANT</role>", "<arg_key>")
+
+    continuation = TaggedTurn("<role>ASSISTANT</role>\n", "<think>", "</think>")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools)
+    lazy = staticmethod(lazy_unless_required)
+    triggers = (word(CALL_START),)
+    preserved_tokens = (THINK_START, THINK_END, CALL_START, CALL_END, ARG_KEY, ARG_KEY_END, ARG_VAL, ARG_VAL_END,
+                        ROLE_END)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END, CALL_START)
     # the model may spell the end-of-turn token out as text, which does not stop it
-    additional_stops=(ROLE_END,),
-    message_delimiters=delimiters(("assistant", ROLE), ("user", "<role>HUMAN</role>"),
-                                  ("tool", "<role>OBSERVATION</role>"), ("system", "<role>SYSTEM</role>")),
-    reference="common/parsers/ling3.cpp",
-)
+    additional_stops = (ROLE_END,)
+    message_delimiters = delimiters(("assistant", ROLE), ("user", "<role>HUMAN</role>"),
+                                    ("tool", "<role>OBSERVATION</role>"), ("system", "<role>SYSTEM</role>"))
+    reference = "common/parsers/ling3.cpp"

@@ -1,7 +1,8 @@
 """MiniCPM5: ``<think>`` reasoning and ``<function name="f"><param name="p">v</param></function>``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/minicpm5.cpp``). String values may be wrapped in CDATA.
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``MiniCpm5`` handler class (llama.cpp's ``common/parsers/minicpm5.cpp``). String values
+may be wrapped in CDATA.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import TaggedTurn
 
 
 def _string_value(p: HandlerPeg) -> int:
@@ -54,18 +56,21 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, lambda: p.content(p.rest()), p.end)
 
 
-HANDLER = Handler(
-    name="minicpm5",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_unless_forced,
-    triggers=(word("<function"),),
-    preserved_tokens=("<function", "<param", "</function>", "</param>", "<think>", "</think>"),
-    thinking_start_tag="<think>",
-    thinking_end_tags=("</think>",),
-    message_delimiters=delimiters(("assistant", "<|im_start|>assistant"),
-                                  ("tool", "<|im_start|>user\n<tool_response>"),
-                                  ("user", "<|im_start|>user"), ("system", "<|im_start|>system")),
-    response_format="nonempty",
-    reference="common/parsers/minicpm5.cpp",
-)
+class MiniCpm5(Handler):
+    name = "minicpm5"
+    required = ("Tool usage guidelines:", '<function name="', '<param name="')
+
+    continuation = TaggedTurn("<|im_start|>assistant\n", "<think>\n", "\n</think>\n\n")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_unless_forced)
+    triggers = (word("<function"),)
+    preserved_tokens = ("<function", "<param", "</function>", "</param>", "<think>", "</think>")
+    thinking_start_tag = "<think>"
+    thinking_end_tags = ("</think>",)
+    message_delimiters = delimiters(("assistant", "<|im_start|>assistant"),
+                                    ("tool", "<|im_start|>user\n<tool_response>"),
+                                    ("user", "<|im_start|>user"), ("system", "<|im_start|>system"))
+    response_format = "nonempty"
+    reference = "common/parsers/minicpm5.cpp"

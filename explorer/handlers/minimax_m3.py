@@ -1,8 +1,8 @@
 """MiniMax-M3: ``]<]minimax[>[``-prefixed XML tool calls with recursively expanded values.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/minimax-m3.cpp``); its output is mapped by the ``peg-minimax-m3``
-mapper (objects, arrays and items as nested tags).
+Input: the template source (routing) and ``GenerationParams`` (parser). Output: the
+``MinimaxM3`` handler class (llama.cpp's ``common/parsers/minimax-m3.cpp``); its output
+is mapped by the ``peg-minimax-m3`` mapper (objects, arrays and items as nested tags).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from explorer.handlers.base import (
     PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
 
 NS = "]<]minimax[>["
 THINK_START, THINK_END = "<mm:think>", "</mm:think>"
@@ -101,17 +102,24 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, reasoning, content_before, tool_calls, end)
 
 
-HANDLER = Handler(
-    name="minimax-m3",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_unless_forced,
-    triggers=(word(FC_START),),
-    format=PEG_MINIMAX_M3,
-    preserved_tokens=(NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END),
-    thinking_start_tag=THINK_START,
-    thinking_end_tags=(THINK_END,),
-    message_delimiters=delimiters(("assistant", "]~b]ai"), ("user", "]~b]user"), ("tool", "]~b]tool"),
-                                  ("system", "]~b]developer"), ("system", "]~b]system")),
-    reference="common/parsers/minimax-m3.cpp",
-)
+def continue_turn(c: ContinuationInputs) -> str:
+    return TaggedTurn(c.generation_prompt, THINK_START, THINK_END)(c)
+
+
+class MinimaxM3(Handler):
+    name = "minimax-m3"
+    required = ("]<]minimax[>[", "<tool_call>", "<invoke name=")
+
+    continuation = staticmethod(continue_turn)
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_unless_forced)
+    triggers = (word(FC_START),)
+    format = PEG_MINIMAX_M3
+    preserved_tokens = (NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END)
+    thinking_start_tag = THINK_START
+    thinking_end_tags = (THINK_END,)
+    message_delimiters = delimiters(("assistant", "]~b]ai"), ("user", "]~b]user"), ("tool", "]~b]tool"),
+                                    ("system", "]~b]developer"), ("system", "]~b]system"))
+    reference = "common/parsers/minimax-m3.cpp"

@@ -1,15 +1,42 @@
 """Ministral 3 / Magistral Large 3: ``[THINK]`` reasoning and ``[TOOL_CALLS]name[ARGS]{json}``.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
-``common/parsers/ministral3.cpp``). The message rewrite into typed content blocks is the
-apply stage's (``explorer.apply.handlers``).
+Input: the template source (routing), the messages (prompt) and ``GenerationParams``
+(parser). Output: the ``Ministral3`` handler class (llama.cpp's
+``common/parsers/ministral3.cpp``): its routing rule, the rewrite of system and
+assistant messages into typed content blocks, its continuation turn and its parser.
 """
 
 from __future__ import annotations
 
+import copy
+
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_tools_auto, word
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import JsonSchema, Messages, TaggedTurn
+
+
+def content_blocks(messages: Messages, source: str, json_schema: JsonSchema) -> Messages:
+    """System and assistant messages get typed content: a ``thinking`` block from
+    reasoning_content, then the text (or the given blocks)."""
+    out = []
+    for msg in messages:
+        if msg.get("role") not in ("system", "assistant"):
+            out.append(copy.deepcopy(msg))
+            continue
+        blocks: list[object] = []
+        if isinstance(msg.get("reasoning_content"), str):
+            blocks.append({"type": "thinking", "thinking": msg["reasoning_content"]})
+        if "content" in msg:
+            if isinstance(msg["content"], str):
+                blocks.append({"type": "text", "text": msg["content"]})
+            elif isinstance(msg["content"], list):
+                blocks.extend(copy.deepcopy(msg["content"]))
+        adjusted = copy.deepcopy(msg)
+        adjusted["content"] = blocks
+        adjusted.pop("reasoning_content", None)
+        out.append(adjusted)
+    return out
 
 
 def build(p: HandlerPeg, i: GenerationParams) -> int:
@@ -37,15 +64,21 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, lambda: p.shl(reasoning, lambda: p.content(p.rest())))
 
 
-HANDLER = Handler(
-    name="ministral-3",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_tools_auto,
-    triggers=(word("[TOOL_CALLS]"),),
-    preserved_tokens=("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]"),
-    thinking_start_tag="[THINK]",
-    thinking_end_tags=("[/THINK]",),
-    response_format="nonempty",
-    reference="common/parsers/ministral3.cpp",
-)
+class Ministral3(Handler):
+    name = "ministral-3"
+    required = ("[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]")
+    forbidden = ("[CALL_ID]",)
+    note = "Mistral Small 3.2 has [CALL_ID], Ministral/Magistral Large 3 do not"
+
+    messages_override = staticmethod(content_blocks)
+    continuation = TaggedTurn("", "[THINK]", "[/THINK]")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_tools_auto)
+    triggers = (word("[TOOL_CALLS]"),)
+    preserved_tokens = ("[THINK]", "[/THINK]", "[TOOL_CALLS]", "[ARGS]")
+    thinking_start_tag = "[THINK]"
+    thinking_end_tags = ("[/THINK]",)
+    response_format = "nonempty"
+    reference = "common/parsers/ministral3.cpp"

@@ -1,8 +1,9 @@
 """Muse Glimmer: ``<|start|>assistant to=RECIPIENT<|message|>...<|eom|>|<|eot|>`` turns.
 
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
+Input: the template source (routing), ``GenerationParams`` (parser) and a ``GarbleInput``
+(triage). Output: the ``MuseGlimmer`` handler class (llama.cpp's
 ``common/parsers/muse-glimmer.cpp``). Reasoning goes ``to=self``, the answer ``to=user``,
-tool calls to a tool recipient with ATEM markup.
+tool calls to a tool recipient with ATEM markup; the generation prompt is fixed.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
+from explorer.handlers.garbles import Garble, regex_hits
 from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.handlers.prompting import TaggedTurn
 
 PARAM_END = "</atem:parameter>"
 
@@ -74,16 +77,35 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(lead, start, final_msg)
 
 
-HANDLER = Handler(
-    name="muse-glimmer",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_unless_forced,
-    triggers=(pattern(
-        "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*?<\\|message\\|>)"),),
-    preserved_tokens=("<|start|>", "<|message|>", "<|eom|>", "<|eot|>", "<atem:function_calls>", "<atem:invoke",
-                      "<atem:parameter", "</atem:parameter>", "</atem:invoke>", "</atem:function_calls>"),
-    message_delimiters=delimiters(("assistant", "<|start|>assistant"), ("user", "<|start|>user"),
-                                  ("system", "<|start|>system"), ("tool", "<|start|>tool")),
-    reference="common/parsers/muse-glimmer.cpp",
+SOURCE = "llama.cpp's muse-glimmer handler (common/parsers/muse-glimmer.cpp)"
+
+GARBLES: tuple[Garble, ...] = (
+    Garble(regex_hits(r" to=[^<\n]*<\|message\|>(?P<bad>\s*)<atem:invoke", "<atem:function_calls>"),
+           "The tool turn's message starts with <atem:invoke …> without the {expected} wrapper, which llama.cpp's "
+           "muse-glimmer parser needs first.",
+           f"{SOURCE}: a call is \" to=RECIPIENT<|message|><atem:function_calls>\", then "
+           "\"<atem:invoke name=\\\"NAME\\\">\".",
+           "Model side: wrap calls in <atem:function_calls> … </atem:function_calls>, as the template renders them."),
 )
+
+
+class MuseGlimmer(Handler):
+    name = "muse-glimmer"
+    required = ("<atem:function_calls>", "<|eom|>")
+
+    fixed_generation_prompt = "<|start|>assistant"
+    continuation = TaggedTurn("<|start|>assistant", " to=self<|message|>",
+                              "<|eom|><|start|>assistant to=user<|message|>")
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_unless_forced)
+    triggers = (pattern(
+        "(?:^|<\\|start\\|>assistant)( to=(?!self<\\|message\\|>)(?!user<\\|message\\|>)[^<]*?<\\|message\\|>)"),)
+    preserved_tokens = ("<|start|>", "<|message|>", "<|eom|>", "<|eot|>", "<atem:function_calls>", "<atem:invoke",
+                        "<atem:parameter", "</atem:parameter>", "</atem:invoke>", "</atem:function_calls>")
+    message_delimiters = delimiters(("assistant", "<|start|>assistant"), ("user", "<|start|>user"),
+                                    ("system", "<|start|>system"), ("tool", "<|start|>tool"))
+    reference = "common/parsers/muse-glimmer.cpp"
+
+    garbles = GARBLES

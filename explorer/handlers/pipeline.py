@@ -25,7 +25,7 @@ from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, generate_params
 from explorer.generator.spec import GenerationParams
-from explorer.handlers.registry import HANDLERS
+from explorer.handlers.registry import handler_named
 from explorer.peg.arena import Arena
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
@@ -121,7 +121,7 @@ def apply_template(
     if handler == AUTOPARSER:
         return _autoparser(templates, compiled, request, caps, analysis, now, checks)
     applied = apply_request(templates, request, caps=caps, now=now)
-    spec = HANDLERS[handler]
+    spec = handler_named(handler)
     inputs = GenerationParams(
         source=applied.source,
         tools=applied.tools,

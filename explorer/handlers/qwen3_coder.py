@@ -1,19 +1,22 @@
 """Qwen3-Coder XML calls (also Qwen3.5, Nemotron Nano 3, StepFun 3.5 Flash).
 
 ``<tool_call>\\n<function=NAME>\\n<parameter=P>\\nVALUE\\n</parameter>\\n</function>\\n</tool_call>``.
-Input: ``GenerationParams``. Output: the ``Handler`` declaration (llama.cpp's
+Input: the template source (routing, thinking support) and ``GenerationParams``
+(parser). Output: the ``Qwen3Coder`` handler class (llama.cpp's
 ``common/parsers/qwen3-coder.cpp``). Templates with ``<think>`` reason; Qwen3-Coder itself
 (no ``<think>``) may omit the opening ``<tool_call>``, so ``<function=NAME>`` also triggers.
 """
 
 from __future__ import annotations
 
+from explorer.generator.params import GrammarTrigger
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_auto, word,
 )
 from explorer.handlers.peg import (
     T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, HandlerPeg, function_tools, tool_properties,
 )
+from explorer.handlers.prompting import ContinuationInputs, render_content
 
 GEN_PREFIX = "<|im_start|>assistant\n"
 ARG_END = "\n</parameter>\n"
@@ -95,25 +98,55 @@ def build(p: HandlerPeg, i: GenerationParams) -> int:
     return p.cat(generation_prompt, lambda: p.shl(reasoning, lambda: p.content(p.rest())))
 
 
-def _preserved(i: GenerationParams) -> tuple[str, ...]:
-    return ("<tool_call>", "</tool_call>") + (("<think>", "</think>") if supports_reasoning(i) else ())
+def continue_turn(c: ContinuationInputs) -> str:
+    gen = "<|im_start|>assistant\n"
+    if "<think>" in c.source:
+        gen += "<think>\n" + c.msg.reasoning_content
+        if c.mode == "content":
+            gen += "\n</think>\n\n"
+    if c.mode == "content":
+        gen += render_content(c.msg)
+    return gen
 
 
-HANDLER = Handler(
-    name="qwen3-coder",
-    build=build,
-    include=include_tools_or_format,
-    lazy=lazy_tools_auto,
-    triggers=lambda i: tuple(word(s) for s in tool_call_starts(i)),
-    triggers_when_lazy_only=True,
-    preserved_tokens=_preserved,
-    thinking_start_tag=lambda i: "<think>" if supports_reasoning(i) else "",
-    # the newline variant first, so a forced end includes it; <tool_call> also ends reasoning
-    thinking_end_tags=lambda i: ("\n</think>", "</think>", "<tool_call>") if supports_reasoning(i) else (),
-    message_delimiters=delimiters(("assistant", "<|im_start|>assistant"),
-                                  ("tool", "<|im_start|>user\n<tool_response>"),
-                                  ("tool", "<|im_start|>tool_response"),
-                                  ("user", "<|im_start|>user"), ("system", "<|im_start|>system")),
-    response_format="nonempty",
-    reference="common/parsers/qwen3-coder.cpp",
-)
+class Qwen3Coder(Handler):
+    name = "qwen3-coder"
+    required = ("<tool_call>", "<function=", "<parameter=")
+    forbidden = ("'<tool_call><function=' ~ tool_call.name ~ '>'",)
+    note = ("also Nemotron Nano 3, Qwen3.5, StepFun-3.5-Flash; excludes templates "
+            "without newlines between the tags")
+
+    continuation = staticmethod(continue_turn)
+
+    build = staticmethod(build)
+    include = staticmethod(include_tools_or_format)
+    lazy = staticmethod(lazy_tools_auto)
+    triggers_when_lazy_only = True
+    message_delimiters = delimiters(("assistant", "<|im_start|>assistant"),
+                                    ("tool", "<|im_start|>user\n<tool_response>"),
+                                    ("tool", "<|im_start|>tool_response"),
+                                    ("user", "<|im_start|>user"), ("system", "<|im_start|>system"))
+    response_format = "nonempty"
+    reference = "common/parsers/qwen3-coder.cpp"
+
+    @classmethod
+    def thinking_supported(cls, source: str) -> bool | None:
+        # Qwen3-Coder itself does not think; Qwen3.5, Nemotron Nano 3 and StepFun do
+        return "<think>" in source
+
+    @classmethod
+    def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:
+        return tuple(word(s) for s in tool_call_starts(inputs))
+
+    @classmethod
+    def preserved_tokens_for(cls, inputs: GenerationParams) -> tuple[str, ...]:
+        return ("<tool_call>", "</tool_call>") + (("<think>", "</think>") if supports_reasoning(inputs) else ())
+
+    @classmethod
+    def thinking_start_tag_for(cls, inputs: GenerationParams) -> str:
+        return "<think>" if supports_reasoning(inputs) else ""
+
+    @classmethod
+    def thinking_end_tags_for(cls, inputs: GenerationParams) -> tuple[str, ...]:
+        # the newline variant first, so a forced end includes it; <tool_call> also ends reasoning
+        return ("\n</think>", "</think>", "<tool_call>") if supports_reasoning(inputs) else ()

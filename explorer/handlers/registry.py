@@ -1,28 +1,93 @@
-"""Handler name (as ``explorer.routing`` and the oracle spell it) -> ``Handler``.
+"""Every route of llama.cpp 0c1e5709's chat apply, as classes, in its routing order.
 
-Input: nothing. Output: ``HANDLERS``, every specialised handler of llama.cpp 0c1e5709,
-in its routing order. The detection rules themselves are ``explorer.routing``'s table.
+Input: a handler name as ``explorer.routing`` and the oracle's ``routed.handler`` spell
+it. Output: ``HANDLER_CLASSES``, the specialised handlers in the order
+``common_chat_try_specialized_template`` tests them (the first whose rule holds wins);
+``ROUTES``, those and the ``Autoparser`` fallback; and the class of a name
+(``route_named``, ``handler_named``, ``find_route``, ``find_handler``).
 """
 
 from __future__ import annotations
 
-from importlib import import_module
+from explorer.handlers.autoparser import Autoparser
+from explorer.handlers.base import Handler, Route
+from explorer.handlers.cohere2moe import Cohere2Moe
+from explorer.handlers.deepseek_v3_2 import DeepseekV32
+from explorer.handlers.functionary_v3_2 import FunctionaryV32
+from explorer.handlers.gemma4 import Gemma4, Gemma4Outdated
+from explorer.handlers.gigachat_v3 import GigachatV3
+from explorer.handlers.gpt_oss import GptOss
+from explorer.handlers.kimi_k2 import KimiK2
+from explorer.handlers.kimi_k3 import KimiK3
+from explorer.handlers.lfm2 import Lfm2, Lfm25
+from explorer.handlers.ling3 import Ling3
+from explorer.handlers.minicpm5 import MiniCpm5
+from explorer.handlers.minimax_m3 import MinimaxM3
+from explorer.handlers.ministral3 import Ministral3
+from explorer.handlers.muse_glimmer import MuseGlimmer
+from explorer.handlers.qwen3_coder import Qwen3Coder
 
-from explorer.handlers.base import Handler
-
-_MODULES = (
-    "ministral3", "gpt_oss", "muse_glimmer", "functionary_v3_2", "kimi_k2", "kimi_k3", "ling3",
-    "cohere2moe", "lfm2", "gigachat_v3", "minimax_m3", "deepseek_v3_2", "gemma4", "minicpm5", "qwen3_coder",
+# The two Gemma 4 classes are one branch in llama.cpp: the outdated variant (no "OpenAI
+# Chat Completions" comment) comes first so that the list stays first-match.
+HANDLER_CLASSES: tuple[type[Handler], ...] = (
+    Ministral3,
+    GptOss,
+    MuseGlimmer,
+    FunctionaryV32,
+    KimiK2,
+    KimiK3,
+    Ling3,
+    Cohere2Moe,
+    Lfm2,
+    Lfm25,
+    GigachatV3,
+    MinimaxM3,
+    DeepseekV32,
+    Gemma4Outdated,
+    Gemma4,
+    MiniCpm5,
+    Qwen3Coder,
 )
 
+FALLBACK: type[Route] = Autoparser
+ROUTES: tuple[type[Route], ...] = HANDLER_CLASSES + (FALLBACK,)
 
-def _collect() -> dict[str, Handler]:
-    found: dict[str, Handler] = {}
-    for name in _MODULES:
-        module = import_module(f"explorer.handlers.{name}")
-        for handler in getattr(module, "HANDLERS", None) or (module.HANDLER,):
-            found[handler.name] = handler
-    return found
+_BY_NAME: dict[str, type[Route]] = {cls.name: cls for cls in ROUTES}
 
 
-HANDLERS: dict[str, Handler] = _collect()
+def route_names() -> tuple[str, ...]:
+    return tuple(cls.name for cls in ROUTES)
+
+
+def find_route(name: str) -> type[Route] | None:
+    """The route of that name, or None (e.g. the pipeline's ``pure-content``)."""
+    return _BY_NAME.get(name)
+
+
+def route_named(name: str) -> type[Route]:
+    route = find_route(name)
+    if route is None:
+        raise KeyError(f"no route named {name!r} (known: {', '.join(route_names())})")
+    return route
+
+
+def find_handler(name: str) -> type[Handler] | None:
+    """The specialised handler of that name, or None (the autoparser is no handler)."""
+    route = find_route(name)
+    return route if route is not None and issubclass(route, Handler) else None
+
+
+def handler_named(name: str) -> type[Handler]:
+    handler = find_handler(name)
+    if handler is None:
+        raise KeyError(f"no specialised handler named {name!r}")
+    return handler
+
+
+AUTOPARSER_SOURCE = "common/chat-auto-parser-generator.cpp"
+
+
+def source_of(name: str) -> str:
+    """The llama.cpp source that builds the parser of the route of that name."""
+    handler = find_handler(name)
+    return (handler.reference if handler is not None else "") or AUTOPARSER_SOURCE

@@ -5,7 +5,9 @@ Input: template text and the render inputs (messages, tools, flags, kwargs). Out
 a located ``TemplateError``. Modules: ``template`` (compile, context, render, budgets),
 ``jinja_compat`` (the llama.cpp dialect as a jinja2 environment), ``jinja_compat_builtins``
 and ``jinja_compat_llama`` (llama.cpp's per-type built-ins, tests and JSON writer),
-``jinja_compat_state`` (the per-render state the dialect tracks).
+``jinja_compat_state`` (the per-render state the dialect tracks), ``provenance`` and
+``provenance_codegen`` (renders whose spans name the template line that wrote each
+character; a separate build, compiled only when asked for).
 """
 
 from explorer.render.template import (
@@ -22,8 +24,16 @@ from explorer.render.template import (
     render,
     render_context,
 )
+from explorer.render.provenance import (
+    OutputSpan,
+    RenderedText,
+    render_context_with_provenance,
+    render_with_provenance,
+)
+from explorer.render.provenance_codegen import Piece
 
 __all__ = [
     "FIXED_CLOCK", "CompiledTemplate", "Dialect", "RenderInputs", "RenderLimits", "apply_reasoning_switches",
     "build_context", "chat_extra_context", "compile_template", "fixed_clock", "render", "render_context",
+    "OutputSpan", "Piece", "RenderedText", "render_context_with_provenance", "render_with_provenance",
 ]

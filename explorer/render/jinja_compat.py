@@ -925,14 +925,21 @@ def check_llama_support(tree: nodes.Template, source: str, env: jinja2.Environme
         raise jinja2.TemplateSyntaxError("llama.cpp's Jinja engine does not support {% raw %}", line)
 
 
-def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False) -> jinja2.Template:
-    """Parse, rewrite the hooks in, and compile a template (raises jinja2 errors)."""
+def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False,
+                annotate: Callable[[nodes.Template], None] | None = None) -> jinja2.Template:
+    """Parse, rewrite the hooks in, and compile a template (raises jinja2 errors).
+
+    ``annotate`` sees the rewritten tree just before code generation (the provenance
+    variant numbers its output nodes there: explorer.render.provenance_codegen).
+    """
     tree = env.parse(source)
     if isinstance(env, LlamaSandbox):
         check_llama_support(tree, source, env)
     rewriter = _Rewriter(mark_names=stats, llama=isinstance(env, LlamaSandbox))
     rewriter.prepare(tree)
     rewriter.visit(tree)
+    if annotate is not None:
+        annotate(tree)
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})
     template = env.template_class.from_code(env, code, template_globals, None)

@@ -42,6 +42,7 @@ from explorer.errors import (
 from explorer.render.jinja_compat import TemplateRaised, compile_ast, environment
 from explorer.render.jinja_compat_llama import LlamaError
 from explorer.render.jinja_compat_state import RenderState, activate, deactivate
+from explorer.render.provenance_codegen import ProvenanceTemplate, compile_provenance
 
 Dialect = Literal["llama.cpp", "transformers"]
 
@@ -103,6 +104,15 @@ class CompiledTemplate:
         if cached is None:
             cached = _compile(self.source, "llama.cpp", stats=True)
             self._variants["stats"] = cached
+        return cached
+
+    def provenance_template(self) -> ProvenanceTemplate:
+        """The build that tags each piece of output with the template line that wrote it
+        (explorer.render.provenance); compiled on first use, never by ``render``."""
+        cached = self._variants.get("provenance")
+        if cached is None:
+            cached = compile_provenance(self.source, self.dialect)
+            self._variants["provenance"] = cached
         return cached
 
 

@@ -11,11 +11,12 @@ from explorer.roundtrip.compare import Comparison, compare
 from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_marker, strip_end
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.report import DIALECTS, roundtrip_report
+from explorer.roundtrip.run import RequestChange
 from explorer.roundtrip.dialect import DialectComparison, TransformersSetting, compare_dialects, transformers_cases
 
 __all__ = [
     "DEFAULT_MESSAGES", "DEFAULT_TOOLS", "ORACLE_MESSAGES", "ORACLE_TOOLS",
     "Comparison", "compare", "Cut", "EndMarker", "Strip", "cut_reply", "probe_end_marker", "strip_end",
-    "DIALECTS", "GrammarVerdict", "RoundTripCase", "RoundTripReport", "roundtrip_report",
+    "DIALECTS", "GrammarVerdict", "RequestChange", "RoundTripCase", "RoundTripReport", "roundtrip_report",
     "DialectComparison", "TransformersSetting", "compare_dialects", "transformers_cases",
 ]

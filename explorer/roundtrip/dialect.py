@@ -29,6 +29,7 @@ from explorer.roundtrip.compare import arguments_equal
 from explorer.comparison import DiffOp, char_diff
 from explorer.roundtrip.model import RoundTripCase, exception_json
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
+from explorer.handlers.pipeline import ChatParams
 
 @dataclass(frozen=True)
 class TransformersSetting:
@@ -82,7 +83,7 @@ class TransformersSetting:
         return with_gen, diff_suffix(self._render((), False), with_gen)
 
 
-def transformers_cases(template_text: str, llama: LlamaSetting, params: Any,
+def transformers_cases(template_text: str, llama: LlamaSetting, params: ChatParams,
                        messages: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[RoundTripCase], tuple[str, ...]]:
     """Every message rendered by transformers, cut by the oracle's rules, parsed with ``params``.
 

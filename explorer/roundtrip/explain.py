@@ -16,6 +16,7 @@ from typing import Any
 from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.cut import WHITESPACE
 from explorer.roundtrip.model import RoundTripCase
+from explorer.handlers.pipeline import ChatParams
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -35,7 +36,7 @@ def _turn(case: RoundTripCase) -> str:
     return case.raw_output if case.raw_output is not None else (case.rendering or "")
 
 
-def thinking_closed(params: Any) -> bool | None:
+def thinking_closed(params: ChatParams) -> bool | None:
     """Whether the generation prompt's last thinking block is closed (None: it has none)."""
     start, gp = params.thinking_start_tag, params.generation_prompt
     if not start or start not in gp:
@@ -44,12 +45,12 @@ def thinking_closed(params: Any) -> bool | None:
     return any(end and end in tail for end in params.thinking_end_tags)
 
 
-def opens_thinking(params: Any) -> bool:
+def opens_thinking(params: ChatParams) -> bool:
     """The generation prompt ends inside an open thinking block."""
     return thinking_closed(params) is False
 
 
-def _closes_thinking(params: Any) -> bool:
+def _closes_thinking(params: ChatParams) -> bool:
     """The generation prompt holds a whole (empty) thinking block: thinking is off."""
     return thinking_closed(params) is True
 
@@ -76,7 +77,7 @@ def _stop_left(case: RoundTripCase) -> str | None:
     return None
 
 
-def _reasoning_notes(case: RoundTripCase, params: Any, result: dict[str, Any]) -> list[str]:
+def _reasoning_notes(case: RoundTripCase, params: ChatParams, result: dict[str, Any]) -> list[str]:
     want, got = _text(case.message, "reasoning_content"), result.get("reasoning_content", "")
     rendering = _turn(case)
     if want and want not in rendering:
@@ -148,7 +149,7 @@ def _call_notes(case: RoundTripCase, report_parallel: bool, entry: str, result: 
             f"{_short(json.dumps(want_args, ensure_ascii=False))}"]
 
 
-def explain_case(case: RoundTripCase, params: Any, parallel_tool_calls: bool = True,
+def explain_case(case: RoundTripCase, params: ChatParams, parallel_tool_calls: bool = True,
                  engine: str | None = None) -> RoundTripCase:
     """``engine``: who rendered, when not llama.cpp (named where a render failed)."""
     notes = _render_notes(case)

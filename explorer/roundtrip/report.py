@@ -1,14 +1,14 @@
 """The round-trip self-test: render assistant messages, cut the reply out, parse it back.
 
-Input: a chat template's text, the thinking setting, assistant messages and tools.
-Output: ``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
+Input: a chat template's text, the thinking setting, assistant messages and tools (and
+optionally a ``RequestChange``: a client's changes to the oracle's request). Output: ``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
 generation prompt, parser, grammar) and one ``RoundTripCase`` per message with every step
 of the oracle harness (rendering, cut, end marker, strip, parse, comparison), a plain
 explanation of what was lost, and grammar verdicts.
 
 Each step is llama.cpp's: ``explorer.apply`` renders (chat.cpp's message workarounds
-included), ``explorer.handlers.apply_template`` builds the request's parser, and the
-cutting rules are the oracle README's ("Round-trip cases").
+included), ``explorer.handlers.pipeline.apply_template`` builds the request's parser, and
+the cutting rules are the oracle README's ("Round-trip cases").
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case
 from explorer.roundtrip.model import RoundTripCase, RoundTripReport
-from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
+from explorer.roundtrip.run import USER, LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.roundtrip.verdicts import with_grammar_verdicts
 
 DIALECTS = ("llama.cpp", "transformers")
@@ -47,7 +47,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      tools: Sequence[dict[str, Any]] = DEFAULT_TOOLS,
                      grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp",
                      templates: ChatTemplates | None = None, caps: Caps | None = None,
-                     analysis: TemplateAnalysis | None = None) -> RoundTripReport:
+                     analysis: TemplateAnalysis | None = None,
+                     change: RequestChange | None = None) -> RoundTripReport:
     """The round trip of every message through ``template_text``.
 
     ``messages``: (id, assistant message) pairs, or bare messages (numbered from 1).
@@ -58,6 +59,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     The parser is llama.cpp's next-turn parser either way.
     ``templates``, ``caps``, ``analysis``: the template's, when the caller has them
     (``explorer.session``); made from ``template_text`` otherwise.
+    ``change``: what the client changes in the oracle's request (thinking, template kwargs,
+    reasoning format, parallel calls), for the renderings and the next-turn request alike.
     Raises ``ExplorerError`` when the template cannot be loaded or the next-turn request
     itself fails (nothing can be parsed then).
     """
@@ -68,13 +71,14 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     compiled = templates.select(tools_to_template_json(list(tools) or None))
     if caps is None or compiled is not templates.default:
         caps = template_caps(compiled)
-    setting = LlamaSetting(templates, tools, caps, enable_thinking)
-    params = apply_template(templates, setting.request((USER,), True), caps=caps,
+    setting = LlamaSetting(templates, tools, caps, enable_thinking, change or RequestChange())
+    next_turn = setting.request((USER,), True)
+    params = apply_template(templates, next_turn, caps=caps,
                             analysis=analysis if compiled is templates.default else None)
     marker = render_end_marker(setting)
     numbered = _normalise_messages(messages)
     cases = [run_case(setting, params, marker, mid, msg) for mid, msg in numbered]
-    parallel = bool(caps.supports_parallel_tool_calls)
+    parallel = next_turn.parallel_tool_calls
     if explain:
         cases = _explained(cases, params, parallel)
     versus: tuple[Any, ...] = ()

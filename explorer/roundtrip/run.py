@@ -1,16 +1,16 @@
 """Running one message through the round trip, as llama.cpp's oracle harness does.
 
 Input: how the conversations are rendered (``LlamaSetting``: the template pair, tools,
-caps and thinking setting; or any object with ``render``), the next-turn chat params and
-one assistant message. Output: a ``RoundTripCase``: the rendering R (with the Mistral id
-retry), the reply cut out of it, its end of turn removed, llama.cpp's parse and the
-comparison with the message.
+caps, thinking setting and an optional ``RequestChange`` to the oracle's request; or any
+object with ``render``), the next-turn chat params and one assistant message. Output: a
+``RoundTripCase``: the rendering R (with the Mistral id retry), the reply cut out of it,
+its end of turn removed, llama.cpp's parse and the comparison with the message.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request
@@ -33,6 +33,53 @@ class Renders(Protocol):
     def render(self, *messages: dict[str, Any]) -> str: ...
 
 
+KwargValue = str | bool | int | float
+
+
+@dataclass(frozen=True)
+class RequestChange:
+    """What a client changes in the oracle's request (every rendering and the next-turn
+    request alike, as a client sends one request shape for a conversation). None keeps the
+    oracle's value; ``enable_thinking`` also sets the ``enable_thinking`` and ``thinking``
+    template kwargs, as the oracle's request does."""
+
+    enable_thinking: bool | None = None
+    chat_template_kwargs: tuple[tuple[str, KwargValue], ...] = ()
+    reasoning_format: str | None = None
+    parallel_tool_calls: bool | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self == RequestChange()
+
+    def apply(self, request: Request) -> Request:
+        kwargs = dict(request.chat_template_kwargs)
+        thinking = request.enable_thinking if self.enable_thinking is None else self.enable_thinking
+        if self.enable_thinking is not None:
+            kwargs.update(enable_thinking=thinking, thinking=thinking)
+        kwargs.update(self.chat_template_kwargs)
+        return replace(
+            request, enable_thinking=thinking, chat_template_kwargs=kwargs,
+            reasoning_format=request.reasoning_format if self.reasoning_format is None else self.reasoning_format,
+            parallel_tool_calls=(request.parallel_tool_calls if self.parallel_tool_calls is None
+                                 else self.parallel_tool_calls))
+
+    def to_json(self) -> dict[str, object]:
+        """The request fields as llama-server's JSON body names them (only those changed)."""
+        out: dict[str, object] = {}
+        kwargs: dict[str, object] = {}
+        if self.enable_thinking is not None:
+            kwargs.update(enable_thinking=self.enable_thinking)
+        kwargs.update(self.chat_template_kwargs)
+        if kwargs:
+            out["chat_template_kwargs"] = kwargs
+        if self.reasoning_format is not None:
+            out["reasoning_format"] = self.reasoning_format
+        if self.parallel_tool_calls is not None:
+            out["parallel_tool_calls"] = self.parallel_tool_calls
+        return out
+
+
 @dataclass(frozen=True)
 class LlamaSetting:
     """How llama.cpp renders the round trip's conversations (chat.cpp's apply path)."""
@@ -41,14 +88,16 @@ class LlamaSetting:
     tools: tuple[dict[str, Any], ...]
     caps: Caps
     enable_thinking: bool
+    change: RequestChange = field(default_factory=RequestChange)
 
     def request(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> Request:
         flag = self.enable_thinking
-        return Request(messages=messages, tools=self.tools, tool_choice="auto",
-                       parallel_tool_calls=bool(self.caps.supports_parallel_tool_calls),
-                       enable_thinking=flag, reasoning_format="deepseek",
-                       chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
-                       add_generation_prompt=add_generation_prompt)
+        return self.change.apply(Request(
+            messages=messages, tools=self.tools, tool_choice="auto",
+            parallel_tool_calls=bool(self.caps.supports_parallel_tool_calls),
+            enable_thinking=flag, reasoning_format="deepseek",
+            chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
+            add_generation_prompt=add_generation_prompt))
 
     def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
         """``messages`` after a user turn, through the whole apply path (messages and prompt)."""

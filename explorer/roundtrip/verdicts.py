@@ -21,6 +21,7 @@ from explorer.grammar.check import check_grammar
 from explorer.grammar.triggers import lazy_feed
 from explorer.roundtrip.gbnf_earley import recognize
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase
+from explorer.handlers.pipeline import ChatParams
 
 
 def misspell(name: str) -> str:
@@ -78,7 +79,7 @@ def _without_stop_token(case: RoundTripCase, text: str, consumed: int) -> str | 
     return text[: match.start()]
 
 
-def _char_level(params: Any, text: str, thinking: Any) -> bool | None:
+def _char_level(params: ChatParams, text: str, thinking: Any) -> bool | None:
     """The character-level recognizer's verdict on what the grammar is fed (None if it cannot run)."""
 
     if params.grammar_lazy:
@@ -94,11 +95,11 @@ def _char_level(params: Any, text: str, thinking: Any) -> bool | None:
         return None
 
 
-def _triggers(params: Any) -> list[dict[str, Any]] | None:
+def _triggers(params: ChatParams) -> list[dict[str, Any]] | None:
     return [t.to_json() for t in params.grammar_triggers] if params.grammar_lazy else None
 
 
-def with_grammar_verdicts(cases: list[RoundTripCase], params: Any) -> list[RoundTripCase]:
+def with_grammar_verdicts(cases: list[RoundTripCase], params: ChatParams) -> list[RoundTripCase]:
     if not params.grammar:
         return cases
 

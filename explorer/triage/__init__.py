@@ -1,7 +1,8 @@
 """Triage: why llama.cpp parsed a model output the way it did.
 
-Input: the chat params llama.cpp built for a request (``explorer.handlers.apply_template``),
-the request, the raw model output and optionally the autoparser analysis. Output: a
+Input: the chat params llama.cpp built for a request
+(``explorer.handlers.pipeline.apply_template``), the request, the raw model output and
+optionally the autoparser analysis. Output: a
 ``Diagnosis``: the parse exactly as llama.cpp returns it (message or error) plus
 ``Finding``s -- "your tool call came back as content because the opener was
 ``<tool_call >`` and llama.cpp needs ``<tool_call>\\n``".
@@ -10,8 +11,13 @@ Submodules: ``model`` (Finding, Diagnosis, Check), ``facts`` (what the checks re
 ``markers`` (the parser's openers, closers, reasoning tags and call shape, with their
 origins), ``patterns`` (regex grammar triggers as openers: where a handler announces a
 call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``checks_format``,
-``checks_handlers`` (routed handlers' own markup), ``checks_reasoning``, ``checks_parse``,
-``partial`` (is_partial: what is still being written) (the checks), ``registry`` (CHECKS, diagnose).
+``checks_handlers`` (the garbles routed handler classes declare), ``checks_reasoning``, ``checks_parse``,
+``checks_success`` and ``checks_rules`` (parses that succeed; rules stated with verified suggestions),
+``partial`` (is_partial: what is still being written), ``checks_grammar`` (the request's grammar:
+does it load, where the lazy grammar wakes, llguidance's verdict, parser vs grammar; its
+``grammar_view`` works the grammar side out once) (the checks), ``registry`` (CHECKS, diagnose);
+``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
+output) and ``from_log`` (the "log" findings put in front of a diagnosis).
 """
 
 from explorer.triage.facts import Facts, build_facts

@@ -3,15 +3,18 @@
 Input: ``Facts``. Output: findings. A format whose calls are bare JSON objects treats any
 ``{`` as the start of a call (llama.cpp quirk: prose with JSON in it is rejected); a
 Python-style call (``name(arg=...)``) where the format wants JSON; ``tool_choice``
-"required" with no call in the output.
+"required" with no call in the output (with the rule, and ``tool_choice "auto"`` as a
+suggestion once the template's params for it read the output as a plain answer).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from explorer.triage import suggest
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
 
 
 def _brace_stop(f: Facts) -> str | None:
@@ -42,8 +45,16 @@ def json_opens_call(f: Facts) -> tuple[Finding, ...]:
                "everything after it must parse as tool calls; there is no way back to content, so ordinary JSON "
                "(or a brace in prose) after the start of the reply fails the parse.",
         span=(pos, end), expected="a tool call (or no \"{\" at all)", found=f.output[pos:min(end, pos + 40)],
-        fix_hint="Model side: avoid JSON in plain answers with this template, or use tool_choice \"none\" when "
-                 "no call is wanted (llama.cpp then builds a content-only parser)."),)
+        fix_hint="llama.cpp side: the content rule cannot return from a brace that is not a call. Request side: "
+                 "tool_choice \"none\" when no call is wanted (llama.cpp then builds a content-only parser). Model "
+                 "side: avoid JSON in plain answers with this template.",
+        fix_where="llama.cpp", quirk=True, llama_cpp="analyze_tools::build_tool_parser_json_native "
+        "(common/chat-auto-parser-generator.cpp): content until the call's first character",
+        rule=f"In a bare-JSON call format llama.cpp ends the content at the first {shown(stop.strip())}, and "
+             "everything from there must be tool calls.",
+        suggestion=suggest.changed_request(f, replace(f.request, tool_choice="none"), 'tool_choice "none"',
+                                           'send tool_choice "none" when no call is wanted', (),
+                                           content=f.output)),)
 
 
 _PY_CALL = r"\b({names})\s*\("
@@ -91,6 +102,14 @@ def required_call_missing(f: Facts) -> tuple[Finding, ...]:
                   "grammar (not lazy with \"required\") keeps a constrained model from answering without a call.")
     return (Finding(
         check="required-call-missing", severity="cause" if f.failed else "warning",
-        summary=summary, detail=detail, span=None, expected="a tool call", found=f.output[:40],
+        summary=summary, detail=detail, span=(0, len(f.output)), expected="a tool call",
+        found=f.output[:40] or END_OF_OUTPUT,  # the place is the whole output: it has no call
+        rule="With tool_choice \"required\" llama.cpp's parser requires at least one tool call (its tool calls are "
+             "not optional).",
         fix_hint="Request side: use tool_choice \"auto\" when a plain answer is acceptable. Model side: with "
-                 "\"required\" the model must call a tool (sample with llama-server's grammar on)."),)
+                 "\"required\" the model must call a tool (sample with llama-server's grammar on).",
+        fix_where="request", quirk=not f.failed,
+        llama_cpp="" if f.failed else "common_chat_parse (common/chat.cpp, lenient parse)",
+        suggestion=suggest.changed_request(f, replace(f.request, tool_choice="auto"), 'tool_choice "auto"',
+                                           'send tool_choice "auto" when a plain answer is acceptable', (),
+                                           content=f.message.content if f.message is not None else f.output)),)

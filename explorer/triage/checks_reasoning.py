@@ -10,7 +10,7 @@ by design.
 from __future__ import annotations
 
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
 
 # Tags models use for thinking when the template declares none.
 COMMON_STARTS = ("<think>", "<thinking>", "[THINK]")
@@ -65,7 +65,7 @@ def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
                    f"generation prompt when the template opens reasoning there; here {_thinking_state(f)}. "
                    "Text before an unopened end tag is ordinary content."
                    + _origin(f.reasoning_starts, start_tag) + _origin(f.reasoning_ends, end),
-            span=(pos, pos + len(end)), expected=start_tag + " … " + end, found=f.output[:pos + len(end)][-60:],
+            span=(pos, pos + len(end)), expected=f"{end} closing a block {start_tag} opened", found=end,
             fix_hint=_end_without_start_hint(f, start_tag)),)
     return ()
 
@@ -164,9 +164,9 @@ def call_in_reasoning(f: Facts) -> tuple[Finding, ...]:
     for marker in f.openers:
         text = marker.text.strip()
         inside = m.reasoning_content.find(text)
-        if inside < 0:
-            continue
         pos = f.output.find(text)
+        if inside < 0 or pos < 0:
+            continue
         end_tag = next((e for e in _texts(f.reasoning_ends) if e in f.output[pos:]), "")
         return (Finding(
             check="call-in-reasoning", severity="cause",
@@ -228,6 +228,6 @@ def reasoning_never_closed(f: Facts) -> tuple[Finding, ...]:
         detail=f"llama.cpp parses the generation prompt {shown(f.gp[-40:])} in front of the output, so reasoning is "
                f"open from the first character; only {shown(ends[0])} ends it."
                + _origin(f.reasoning_starts, opened) + _origin(f.reasoning_ends, ends[0]),
-        span=(len(f.output), len(f.output)), expected=ends[0], found="(end of output)",
+        span=(len(f.output), len(f.output)), expected=ends[0], found=END_OF_OUTPUT,
         fix_hint=f"Model side: end the reasoning with {shown(ends[0])} before the answer. An output cut off while "
                  "still reasoning (max_tokens, a stop string) looks exactly like this." + request_hint),)

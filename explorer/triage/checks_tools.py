@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 
 from explorer.peg.chat_mappers import json_brace_depth
 
@@ -17,8 +18,9 @@ from explorer.triage import checks_format
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
-from explorer.triage.textscan import FENCE, JsonObject, describe_difference, json_object_at, near_misses, similar_tags
+from explorer.jsonscan import JsonObject, json_object_at
+from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage.textscan import FENCE, describe_difference, near_misses, similar_tags
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 _HINT_KEYWORDS = ("tool", "call", "function", "action")
@@ -80,7 +82,8 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
         detail="llama.cpp builds the tool-call part of its parser only when the request offers tools and "
                "tool_choice is not \"none\" (and the template has a tool-call format); otherwise the parser "
                "is reasoning + content only.",
-        span=span, expected="a request with tools", found=f.output[span[0]:span[1]], fix_hint=hint),)
+        span=span, expected="a request with tools", found=f.output[span[0]:min(span[1], span[0] + 60)],
+        fix_hint=hint),)
 
 
 # --- 2. opener near miss ----------------------------------------------------------------
@@ -131,6 +134,8 @@ def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str,
 def _marker_misses(f: Facts) -> list[Finding]:
     out: list[Finding] = []
     seen: set[int] = set()
+    # one mistake repeats through a long output: its wording is made once, each place reuses it
+    worded: dict[tuple[str, str, str, str, str], Finding] = {}
     known = {m.text for m in f.openers + f.closers + f.reasoning_starts + f.reasoning_ends}
     known |= set(f.params.preserved_tokens)
     known |= {m.text for m in f.name_prefixes}
@@ -144,7 +149,10 @@ def _marker_misses(f: Facts) -> list[Finding]:
             if start in seen or _opener_here(f, start, marker.text) or not is_cause(f, (start, end)):
                 continue
             seen.add(start)
-            out.append(_miss_finding(f, marker, start, end, found, kind, role))
+            key = (marker.text, marker.origin, found, kind, role)
+            if key not in worded:
+                worded[key] = _miss_finding(f, marker, start, end, found, kind, role)
+            out.append(replace(worded[key], span=(start, end)))
     return out
 
 
@@ -224,6 +232,8 @@ def _names_after_affixes(f: Facts) -> list[tuple[int, int, str]]:
         while pos >= 0:
             start = pos + len(before)
             end = f.output.find(after, start, start + 120) if after.strip() else -1
+            if end >= 0 and re.search(r"[<>]", f.output[start:end]):
+                end = -1  # the suffix belongs to later markup: the name is what stands before the markup
             if end < 0:
                 m = _IDENT.match(f.output, start)
                 end = m.end() if m else start
@@ -242,8 +252,8 @@ def _names_in_json(f: Facts) -> list[tuple[int, int, str]]:
         if name is None:
             continue
         at = f.output.find(f'"{name}"', obj.start, obj.end)
-        start = at + 1 if at >= 0 else obj.start
-        out.append((start, start + len(name), name))
+        if at >= 0:  # (a name written with JSON escapes is not in the text as decoded)
+            out.append((at + 1, at + 1 + len(name), name))
     return out
 
 
@@ -299,14 +309,22 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
         if misordered:
             problems.append("keys in another order")
         expect = ", ".join(k.name + ("?" if k.optional else "") for k in f.call_keys)
+        order_only = misordered and not unknown and not missing
         out.append(Finding(
             check="call-json-keys", severity="cause",
-            summary=f"The call's JSON has {'; '.join(problems)}: llama.cpp's parser for this template expects "
-                    f"the keys {expect} in that order.",
+            summary=f"The call's JSON has {'; '.join(problems)} (it has {', '.join(keys)}): llama.cpp's parser "
+                    f"for this template expects the keys {expect} in that order.",
             detail="llama.cpp's tool-call rule spells each key as a fixed string in a fixed order (optional "
                    "ones marked ?); a JSON object with other keys or another order is not a call to it.",
-            span=(obj.start, obj.end), expected=expect, found=", ".join(keys),
-            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."))
+            span=(obj.start, obj.end), expected=f"a call object with the keys {expect}",
+            found=f.output[obj.start:min(obj.end, obj.start + 60)],
+            fix_hint="Model side: emit the call with exactly these keys in this order, as the template renders it."
+                     + (" llama.cpp side: a JSON object's keys have no order, but this parser spells them in one."
+                        if order_only else ""),
+            # keys in another order only: JSON has no key order, llama.cpp's parser imposes one
+            fix_where="llama.cpp" if order_only else "model", quirk=order_only,
+            llama_cpp="common_chat_peg_builder::build_json_tools_flat_keys / _nested_keys (common/chat-peg-parser.cpp)"
+            if order_only else ""))
     return tuple(out)
 
 
@@ -342,36 +360,42 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
             continue
         at = min(obj.end, len(f.output))
         rest = f.output[start:]
-        if json_brace_depth(rest) > 0 and not f.failed and not any(m.text.strip() in rest for m in f.closers):
+        if not f.failed and not any(m.text.strip() in rest for m in f.closers) and json_brace_depth(rest) > 0:
             if f.calls or not f.kept(rest.strip()):
                 out.append(_truncated(f, start))
+                break  # every later start lies inside this cut-short call
             continue
         if not is_cause(f, (start, at)):
             continue
-        line = f.output.count("\n", start, at) + 1
-        found = f.output[at:at + 12] or "(end of output)"
+        found = f.output[at:at + 12] or END_OF_OUTPUT
+        place = f.place(at, at if found == END_OF_OUTPUT else at + len(found))
         out.append(Finding(
             check="malformed-arguments", severity="cause",
-            summary=f"The call's JSON is broken: {obj.error.lower()} at output character {at} "
-                    f"(line {line} of the JSON).",
+            summary=f"The call's JSON is broken: {obj.error.lower()} at {place.where()}.",
             detail="llama.cpp parses a call's arguments with its JSON rules (and the tool's schema); JSON that "
                    "does not parse makes the call fail to match.",
-            span=(at, min(len(f.output), at + 1)) if at < len(f.output) else (start, at),
-            expected="valid JSON (" + obj.error.lower() + ")", found=found,
+            span=(place.char, place.end), expected="valid JSON (" + obj.error.lower() + ")", found=found,
+            place=place,
             fix_hint="Model side: the arguments must be complete, valid JSON."))
     return tuple(out)
 
 
 def _truncated(f: Facts, start: int) -> Finding:
+    place = f.place(start, len(f.output))
     return Finding(
         check="malformed-arguments", severity="warning",
-        summary="The call's JSON is cut short at the end of the output (still open braces); llama.cpp's lenient "
-                "parse returns what it has, a partial call.",
-        detail="llama.cpp parses every output leniently: running out of text is \"need more input\", not an "
-               "error, so a call cut off mid-arguments comes back with incomplete arguments.",
-        span=(start, len(f.output)), expected="the rest of the call's JSON", found=f.output[-20:],
-        fix_hint="Generation side: the output was truncated (max_tokens, or a stop string inside the call); "
-                 "raise the limit or check the stops.")
+        summary=f"The call's JSON, from {place.where()}, is cut short at the end of the output (still open "
+                "braces); llama.cpp's lenient parse returns what it has, a partial call.",
+        detail="llama.cpp quirk: it parses every output leniently: running out of text is \"need more input\", "
+               "not an error, so a call cut off mid-arguments comes back, as a complete call, with incomplete "
+               "arguments.",
+        span=(start, len(f.output)), expected="the call's JSON, complete", found=f.output[start:start + 40],
+        place=place,
+        fix_hint="Request side: the output was truncated (max_tokens, or a stop string inside the call); "
+                 "raise the limit or check the stops. llama.cpp side: the final parse returns the open call "
+                 "without an error.",
+        fix_where="llama.cpp", quirk=True,
+        llama_cpp="common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)")
 
 
 # --- 7. text after the calls --------------------------------------------------------------
@@ -457,12 +481,13 @@ def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
         return ()
     from explorer.triage.checks_handlers import handler_format
 
-    if opener_near_miss(f) or checks_format.pythonic_call(f) or handler_format(f):
-        return ()  # those explain it
     for name in f.tool_names:
         pos = f.output.find(name)
         if pos < 0 or any(o.start <= pos < o.end for o in f.objects):
             continue
+        # (the mention first: the checks that explain it cost far more on a long output)
+        if opener_near_miss(f) or checks_format.pythonic_call(f) or handler_format(f):
+            return ()  # those explain it
         return (Finding(
             check="tool-mentioned", severity="info",
             summary=f"The output mentions the tool {shown(name)}, but llama.cpp found no tool call in it.",

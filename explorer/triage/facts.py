@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.errors import ExplorerError, OutputParseError
-from explorer.handlers.pipeline import ChatParams
-
 from explorer.chat_output import ChatMessage, OutputParse, ToolCall, analyse_output
+from explorer.handlers.pipeline import ChatParams
+from explorer.jsonscan import JsonObject, json_objects
 from explorer.peg.arena import Arena
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
-from explorer.triage.textscan import JsonObject, json_objects
+from explorer.triage.model import Place
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,10 @@ class Facts:
         """Where llama.cpp's parse stopped, as an offset into the output (0 when inside
         the generation prompt)."""
         return max(0, min(len(self.output), self.parse.result.end - len(self.gp)))
+
+    def place(self, start: int, end: int | None = None) -> Place:
+        """A place in the output in every coordinate (what a check's summary names)."""
+        return Place.of(self.output, self.gp, start, end)
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:

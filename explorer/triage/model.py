@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from explorer.chat_output import ChatMessage
-    from explorer.errors import OutputParseError
+    from explorer.errors import GrammarError, OutputParseError
     from explorer.triage.facts import Facts
 
 Severity = Literal["cause", "warning", "info"]
@@ -26,6 +26,9 @@ SEVERITIES: tuple[str, ...] = ("cause", "warning", "info")
 # the chat template, or llama.cpp itself (a parser limitation or bug).
 FixWhere = Literal["model", "request", "template", "llama.cpp"]
 FIX_WHERE: tuple[str, ...] = ("model", "request", "template", "llama.cpp")
+
+# ``found`` of a finding whose place is the end of the output: there is no text to show.
+END_OF_OUTPUT = "(end of output)"
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,27 @@ class Place:
         column = start - (output.rfind("\n", 0, start) + 1) + 1
         return cls(start, stop, gp_bytes + pos, pos, line, column)
 
+    def where(self) -> str:
+        """The place as a summary names it (the one wording the triage uses)."""
+        return f"output character {self.char} (line {self.line}, column {self.column})"
+
+    def coordinates(self) -> tuple[tuple[str, str], ...]:
+        """(coordinate, how to read it) for each coordinate a user meets, for display."""
+        chars = f"{self.char}" if self.end <= self.char + 1 else f"{self.char}–{self.end}"
+        return (
+            ("output character", f"{chars} (code points into the model output, from 0)"),
+            ("line:column", f"{self.line}:{self.column} (in the output, from 1; columns in characters)"),
+            ("llama.cpp offset", (f"{self.llama_offset} (bytes into generation prompt + output: llama.cpp "
+                                  f"0c1e5709's result.end, whose warning \"unparsed … output:\" prints the text "
+                                  f"from here; the explorer's error prints it as \"(offset {self.llama_offset})\")")),
+            ("older builds' pos", (f"{self.pos} (bytes into the output alone: \"Failed to parse input at pos "
+                                   f"{self.pos}\")")),
+        )
+
     def describe(self) -> str:
         return (f"output character {self.char} (line {self.line}, column {self.column}); llama.cpp offset "
-                f"{self.llama_offset} (generation prompt + output, bytes); older builds' pos {self.pos}")
+                f"{self.llama_offset} (generation prompt + output, bytes; 0c1e5709's \"unparsed … output:\" "
+                f"starts here); older builds' pos {self.pos} (output, bytes)")
 
     def to_json(self) -> dict[str, int]:
         return {"char": self.char, "end": self.end, "llama_offset": self.llama_offset, "pos": self.pos,
@@ -87,8 +108,11 @@ class Finding:
 
     ``span`` is (start, end) in the model output (generation prompt excluded), or None
     when the finding is about the request or the template rather than a place in the
-    text; ``expected``, ``found`` and ``span`` always describe the same place, and
-    ``place`` (filled in by the diagnosis) is that place in every coordinate.
+    text; ``expected``, ``found`` and ``span`` always describe the same place: ``found``
+    is the output text at ``span`` (or a prefix of it), or ``END_OF_OUTPUT`` for an empty
+    span at the end. ``place`` (filled in by the diagnosis) is that place in every
+    coordinate; a summary that says where names it with ``Place.where()``. A finding
+    about two places is two findings.
     ``fix_where`` says where the fix belongs; ``quirk`` marks a llama.cpp quirk (its
     behaviour, named in ``llama_cpp``: the function or handler); ``rule`` states the
     parser's rule behind the finding in one sentence. ``field``, ``probe`` and
@@ -137,7 +161,8 @@ class Diagnosis:
     """llama.cpp's parse of the output and the findings that explain it.
 
     Findings never change the parse: ``message`` / ``error`` are exactly what
-    ``common_chat_parse`` gives for this request.
+    ``common_chat_parse`` gives for this request. ``build_error``: the request's params
+    (its grammar) could not be built, so nothing was parsed (``message`` and ``error`` None).
     """
 
     output: str
@@ -147,6 +172,7 @@ class Diagnosis:
     error: "OutputParseError | None"
     findings: tuple[Finding, ...]
     is_partial: bool = False  # explained as llama.cpp's partial (streaming) parse
+    build_error: "GrammarError | None" = None  # llama-server errors before generating; nothing parsed
 
     @property
     def causes(self) -> tuple[Finding, ...]:
@@ -158,6 +184,9 @@ class Diagnosis:
     @property
     def verdict(self) -> str:
         """One line: what llama-server answers, in words."""
+        if self.build_error is not None:
+            return f"llama-server answers with an error before generating (the request's grammar cannot be built): " \
+                   f"{self.build_error}"
         if self.error is not None:
             return f"llama-server answers with an error (HTTP 500): {self.error}"
         assert self.message is not None
@@ -183,6 +212,7 @@ class Diagnosis:
             "exception": exception_json(self.error) if self.error is not None else None,
             "verdict": self.verdict,
             "is_partial": self.is_partial,
+            "build_error": str(self.build_error) if self.build_error is not None else None,
             "findings": [f.to_json() for f in self.findings],
         }
 

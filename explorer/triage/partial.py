@@ -59,7 +59,8 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
     if not f.is_partial or f.message is None or f.partial_failed:
         return ()
     m = f.message
-    end = (len(f.output), len(f.output))
+    tail = max(0, len(f.output) - 40)
+    end = (tail, len(f.output))  # the place: the end of the output, where it is still being written
     if m.tool_calls:
         last = m.tool_calls[-1]
         if not _arguments_complete(last.arguments) or f.parse.result.need_more_input():
@@ -69,7 +70,7 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                         f"returns it with the arguments so far ({shown(last.arguments[-40:])}).",
                 detail="With is_partial llama.cpp maps what the parser has read so far; llama-server streams the "
                        "call's name first, then argument deltas, and the final parse (is_partial false) settles it.",
-                span=end, expected="the rest of the call", found=last.arguments[-40:],
+                span=end, expected="the rest of the call", found=f.output[tail:],
                 fix_hint="Nothing to fix while the output is streaming; diagnose the finished output without "
                          "is_partial to see the final parse."),)
     started = [o for o in f.openings if not o.in_prompt] + [
@@ -80,14 +81,14 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
             summary="A tool call has started but is not readable yet: llama.cpp's partial parse returns no call "
                     "until the function name is complete.",
             detail="With is_partial llama.cpp maps what the parser has read so far; a call appears once its name "
-                   "has been parsed.", span=end, expected="the rest of the call", found=f.output[-40:],
+                   "has been parsed.", span=end, expected="the rest of the call", found=f.output[tail:],
             fix_hint="Nothing to fix while the output is streaming."),)
     if m.reasoning_content and not m.content and f.parse.result.need_more_input():
         return (Finding(
             check="partial-output", severity="info",
             summary="Reasoning is still being written: llama.cpp's partial parse returns it as reasoning_content "
                     "so far.", detail="With is_partial llama.cpp maps what the parser has read so far.",
-            span=end, expected="the end of the reasoning", found=f.output[-40:],
+            span=end, expected="the end of the reasoning", found=f.output[tail:],
             fix_hint="Nothing to fix while the output is streaming."),)
     return ()
 

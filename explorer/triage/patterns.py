@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.handlers.registry import find_handler
+
 PATTERN_KINDS = ("PATTERN", "PATTERN_FULL")
 MAX_ANCHORED_PREFIX = 400  # an anchored trigger fires early in the output or never
 
@@ -98,11 +100,11 @@ def trigger_patterns(params: Any) -> tuple[TriggerPattern, ...]:
     whose = "" if params.handler == "autoparser" else f" of llama.cpp's {params.handler} handler"
     triggers = [(t.type, t.value) for t in params.grammar_triggers if t.type in PATTERN_KINDS]
     declared = ""
-    if not params.grammar_triggers and params.handler != "autoparser":
-        from explorer.handlers.registry import HANDLERS
-
-        handler = HANDLERS.get(params.handler)
-        triggers = [(t.type, t.value) for t in getattr(handler, "triggers", ()) if t.type in PATTERN_KINDS]
+    handler = find_handler(params.handler)
+    if not params.grammar_triggers and handler is not None:
+        # the constant declaration: triggers that depend on the request (DeepSeek's,
+        # Qwen3-Coder's) are all WORD triggers, never patterns
+        triggers = [(t.type, t.value) for t in handler.triggers if t.type in PATTERN_KINDS]
         declared = " (declared by the handler; this request builds no grammar)"
     return tuple(compile_trigger(value, kind, f"grammar trigger ({kind}){whose}{declared}: the lazy grammar "
                                  f"wakes up where it matches") for kind, value in triggers)

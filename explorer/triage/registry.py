@@ -14,11 +14,18 @@ from dataclasses import replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
-from explorer.triage import checks_format, checks_handlers, checks_parse, checks_reasoning, checks_tools, partial
+from explorer.triage import (
+    checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
+    checks_tools, partial,
+)
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
 
 CHECKS: tuple[Check, ...] = (
+    # first: a grammar llama.cpp cannot load means the request never generated (its cause leads)
+    Check("grammar-build", "a request grammar llama.cpp cannot load (its GBNF parser's repetition limits, an eager "
+          "grammar refusing its own generation prompt): llama-server errors before generating",
+          checks_grammar.grammar_build),
     Check("no-tool-parser", "a tool call in the output of a request that builds no tool parser",
           checks_tools.no_tool_parser),
     Check("opener-near-miss", "the tool-call opener (or the markup before a function name) spelled almost right, "
@@ -47,10 +54,28 @@ CHECKS: tuple[Check, ...] = (
     Check("reasoning-format-none", "reasoning kept in content by reasoning_format none",
           checks_reasoning.reasoning_format_none),
     Check("content-after-calls", "text after the tool calls", checks_tools.content_after_calls),
+    Check("arguments-json", "a returned call whose arguments do not decode as JSON", checks_success.arguments_json),
+    Check("value-swallowed", "a tagged argument value holding the format's closing tag (it swallowed what "
+          "followed)", checks_success.value_swallowed),
+    Check("call-cut-off", "an output that ends inside a call, returned as a complete call",
+          checks_success.call_cut_off),
+    Check("parameter-order", "tagged arguments out of the order the parser reads them (required first)",
+          checks_rules.parameter_order),
+    Check("newline-rule", "call markup missing a newline the parser needs", checks_rules.newline_rule),
+    Check("whitespace-rule", "call markup with whitespace the parser does not skip there",
+          checks_rules.whitespace_rule),
+    Check("one-call-only", "a second call while parallel_tool_calls is false", checks_rules.one_call_only),
+    Check("marker-in-prose", "the call opener written inside prose", checks_rules.marker_in_prose),
     Check("parse-error", "where the parser stopped when llama.cpp throws", checks_parse.parse_error),
     Check("unconsumed-output", "output the parser stopped before, without an error (dropped)",
           checks_parse.unconsumed_output),
     Check("tool-mentioned", "a tool named in an output with no calls", checks_tools.tool_mentioned),
+    Check("grammar-trigger", "where the lazy grammar wakes (trigger, origin, character), and a call it never woke "
+          "for, woke late for, or a trigger inside content or reasoning", checks_grammar.grammar_trigger),
+    Check("grammar-accepts", "where llguidance's reading of the request grammar refuses the output when the parser "
+          "does too, or a grammar check cut short for size", checks_grammar.grammar_accepts),
+    Check("grammar-vs-parser", "the parser and the GBNF built from it disagree on the output (a llama.cpp "
+          "inconsistency)", checks_grammar.grammar_vs_parser),
     Check("partial-output", "with is_partial: a tool call or reasoning still being written, and what llama.cpp's "
           "partial parse returns meanwhile", partial.partial_output),
 )

@@ -168,7 +168,7 @@ def fix_view(fix: Fix, template_name: str) -> FixView:
             if fix.patched_template else None,
             Download("Download the diff", fix.diff, f"{stem}.diff", "text/x-diff") if fix.diff else None) if d)
         return FixView(f"Template edit: {fix.summary}", change, fix.diff, "diff", downloads, notes)
-    body = json.dumps(dict(fix.request_change), indent=2, ensure_ascii=False)
+    body = json.dumps(fix.request_change.to_json() if fix.request_change else {}, indent=2, ensure_ascii=False)
     return FixView(f"Request change: {fix.summary}", change, body, "json", (), notes)
 
 

@@ -284,6 +284,9 @@ def _findings_markdown(findings: Sequence[Any]) -> list[str]:
     lines: list[str] = []
     for f in findings:
         line = f"- **{f.severity}** `{f.check}`: {f.summary}"
+        place = getattr(f, "place", None)
+        if place is not None:
+            line += f" (at {place.describe()})"
         if f.expected or f.found:
             line += f" (expected {_inline(f.expected)}, found {_inline(f.found)})"
         if f.fix_hint:

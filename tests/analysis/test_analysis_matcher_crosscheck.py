@@ -9,13 +9,11 @@ ports against each other.
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import peg
 from explorer.analysis import matcher as m
-
-peg = pytest.importorskip("explorer.peg")
 
 # Pattern descriptions: ("lit", s) ("marker",) ("space",) ("any",) ("end",) ("rest",)
 # ("until", [delims]) ("seq", *p) ("choice", *p) ("opt", p) ("star", p) ("not", p)

@@ -14,7 +14,6 @@ inside a character) shown as U+FFFD, as our decoded fields show them.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

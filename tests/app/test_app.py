@@ -10,10 +10,10 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
+from canitoolcall.fixtures import load_fixtures
 from streamlit.testing.v1 import AppTest
 
 from explorer import sources
@@ -68,10 +68,8 @@ def assert_clean(at: AppTest) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-@pytest.mark.parametrize("example", examples() or ["<no examples>"])
+@pytest.mark.parametrize("example", examples())
 def test_every_page_renders_every_example(page, example):
-    if example == "<no examples>":
-        pytest.skip("explorer.sources has no examples in this checkout")
     at = app(page, request=ui.SourceRequest("example", name=example))
     assert_clean(at)
     assert not at.error, [e.value for e in at.error]
@@ -96,8 +94,6 @@ def test_every_page_shows_a_syntax_error_in_place(page):
 
 
 def test_fresh_start_shows_a_builtin_example_with_capabilities():
-    if not examples():
-        pytest.skip("explorer.sources has no examples")
     at = app()
     assert_clean(at)
     assert at.session_state["source_request"].kind == "example"
@@ -109,8 +105,7 @@ def test_fresh_start_shows_a_builtin_example_with_capabilities():
 
 def test_switching_the_example_changes_the_source():
     names = examples()
-    if len(names) < 2:
-        pytest.skip("needs two examples")
+    assert len(names) >= 2
     at = app()
     first = at.session_state["source_request"].name
     other = next(n for n in names if n != first)
@@ -122,8 +117,6 @@ def test_switching_the_example_changes_the_source():
 
 
 def test_pasting_a_template_analyses_it():
-    if not examples():
-        pytest.skip("explorer.sources is absent")
     at = app()
     at.radio(key="tpl_kind").set_value("text").run()
     pasted = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
@@ -165,16 +158,12 @@ def test_fetching_from_the_hub_asks_for_a_repo_then_loads_it(monkeypatch):
 
 
 def test_syntax_error_names_the_template_line():
-    if not examples():
-        pytest.skip("explorer.sources is absent")
     at = app(request=ui.SourceRequest("text", text=SYNTAX_ERROR))
     errors = " ".join(e.value for e in at.error)
     assert "line 2" in errors, errors
 
 
 def test_permalink_with_template_text_reproduces_the_source():
-    if not examples():
-        pytest.skip("explorer.sources is absent")
     text = "{{ messages[0].content }}"
     at = app(params=ui.encode_permalink(ui.Permalink(page="template", text=text)))
     assert_clean(at)
@@ -183,8 +172,6 @@ def test_permalink_with_template_text_reproduces_the_source():
 
 def test_permalink_with_example_and_page_opens_that_page():
     names = examples()
-    if not names:
-        pytest.skip("explorer.sources is absent")
     at = app(params={"example": names[-1], "page": "probes"})
     assert_clean(at)
     assert at.session_state["source_request"] == ui.SourceRequest("example", name=names[-1])
@@ -202,9 +189,8 @@ def test_a_damaged_permalink_is_reported_in_place():
 CHATML = "chatml-think-tools"
 
 
-def needs() -> None:
-    if CHATML not in examples():
-        pytest.skip(f"example {CHATML} is absent")
+def test_the_example_the_page_tests_use_is_built_in():
+    assert CHATML in examples()
 
 
 def probe_headers(at: AppTest) -> list[str]:
@@ -212,7 +198,6 @@ def probe_headers(at: AppTest) -> list[str]:
 
 
 def test_picking_a_probe_shows_only_that_probe_with_its_diff():
-    needs()
     at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert len(probe_headers(at)) > 3
     at.selectbox(key="probe_focus").select("T1").run()
@@ -227,7 +212,6 @@ def test_picking_a_probe_shows_only_that_probe_with_its_diff():
 
 
 def test_the_analyzer_filter_keeps_only_its_probes():
-    needs()
     at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.radio(key="probe_group").set_value("Reasoning").run()
     assert_clean(at)
@@ -236,7 +220,6 @@ def test_the_analyzer_filter_keeps_only_its_probes():
 
 
 def test_a_raising_template_shows_every_probe_failure_with_its_message():
-    needs()
     at = app("pages/probes_page.py", request=ui.SourceRequest("text", text=RAISES))
     assert_clean(at)
     failures = [e.value for e in at.error]
@@ -245,7 +228,6 @@ def test_a_raising_template_shows_every_probe_failure_with_its_message():
 
 
 def test_a_focus_link_opens_the_probes_page_on_that_probe():
-    needs()
     at = app(params={"example": CHATML, "page": "probes", "focus": "R1"})
     assert_clean(at)
     headers = probe_headers(at)
@@ -256,7 +238,6 @@ def test_a_focus_link_opens_the_probes_page_on_that_probe():
 
 
 def test_analysis_shows_modes_markers_and_their_probes():
-    needs()
     at = app("pages/analysis_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
@@ -274,7 +255,6 @@ def test_analysis_shows_modes_markers_and_their_probes():
 
 
 def test_analysis_links_of_a_pasted_template_carry_its_text():
-    needs()
     text = sources.from_example(CHATML).text.replace("tool_call>", "call>")
     at = app("pages/analysis_page.py", request=ui.SourceRequest("text", text=text))
     assert_clean(at)
@@ -289,7 +269,6 @@ def test_analysis_links_of_a_pasted_template_carry_its_text():
 
 
 def test_analysis_of_a_raising_template_lists_the_silent_failures():
-    needs()
     at = app("pages/analysis_page.py", request=ui.SourceRequest("text", text=RAISES))
     assert_clean(at)
     assert any("boom" in w.value for w in at.warning)
@@ -301,7 +280,6 @@ TOOL_OUTPUT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris
 
 
 def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
-    needs()
     at = app("pages/grammar_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     assert {m.label: m.value for m in at.metric}.get("Lazy") == "yes"
@@ -311,7 +289,6 @@ def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
 
 
 def test_parsing_an_output_shows_its_tool_call():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     assert_clean(at)
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
@@ -323,7 +300,6 @@ def test_parsing_an_output_shows_its_tool_call():
 
 
 def test_skip_chat_parsing_turns_the_tool_call_into_content():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     at.toggle(key="try_req_skip_chat_parsing").set_value(True).run()
@@ -337,7 +313,6 @@ def test_skip_chat_parsing_turns_the_tool_call_into_content():
 
 
 def test_a_try_it_link_carries_the_request_settings_both_ways():
-    needs()
     at = app(params={"example": CHATML, "page": "try", "think": "0", "skip": "1", "o": ui.compress_text(TOOL_OUTPUT)})
     assert_clean(at)
     assert at.toggle(key="try_req_thinking").value is False
@@ -351,7 +326,6 @@ def test_a_try_it_link_carries_the_request_settings_both_ways():
 
 
 def test_an_output_the_parser_rejects_is_an_error_in_place():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     # a tool call followed by more text: the JSON-native tool section must end the reply
     at.text_area(key="try_output").input(TOOL_OUTPUT + " and then some prose").run()
@@ -362,7 +336,6 @@ def test_an_output_the_parser_rejects_is_an_error_in_place():
 
 
 def test_the_sample_button_fills_an_output_that_parses():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.button(key="try_sample_call").click().run()
     assert_clean(at)
@@ -373,7 +346,6 @@ def test_the_sample_button_fills_an_output_that_parses():
 
 
 def test_the_streaming_scrubber_shows_the_partial_message():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     text = "<think>\nhmm\n</think>\n\nIt is sunny."
     at.text_area(key="try_output").input(text).run()
@@ -387,7 +359,6 @@ def test_the_streaming_scrubber_shows_the_partial_message():
 
 
 def test_the_bug_report_carries_the_output_and_the_route():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     reports = [c.value for c in at.code if c.value.startswith("### ")]
@@ -406,7 +377,6 @@ QWEN3_CODER_STYLE = (
 
 
 def test_a_specialized_route_is_announced_and_its_parser_used():
-    needs()
     request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
     at = app(request=request)
     assert any("specialized handler `qwen3-coder`" in w.value for w in at.warning)
@@ -421,7 +391,6 @@ def test_a_specialized_route_is_announced_and_its_parser_used():
 
 
 def test_try_it_shows_the_handler_next_to_the_autoparser_for_a_routed_template():
-    needs()
     request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
     at = app("pages/try_it_page.py", request=request)
     at.text_area(key="try_output").input(
@@ -435,14 +404,12 @@ def test_try_it_shows_the_handler_next_to_the_autoparser_for_a_routed_template()
 
 
 def test_grammar_page_lists_where_the_handler_and_the_autoparser_differ():
-    needs()
     at = app("pages/grammar_page.py", request=ui.SourceRequest("text", text=QWEN3_CODER_STYLE))
     assert_clean(at)
     assert any(e.label == "Handler vs what the autoparser would give" for e in at.expander)
 
 
 def test_a_try_it_link_carries_the_model_output():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.text_area(key="try_output").input(TOOL_OUTPUT).run()
     link = ui.decode_permalink(dict(at.query_params))
@@ -456,8 +423,6 @@ def test_a_try_it_link_carries_the_model_output():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_transformers_dialect_renders_every_page(page):
-    if CHATML not in examples():
-        pytest.skip("example absent")
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state["dialect"] = "transformers"
     at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
@@ -472,7 +437,6 @@ def test_the_transformers_dialect_renders_every_page(page):
 
 
 def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
-    needs()
     at = app("pages/fixtures_page.py", request=ui.SourceRequest("example", name=CHATML))
     # the example speaks the Hermes format, so the qwen3-hermes fixtures mostly pass
     at.selectbox(key="fx_family").select("qwen3-hermes").run()
@@ -487,8 +451,6 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
     at.button(key=f"fx_try_{fixture_id}").click().run()
     assert_clean(at)
     assert any(t.value == "Try it" for t in at.title)
-    from canitoolcall.fixtures import load_fixtures
-
     fixture = next(f for f in load_fixtures(families=["qwen3-hermes"]) if f.id == fixture_id)
     assert at.text_area(key="try_output").value == fixture.raw_output
 
@@ -497,7 +459,6 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
 
 
 def test_compare_lists_the_fields_two_templates_differ_in():
-    needs()
     names = examples()
     at = app("pages/compare_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.selectbox(key="cmp_example").select(CHATML).run()
@@ -514,7 +475,6 @@ def test_compare_lists_the_fields_two_templates_differ_in():
 
 
 def test_compare_with_a_pasted_template():
-    needs()
     at = app("pages/compare_page.py", request=ui.SourceRequest("example", name=CHATML))
     at.radio(key="cmp_kind").set_value("text").run()
     at.text_area(key="cmp_text").input(RAISES)
@@ -533,8 +493,6 @@ HOSTILE = ROOT / "tests" / "hostile"
                                   "subclasses_item", "unknown_tag"])
 def test_every_page_survives_hostile_templates(name):
     path = HOSTILE / f"{name}.jinja"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
     request = ui.SourceRequest("text", text=path.read_text(encoding="utf-8"))
     for page in PAGES:
         at = app(page, request=request)
@@ -543,16 +501,12 @@ def test_every_page_survives_hostile_templates(name):
 
 def test_a_runaway_template_is_not_rendered_again_on_the_request_pages():
     path = HOSTILE / "exponential_macro.jinja"
-    needs()
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
     at = app("pages/try_it_page.py", request=ui.SourceRequest("text", text=path.read_text(encoding="utf-8")))
     assert_clean(at)
     assert any("ran out of render time" in w.value for w in at.warning)
 
 
 def test_thinking_off_changes_the_generation_prompt_and_bad_tools_are_an_error():
-    needs()
     at = app("pages/try_it_page.py", request=ui.SourceRequest("example", name=CHATML))
     first_block = next(h.proto.body for h in at.get("html") if "im_start" in h.proto.body)
     assert "&lt;think&gt;" not in first_block
@@ -564,3 +518,18 @@ def test_thinking_off_changes_the_generation_prompt_and_bad_tools_are_an_error()
     at.text_area(key="try_req_tools").input("[{").run()
     assert_clean(at)
     assert any("tools: invalid JSON" in e.value for e in at.error)
+
+
+def test_the_probes_page_shows_which_template_line_wrote_each_span():
+    at = app("pages/probes_page.py", request=ui.SourceRequest("example", name=CHATML))
+    at.selectbox(key="probe_focus").set_value("T1").run()
+    at.toggle(key="prov_T1").set_value(True).run()
+    assert_clean(at)
+    block = next(h.proto.body for h in at.get("html") if "Template lines that wrote them" in h.proto.body)
+    text = sources.from_example(CHATML).text.splitlines()
+    lines = [int(n) for n in re.findall(r'id="pv-T1-L(\d+)"', block)]
+    assert lines, "no source line listed"
+    for n in lines:  # each listed line is the template's own, and hovering a span of it highlights it
+        assert f".pv-T1:has(.l{n}:hover) #pv-T1-L{n}" in block
+        assert html.escape(text[n - 1]) in block
+    assert 'class="pv l' in block and "template line" in block  # spans carry their line

@@ -18,6 +18,7 @@ from explorer.ui_support import doctor_view as dv
 from explorer.doctor import report as doctor_report
 from explorer.doctor.model import Fix, RoundTripCount
 from explorer.analysis.overrides import parse_setting
+from explorer.roundtrip import RequestChange
 from oracle_data import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests" / "doctor"))
@@ -104,7 +105,7 @@ def test_fixes_show_before_and_after_with_their_downloads(monkeypatch: pytest.Mo
             overrides=(parse_setting("tools.format.per_call_start=<tool_call>"),), substring="<tool_call>",
             substring_matches=("t.jinja",), workaround_cpp="[](const common_chat_template & tmpl) {}"),
         Fix("request-change", "send parallel_tool_calls", before, RoundTripCount(11, 18),
-            request_change={"parallel_tool_calls": True}),
+            request_change=RequestChange(parallel_tool_calls=True)),
     )
     monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: fixes)
     at = doctor_page(ui.SourceRequest("text", text=LOSSY + "{# fixes #}"))

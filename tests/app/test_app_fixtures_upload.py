@@ -9,17 +9,17 @@ example template's format (Hermes-style JSON calls in <tool_call> tags), not fro
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from canitoolcall.fixtures import default_fixtures_dir, iter_fixture_files, load_families, load_fixtures
+from canitoolcall.results import ParsedToolCall, ParseResult
 from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
 from explorer.ui_support import fixture_diff, fixture_upload
-from oracle_data import PROJECT_ROOT
-
-pytest.importorskip("canitoolcall")
+from oracle_data import ORACLE, PROJECT_ROOT, load_oracle_template, requires_oracle
 
 ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
@@ -169,8 +169,6 @@ def test_problem_text_lists_at_most_twenty():
 
 
 def package_fixtures_jsonl(family: str | None = None) -> bytes:
-    from canitoolcall.fixtures import default_fixtures_dir, iter_fixture_files
-
     root = default_fixtures_dir() / family if family else None
     files = list(iter_fixture_files([root] if root else None))
     return b"\n".join(f.read_bytes().rstrip(b"\n") for f in files)
@@ -179,8 +177,6 @@ def package_fixtures_jsonl(family: str | None = None) -> bytes:
 def test_the_packages_own_fixtures_read_back_unchanged():
     """canitoolcall's shipped corpus passes its own validate(); every line must pass here too,
     and come out as the very Fixture its loader builds."""
-    from canitoolcall.fixtures import load_fixtures
-
     up = fixture_upload.parse_upload(package_fixtures_jsonl())
     assert up.problems == ()
     assert [f.to_dict() for f in up.fixtures] == [f.to_dict() for f in load_fixtures()]
@@ -200,8 +196,6 @@ def test_json_type_names():
 
 
 def result(content=None, reasoning=None, calls=(), exception=None):
-    from canitoolcall.results import ParsedToolCall, ParseResult
-
     return ParseResult(content, reasoning, tuple(ParsedToolCall(n, a) for n, a in calls), exception)
 
 
@@ -334,11 +328,6 @@ def test_no_upload_yet_is_a_hint_not_an_error():
 
 def _oracle_verdicts(template: str, family: str) -> dict[str, str]:
     """canitoolcall's verdict on llama.cpp's own parse of each fixture (the oracle's parse file)."""
-    from types import SimpleNamespace
-
-    from canitoolcall.fixtures import load_families, load_fixtures
-    from oracle_data import ORACLE
-
     fixtures = {f.id: f for f in load_fixtures(families=[family])}
     fam = load_families()[family]
     out = {}
@@ -355,13 +344,8 @@ def _oracle_verdicts(template: str, family: str) -> dict[str, str]:
     return out
 
 
+@requires_oracle
 def test_uploaded_fixtures_get_the_verdicts_of_llama_cpps_own_parses():
-    from oracle_data import load_oracle_template, oracle_available
-
-    if not oracle_available():
-        pytest.skip("../shared/oracle is absent")
-    from canitoolcall.fixtures import load_fixtures
-
     want = _oracle_verdicts("Qwen-Qwen3-0.6B.jinja", "qwen3-hermes")
     records = [f.to_dict() for f in load_fixtures(families=["qwen3-hermes"]) if f.id in want]
     at = AppTest.from_file(APP, default_timeout=120)

@@ -9,7 +9,6 @@ trips (the oracle's roundtrip.jsonl), never from our output.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import ui_support as ui
 from explorer.roundtrip import ORACLE_MESSAGES, Comparison, GrammarVerdict, RoundTripCase, RoundTripReport, Strip
 from explorer.ui_support import roundtrip_view as rv
-from oracle_data import PROJECT_ROOT
+from oracle_data import ORACLE, PROJECT_ROOT, load_oracle_template, requires_oracle
 
 ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
@@ -440,12 +439,9 @@ ORACLE_TABLE_TEMPLATES = ("Qwen-Qwen3-0.6B", "mistralai-Mistral-Nemo-Instruct-24
 
 
 @pytest.mark.parametrize("template", ORACLE_TABLE_TEMPLATES)
+@requires_oracle
 def test_the_verdict_table_says_what_llama_cpp_round_trips(template):
     """Messages a-f: equal / equal_trimmed as the oracle's roundtrip_equal(_trimmed), thinking on."""
-    from oracle_data import ORACLE, load_oracle_template, oracle_available
-
-    if not oracle_available() or not (ORACLE / "templates" / f"{template}.jinja").is_file():
-        pytest.skip("../shared/oracle (or this template) is absent")
     want = {}
     for raw in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines():
         line = json.loads(raw)
@@ -460,17 +456,14 @@ def test_the_verdict_table_says_what_llama_cpp_round_trips(template):
     assert {mid: rows[mid] for mid in want} == want
 
 
+@requires_oracle
 def test_command_r_plus_cannot_render_an_array_parameter_in_llama_cpp():
     """Command R+'s json_to_python_type recurses on ``json_spec.items``. In llama.cpp a member
     name that is a built-in of the object wins (member_expression: try_builtin_func first), so
     that is the object's ``items`` Function; ``json_spec.type`` on a Function then throws
     (value_t::get_builtins: "Function has no builtins"). The page's default tools include
     create_event, whose ``times`` is an array: the round trip says the template fails, on line 10."""
-    from oracle_data import ORACLE, load_oracle_template, oracle_available
-
     name = "CohereForAI-c4ai-command-r-plus-tool_use"
-    if not oracle_available() or not (ORACLE / "templates" / f"{name}.jinja").is_file():
-        pytest.skip("../shared/oracle (or this template) is absent")
     at = page(ui.SourceRequest("text", text=load_oracle_template(name)))
     assert not at.exception, [e.value for e in at.exception]
     errors = " ".join(e.value for e in at.error)

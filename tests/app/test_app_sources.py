@@ -5,7 +5,6 @@ the named-variant picker."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

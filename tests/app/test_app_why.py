@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -118,3 +117,27 @@ def test_a_misread_template_gets_the_health_banner_on_analysis_and_try_it():
         at.switch_page(page).run()
         errors = [e.value for e in at.error]
         assert any("Template health" in e and "tools.function.name_prefix" in e for e in errors), (page, errors)
+
+
+def test_try_it_reads_a_pasted_log():
+    """An older build's log (its debug line holds the output, its error the pos): the box says
+    what it read and offers the log's output; once in the output box, the Why section's first
+    finding places the log's pos in it."""
+    output = 'Voilà\n<tool_call>\n{"name": "get_weather", "arguments": {city: "Paris"}}\n</tool_call>'
+    at_char = output.index("<tool_call>")
+    pos = len(output[:at_char].encode("utf-8"))
+    log = (f"Parsing input with format peg-native: {output}\n"
+           f"srv  operator(): got exception: Failed to parse input at pos {pos}: {output[at_char:]}\n"
+           "srv  update_slots: all slots are idle\n")
+    at = try_it()
+    at.text_area(key="try_log").input(log).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("older builds' error" in c.value for c in at.caption)
+    at.button(key="try_use_log_output").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_area(key="try_output").value == output
+    text = shown(at)
+    assert "llama-server's log: older builds' error" in text
+    assert f"its number {pos} counts bytes of the model output alone" in text
+    assert f"output character {at_char} (line 2, column 1)" in text
+    assert "older builds' pos" in text  # the place in every coordinate

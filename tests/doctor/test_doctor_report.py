@@ -5,13 +5,14 @@ classified; the fix search runs only where there is something to fix."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
 
 from explorer.doctor.losses import LOSS_KINDS, case_losses, classify
 from explorer.doctor.model import Fix, RoundTripCount
-from explorer.doctor.report import CorpusTemplate, DoctorReport, doctor
+from explorer.doctor.report import DoctorReport, doctor
 from explorer.roundtrip.model import RoundTripCase
 from explorer.session import TemplateSession, open_session
 from oracle_data import HOSTILE_DIR
@@ -79,7 +80,9 @@ def test_to_json_has_the_line_shape(lossy: DoctorReport) -> None:
     assert line["template"] == "lossy" and line["verdict"] == "losses"
     assert line["roundtrip"] == {"equal": lossy.roundtrip.equal, "total": lossy.roundtrip.total}
     assert line["findings"] and all(FINDING_KEYS <= set(f) for f in line["findings"])
-    assert line["fixes"] == []
+    assert line["fixes"] and all({"kind", "summary", "roundtrip_before", "roundtrip_after"} <= set(f)
+                                 for f in line["fixes"])
+    assert all(f["roundtrip_after"]["equal"] > f["roundtrip_before"]["equal"] for f in line["fixes"])
     assert {c["message"] for c in line["cases"]} >= {"a", "b", "c", "d", "e", "f"}
 
 
@@ -166,13 +169,13 @@ def _fix(before: RoundTripCount) -> Fix:
 
 
 def test_the_fix_search_runs_only_for_templates_that_need_it() -> None:
-    calls: list[tuple[str, tuple[CorpusTemplate, ...]]] = []
+    calls: list[tuple[str, tuple[str, ...]]] = []
 
-    def search(session: TemplateSession, corpus: tuple[CorpusTemplate, ...]) -> tuple[Fix, ...]:
+    def search(session: TemplateSession, corpus: Sequence[str]) -> tuple[Fix, ...]:
         calls.append((session.sha256, tuple(corpus)))
         return (_fix(RoundTripCount(10, 18)),)
 
-    corpus = (("other.jinja", SOUND),)
+    corpus = ("templates/others",)
     full = doctor(open_session(SOUND), fixes=search, corpus=corpus)
     assert full.verdict == "full" and full.fixes == () and calls == []
     lossy = doctor(open_session(LOSSY), fixes=search, corpus=corpus)
@@ -181,12 +184,11 @@ def test_the_fix_search_runs_only_for_templates_that_need_it() -> None:
     assert doctor(open_session(LOSSY), fixes=False).fixes == ()
 
 
-def test_without_the_fix_module_the_default_search_finds_nothing() -> None:
-    import importlib.util
-
-    if importlib.util.find_spec("explorer.doctor.fixes") is not None:
-        pytest.skip("the fix search has landed: its own tests cover it")
-    assert doctor(open_session(LOSSY)).fixes == ()
+def test_the_default_search_gives_the_report_verified_fixes_that_bring_messages_back() -> None:
+    report = doctor(open_session(LOSSY))
+    assert report.verdict == "losses" and report.fixes
+    for fix in report.fixes:
+        assert fix.roundtrip_after.equal > fix.roundtrip_before.equal, fix.summary
 
 
 def test_a_request_adds_the_templates_own_replies_through_that_requests_parser() -> None:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from explorer.chat_output import parse_output
 from explorer.errors import AnalysisError, RequestError
 from explorer.generator import GenerationParams, ParserSpec, generate_params
 from explorer.generator.stl_order import hash_bytes, unordered_map_order
+from explorer.peg.arena import load_arena
 
 from oracle_data import ORACLE, requires_oracle
 from cases import HERMES, WEATHER, tagged_spec
@@ -87,11 +89,9 @@ def test_generation_prompt_stops_at_the_reasoning_start() -> None:
 
 
 def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
-    peg = pytest.importorskip("explorer.peg.arena")
-    chat_output = pytest.importorskip("explorer.chat_output")
     out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
-    arena = peg.load_arena(out.parser)
-    msg = chat_output.parse_output(
+    arena = load_arena(out.parser)
+    msg = parse_output(
         arena, 'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
     assert msg.content == "Sure."
     assert [(c.name, json.loads(c.arguments)) for c in msg.tool_calls] == [("get_weather", {"city": "Paris"})]

@@ -227,3 +227,57 @@ def test_every_oracle_grammar_compiles_in_llguidance() -> None:
         compile_gbnf(grammar)
     print(f"distinct oracle grammars compiled by llguidance: {len(grammars)}")
     assert len(grammars) > 150
+
+
+def test_lazy_feed_says_which_trigger_fired_and_maps_back_to_the_output() -> None:
+    from explorer.grammar.triggers import lazy_feed
+
+    text = "<think>no <call>x</think>ok <call>yes</call>"
+    feed = lazy_feed(text, ["<nope>", "<call>"], thinking=("<think>", ["</think>"]))
+    assert feed.trigger == 1 and feed.start == text.index("<call>yes")
+    assert all(text[feed.output_index(i)] == ch for i, ch in enumerate(feed.text))
+    # a pattern with a trailing lookahead fires where its head appears
+    fn = lazy_feed("a>>>b", [{"type": "PATTERN", "value": ">>>(?!all)"}])
+    assert (fn.start, fn.text) == (1, ">>>b")
+
+
+def test_lazy_feed_stays_linear_on_a_long_output_without_a_trigger() -> None:
+    import time
+
+    from explorer.grammar.triggers import lazy_feed
+
+    text = "It is sunny. <call > " * 5000  # 105 KB, the word never complete
+    began = time.perf_counter()
+    for triggers in (["<call>"], [{"type": "PATTERN", "value": ">>>(?!all)"}]):
+        assert lazy_feed(text, triggers, thinking=("<think>", ["</think>"])).start is None
+    assert time.perf_counter() - began < 0.5  # the character-by-character search took seconds
+
+
+def test_check_constrained_says_what_the_grammar_wanted_and_can_stop_early() -> None:
+    from explorer.grammar.check import check_constrained
+
+    grammar = 'root ::= "<c>" [0-9]+ "</c>"\n'
+    bad = check_constrained(grammar, "<c>12x</c>")
+    assert not bad.accepted and bad.consumed_bytes == 5
+    assert bad.allowed == 'one of "0".."9", "<"'
+    assert check_constrained(grammar, "<c>1").allowed == 'one of "0".."9", "<"'
+    assert check_constrained(grammar, "<x>").allowed == '"c>"'  # after the "<" it took
+    cut = check_constrained(grammar, "<c>" + "1" * 1000 + "</c>", max_bytes=100)
+    assert cut.accepted and cut.truncated and cut.consumed_bytes == 100
+    assert check_constrained('root ::= "<s>" [a-z]+\n', "abc", prefill="<s>").accepted
+
+
+def test_llama_cpp_grammar_parser_limits_read_from_the_gbnf() -> None:
+    """llama_grammar_parser::parse_sequence (MAX_REPETITION_THRESHOLD 2000), read from the
+    source: a count over 2000 throws; an upper bound over 2000 is dropped; a group stands for
+    every rule its parse added, so a repeated group of repetitions multiplies."""
+    from explorer.grammar.limits import TOO_MANY_REPETITIONS, TOO_MANY_RULES, grammar_limits, refusal
+
+    assert refusal('root ::= "a"{2001,}\n').message == TOO_MANY_REPETITIONS
+    assert refusal('root ::= "a"{2000}\n') is None
+    (loose,) = grammar_limits('root ::= [a-z]{0,3000}\n')
+    assert loose.kind == "loosened" and loose.repetition == "[a-z]{0,3000}"
+    assert refusal('root ::= ([a-z]{0,100}){0,19}\n') is None  # 101 rules x 19
+    worst = refusal('root ::= "x" ([a-z]{0,100}){0,20}\n')  # 101 rules x 20
+    assert worst.message == TOO_MANY_RULES and worst.repetition == "([a-z]{0,100}){0,20}"
+    assert refusal('root ::= a{50} b{50}\na ::= "a"\nb ::= "b"\n') is None  # each element counts alone

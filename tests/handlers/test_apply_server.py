@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from canitoolcall.fixtures import load_fixtures
 from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
 from explorer.caps import Caps
@@ -128,8 +129,7 @@ def test_parse_lines_are_llama_server_requests():
     """The oracle replayed each fixture as a llama-server request: with the fixture's
     kwargs (or none), our defaults give the enable_thinking and parallel_tool_calls
     llama-server sent."""
-    fixtures = pytest.importorskip("canitoolcall.fixtures")
-    by_id = {f.id: f for f in fixtures.load_fixtures()}
+    by_id = {f.id: f for f in load_fixtures()}
     total = ok = 0
     bad = []
     for path in sorted((ORACLE / "parse").glob("*.jsonl")):

@@ -19,14 +19,12 @@ from explorer.apply import (
     system_message_not_supported,
     trim_all_content,
 )
-from explorer.apply.handlers import (
-    RenderedPair,
-    deepseek_v4_sort_tool_results,
-    gemma4_open_model_turn,
-    gpt_oss_return_to_end,
-    HANDLER_APPLY,
-    ministral3_content_blocks,
-)
+from explorer.handlers import route_named
+from explorer.handlers.deepseek_v3_2 import DeepseekV32
+from explorer.handlers.gemma4 import Gemma4
+from explorer.handlers.gpt_oss import GptOss
+from explorer.handlers.ministral3 import Ministral3
+from explorer.handlers.prompting import RenderedPair
 from explorer.apply.messages import (
     ChatMsg,
     ContentPart,
@@ -311,7 +309,7 @@ def test_parse_keeps_call_id_and_string_arguments():
 
 
 def test_gpt_oss_copies_reasoning_to_thinking_and_drops_content_with_calls():
-    adjust = HANDLER_APPLY["gpt-oss"].messages_override
+    adjust = route_named("gpt-oss").messages_override
     msgs = [
         {"role": "assistant", "content": "c", "reasoning_content": "r", "tool_calls": [CALL]},
         {"role": "assistant", "content": "c", "reasoning_content": "r"},
@@ -324,7 +322,7 @@ def test_gpt_oss_copies_reasoning_to_thinking_and_drops_content_with_calls():
 
 
 def test_lfm2_copies_reasoning_to_thinking_only():
-    adjust = HANDLER_APPLY["lfm2"].messages_override
+    adjust = route_named("lfm2").messages_override
     out = adjust([{"role": "assistant", "content": "c", "reasoning_content": "r", "tool_calls": [CALL]}], "", None)
     assert out[0]["thinking"] == "r" and out[0]["content"] == "c"
 
@@ -335,7 +333,7 @@ def test_ministral3_blocks():
         {"role": "user", "content": "U"},
         {"role": "assistant", "content": [{"type": "text", "text": "A"}], "reasoning_content": "R"},
     ]
-    out = ministral3_content_blocks(msgs, "", None)
+    out = Ministral3.messages_override(msgs, "", None)
     assert out == [
         {"role": "system", "content": [{"type": "text", "text": "S"}]},
         {"role": "user", "content": "U"},
@@ -353,28 +351,28 @@ def test_deepseek_v4_sorts_tool_results_by_call_order():
         {"role": "tool", "content": "X", "tool_call_id": "x"},
         {"role": "assistant", "content": "end"},
     ]
-    out = deepseek_v4_sort_tool_results(msgs, "tool_calls DSML", None)
+    out = DeepseekV32.messages_override(msgs, "tool_calls DSML", None)
     assert [m["content"] for m in out] == ["", "X", "mid", "Y", "end"]
     # V3.2 (the source names function_calls): no override
-    assert deepseek_v4_sort_tool_results(msgs, "function_calls", None) is None
+    assert DeepseekV32.messages_override(msgs, "function_calls", None) is None
 
 
 def test_gemma4_opens_model_turn_after_turn_end():
-    pair = gemma4_open_model_turn(RenderedPair("x<turn|>\n", ""), True)
+    pair = Gemma4.finish(RenderedPair("x<turn|>\n", ""), True)
     assert (pair.prompt, pair.generation_prompt) == ("x<turn|>\n<|turn>model\n", "<|turn>model\n")
     same = RenderedPair("x<turn|>\n", "")
-    assert gemma4_open_model_turn(same, False) == same
+    assert Gemma4.finish(same, False) == same
 
 
 def test_gpt_oss_last_return_becomes_end_without_generation_prompt():
-    pair = gpt_oss_return_to_end(RenderedPair("a<|return|>b<|return|>", ""), False)
+    pair = GptOss.finish(RenderedPair("a<|return|>b<|return|>", ""), False)
     assert pair.prompt == "a<|return|>b<|end|>"
-    assert gpt_oss_return_to_end(RenderedPair("a<|return|>", ""), True).prompt == "a<|return|>"
+    assert GptOss.finish(RenderedPair("a<|return|>", ""), True).prompt == "a<|return|>"
 
 
 def test_thinking_support_table():
-    assert HANDLER_APPLY["functionary-v3.2"].thinking_supported("") is False
-    assert HANDLER_APPLY["gigachat-v3"].thinking_supported("") is False
-    assert HANDLER_APPLY["qwen3-coder"].thinking_supported("<think>") is True
-    assert HANDLER_APPLY["qwen3-coder"].thinking_supported("no") is False
-    assert HANDLER_APPLY["autoparser"].thinking_supported("") is None
+    assert route_named("functionary-v3.2").thinking_supported("") is False
+    assert route_named("gigachat-v3").thinking_supported("") is False
+    assert route_named("qwen3-coder").thinking_supported("<think>") is True
+    assert route_named("qwen3-coder").thinking_supported("no") is False
+    assert route_named("autoparser").thinking_supported("") is None

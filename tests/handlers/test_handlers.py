@@ -13,15 +13,15 @@ import json
 import pytest
 
 from explorer.apply import Request
-from explorer.apply.handlers import HANDLER_APPLY
 from explorer.chat_output import parse_output
 from explorer.errors import OutputParseError
 from explorer.grammar.schema import schema_from_json
-from explorer.handlers import HANDLERS, apply_template
+from explorer.handlers import HANDLER_CLASSES, find_handler, handler_named, route_names
 from explorer.handlers.base import GenerationParams
 from explorer.handlers.peg import HandlerPeg, value_types
+from explorer.handlers.pipeline import apply_template
 from explorer.peg.arena import load_arena
-from explorer.routing import AUTOPARSER, HANDLER_RULES
+from explorer.routing import AUTOPARSER
 
 CHATML = (
     "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor -%}"
@@ -61,20 +61,21 @@ def args(msg) -> list[tuple[str, object]]:
     return [(c.name, json.loads(c.arguments)) for c in msg.tool_calls]
 
 
-# --- the registry is the routing table's other half --------------------------------------
+# --- the registry: one class per route ----------------------------------------------------
 
 
 def test_every_routed_handler_has_a_declaration_and_vice_versa() -> None:
-    routed = {rule.name for rule in HANDLER_RULES}
-    assert routed == set(HANDLERS)
-    assert set(HANDLER_APPLY) == routed | {AUTOPARSER}
-    for name, handler in HANDLERS.items():
-        assert handler.name == name
+    routed = {cls.name for cls in HANDLER_CLASSES}
+    assert routed == {name for name in route_names() if find_handler(name) is not None}
+    assert set(route_names()) == routed | {AUTOPARSER}
+    for handler in HANDLER_CLASSES:
+        name = handler.name
+        assert handler_named(name) is handler
         assert handler.reference.startswith("common/parsers/"), name
 
 
 def test_declared_formats_are_llama_cpps_names() -> None:
-    formats = {name: h.format for name, h in HANDLERS.items()}
+    formats = {h.name: h.format for h in HANDLER_CLASSES}
     assert formats.pop("gemma4") == formats.pop("gemma4(outdated-template-workarounds)") == "peg-gemma4"
     assert formats.pop("minimax-m3") == "peg-minimax-m3"
     assert set(formats.values()) == {"peg-native"}
@@ -212,7 +213,8 @@ def test_handlers_build_from_inputs_alone() -> None:
     from explorer.grammar.check import compile_gbnf
 
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-    for name, handler in HANDLERS.items():
+    for handler in HANDLER_CLASSES:
+        name = handler.name
         for tools, choice, parallel, fmt, json_schema in product(
                 (None, (WEATHER, SEARCH)), ("auto", "required", "none"), (True, False), ("deepseek", "none"),
                 (None, schema)):
@@ -237,7 +239,8 @@ def test_quirk_tools_with_a_response_format_give_an_empty_lazy_grammar() -> None
     the schema is never enforced."""
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
     broken = []
-    for name, handler in HANDLERS.items():
+    for handler in HANDLER_CLASSES:
+        name = handler.name
         out = handler.params(GenerationParams(source="", tools=(WEATHER,), json_schema=schema))
         if out.grammar.startswith("root ::= \n"):
             assert out.grammar_lazy
@@ -246,7 +249,7 @@ def test_quirk_tools_with_a_response_format_give_an_empty_lazy_grammar() -> None
 
 
 def test_deepseek_v4_is_told_apart_by_its_block_name() -> None:
-    handler = HANDLERS["deepseek-v3.2/v4"]
+    handler = handler_named("deepseek-v3.2/v4")
     v32 = handler.params(GenerationParams(source="function_calls", tools=(WEATHER,)))
     v4 = handler.params(GenerationParams(source="tool_calls", tools=(WEATHER,)))
     assert [t.value for t in v32.grammar_triggers] == ["<｜DSML｜function_calls>"]
@@ -255,7 +258,7 @@ def test_deepseek_v4_is_told_apart_by_its_block_name() -> None:
 
 
 def test_ling3_reasoning_stops_at_a_call_only_when_the_think_block_is_open() -> None:
-    handler = HANDLERS["ling3"]
+    handler = handler_named("ling3")
     open_ = handler.params(GenerationParams(source="", tools=(WEATHER,),
                                          generation_prompt="<role>ASSISTANT</role>\n<think>"))
     closed = handler.params(GenerationParams(source="", tools=(WEATHER,),
@@ -361,15 +364,15 @@ def test_cli_parse_hook_builds_parser_settings(tmp_path) -> None:
 
 
 def test_declarations_describe_themselves() -> None:
-    info = HANDLERS["kimi-k3"].describe()
+    info = handler_named("kimi-k3").describe()
     assert info["detects"]["required"] == ["<|open|>", "<|close|>", "<|end_of_msg|>"]
     assert info["grammar"] == {"include": "include_tools", "lazy": "lazy_unless_required",
                                "triggers": [{"type": "WORD", "value": "<|open|>tools<|sep|>", "token": -1}],
                                "triggers_when_lazy_only": False, "response_format": "object"}
-    qwen = HANDLERS["qwen3-coder"]
+    qwen = handler_named("qwen3-coder")
     assert qwen.describe(GenerationParams(source="<think>"))["thinking_start_tag"] == "<think>"
     assert qwen.describe()["thinking_start_tag"] == ""
-    json.dumps([h.describe() for h in HANDLERS.values()])  # plain data
+    json.dumps([h.describe() for h in HANDLER_CLASSES])  # plain data
 
 
 def test_parse_command_takes_the_request_switches() -> None:

@@ -7,16 +7,22 @@ not one we computed), so a mismatch here is the handler's, not the apply stage's
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
-import pytest
 
-from explorer.grammar.check import check_grammar
-from explorer.handlers import HANDLERS, HandlerParams
+from explorer.chat_output import parse_output
+from explorer.errors import ExplorerError
+from explorer.generator import ParserSpec
+from explorer.grammar.check import check_grammar, compile_gbnf
+from explorer.handlers import HANDLER_CLASSES, HandlerParams
 from explorer.handlers.peg import HandlerPeg
+from explorer.peg.arena import load_arena
+from explorer.routing import patch_source
 
 from oracle_data import ORACLE, requires_oracle
-from cases import handler_params, route_params
+from cases import HERMES, handler_params, route_params
+from cases import tagged_spec as _tagged
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -38,7 +44,7 @@ def _rules(grammar: str) -> dict[str, str]:
 
 
 def test_every_oracle_route_has_a_handler() -> None:
-    assert set(HANDLERS) == {
+    assert {cls.name for cls in HANDLER_CLASSES} == {
         "qwen3-coder", "gpt-oss", "ministral-3", "deepseek-v3.2/v4", "kimi-k2", "kimi-k3", "gemma4",
         "gemma4(outdated-template-workarounds)", "lfm2", "lfm2.5", "cohere2moe", "gigachat-v3",
         "functionary-v3.2", "ling3", "minicpm5", "muse-glimmer", "minimax-m3",
@@ -107,8 +113,6 @@ def _fixtures() -> dict[str, dict]:
 
 
 def _source(name: str) -> str:
-    from explorer.routing import patch_source
-
     return patch_source((ORACLE / "templates" / name).read_text("utf-8"))
 
 
@@ -179,12 +183,6 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
     """tool_choice auto/required x parallel on/off (the oracle applied only auto with the
     template's parallel default): llama.cpp's PEG engine port (explorer.peg) parses each
     template's rendered tool-call turns with our arenas to the oracle's messages."""
-    peg = pytest.importorskip("explorer.peg.arena")
-    chat_output = pytest.importorskip("explorer.chat_output")
-    from explorer.errors import ExplorerError
-    from explorer.generator import ParserSpec
-    from explorer.routing import patch_source
-
     rows = [json.loads(line) for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines()]
     rows = [r for r in rows if r["result"] is not None and r["message"].get("tool_calls")]
     total, unexpected = 0, []
@@ -204,7 +202,7 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
                                        generation_prompt=row["generation_prompt"],
                                        enable_thinking=row["enable_thinking"])
                     try:
-                        got = chat_output.parse_output(peg.load_arena(out.parser), row["raw_output_stripped"],
+                        got = parse_output(load_arena(out.parser), row["raw_output_stripped"],
                                                        generation_prompt=row["generation_prompt"],
                                                        format=row["format"]).to_oracle_json()
                     except ExplorerError:
@@ -245,13 +243,6 @@ def _random_schema(rng, depth: int = 0) -> dict:
 def test_random_tools_build_grammars_llguidance_can_read() -> None:
     """Odd tool names and schemas: every route builds a parser and a grammar a real engine
     compiles, or says why (an ExplorerError); nothing crashes."""
-    import random
-
-    from explorer.errors import ExplorerError
-    from explorer.generator import ParserSpec
-    from explorer.grammar.check import compile_gbnf
-    from cases import HERMES, tagged_spec as _tagged
-
     rng = random.Random(7)
     specs = (ParserSpec.from_oracle_json(HERMES), ParserSpec.from_oracle_json(_tagged()))
     built = 0
@@ -261,7 +252,7 @@ def test_random_tools_build_grammars_llguidance_can_read() -> None:
                  for i in range(rng.randint(1, 3))]
         req = dict(tools=tools, tool_choice=rng.choice(["auto", "required"]),
                    parallel_tool_calls=rng.random() < 0.5, generation_prompt="<|im_start|>assistant\n")
-        for route, spec in [("autoparser", specs[0]), ("autoparser", specs[1])] + [(h, None) for h in sorted(HANDLERS)]:
+        for route, spec in [("autoparser", specs[0]), ("autoparser", specs[1])] + [(h, None) for h in sorted(cls.name for cls in HANDLER_CLASSES)]:
             try:
                 out = route_params(route, spec, "<think> function_calls", **req)
             except ExplorerError:

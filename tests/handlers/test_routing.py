@@ -8,10 +8,12 @@ import pytest
 from explorer.routing import (
     AUTOPARSER,
     HANDLER_NAMES,
-    HANDLER_RULES,
     patch_source,
     route,
 )
+from explorer.handlers import HANDLER_CLASSES
+from explorer.caps import Caps
+from explorer.session import open_session
 from oracle_data import (
     load_oracle_analysis,
     load_oracle_template,
@@ -57,7 +59,7 @@ def test_plain_chatml_goes_to_autoparser():
     assert r.handler == AUTOPARSER
     assert r.evidence == ()
     # every rule was checked and failed
-    assert [c.rule for c in r.checks] == [rule.name for rule in HANDLER_RULES]
+    assert [c.rule for c in r.checks] == [cls.name for cls in HANDLER_CLASSES]
     assert not any(c.matched for c in r.checks)
 
 
@@ -170,11 +172,7 @@ def test_workarounds_without_caps_are_unknown():
 
 
 def test_workarounds_follow_caps_and_markers():
-    caps = {
-        "supports_system_role": False,
-        "supports_tool_calls": True,
-        "supports_object_arguments": False,
-    }
+    caps = Caps(supports_system_role=False, supports_tool_calls=True, supports_object_arguments=False)
     src = "You have access to the following functions in JSONSchema format <|channel|>"
     w = _wk(route(src, caps))
     assert w["trim_all_content"] is True
@@ -223,10 +221,10 @@ def test_oracle_patches_apply_where_expected():
 def test_detect_caps_for_the_workaround_listing():
     # a template that never renders a system message has no system role
     tmpl = "{% for m in messages %}{% if m.role == 'user' %}{{ m.content }}{% endif %}{% endfor %}"
-    w = {x.name: x.applies for x in route(tmpl, detect=True).workarounds}
+    w = {x.name: x.applies for x in open_session(tmpl).routing.workarounds}
     assert w["system_message_not_supported"] is True
     # a template that does not compile keeps its routing; caps stay unknown
-    broken = route("{% if %}<|channel|>", detect=True)
+    broken = route("{% if %}<|channel|>")
     assert broken.handler == "gpt-oss"
     assert {x.name: x.applies for x in broken.workarounds}["requires_non_null_content"] is None
 

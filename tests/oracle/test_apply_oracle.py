@@ -11,7 +11,7 @@ import functools
 import json
 from typing import Any, Callable
 
-import pytest
+from canitoolcall.fixtures import load_fixtures
 from oracle_data import (
     ORACLE,
     load_oracle_analysis,
@@ -28,7 +28,9 @@ from explorer.apply import (
     supports_enable_thinking,
 )
 from explorer.apply.messages import trim_whitespace
+from explorer.caps import Caps
 from explorer.errors import ExplorerError, TemplateError
+from explorer.routing import route
 
 pytestmark = requires_oracle
 
@@ -281,8 +283,7 @@ def test_roundtrip_generation_prompt_and_rendering():
 def test_parse_fixture_generation_prompts():
     """Every parse line's request: [user "Hello"], the fixture's tools, the thinking
     value and kwargs llama-server sent; G and supports_thinking must match."""
-    fixtures = pytest.importorskip("canitoolcall.fixtures")
-    by_id = {f.id: f for f in fixtures.load_fixtures()}
+    by_id = {f.id: f for f in load_fixtures()}
     total = g_ok = t_ok = 0
     explained: list[str] = []
     unexplained: list[str] = []
@@ -329,7 +330,6 @@ def test_parse_fixture_generation_prompts():
 
 def test_apply_with_detected_caps():
     """The whole path with explorer.caps detecting the capabilities itself."""
-    pytest.importorskip("explorer.caps")
     total = ok = 0
     unexplained: list[str] = []
     for name in oracle_template_names():
@@ -355,7 +355,6 @@ def test_apply_with_detected_caps():
 
 def test_template_supports_enable_thinking_with_our_analysis():
     """End to end: the autoparser's reasoning mode from explorer.analysis itself."""
-    pytest.importorskip("explorer.analysis")
     names = oracle_template_names()
     bad = [
         name for name in names
@@ -368,11 +367,9 @@ def test_template_supports_enable_thinking_with_our_analysis():
 
 def test_routing_workaround_listing_agrees_with_apply():
     """What explorer.routing says would run is what apply_request ran."""
-    from explorer.routing import route
-
     for name in oracle_template_names():
         d = _analysis(name)
-        listed = {w.name for w in route(load_oracle_template(name), d["caps"]).workarounds if w.applies}
+        listed = {w.name for w in route(load_oracle_template(name), Caps.coerce(d["caps"])).workarounds if w.applies}
         applied = _applied(name, "thinking_true")
         if isinstance(applied, Exception):
             continue

@@ -14,17 +14,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oracle_data import ORACLE, requires_oracle
+
 from explorer.apply import Request
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 
-TEMPLATES = Path("/work/ref/llama.cpp/models/templates")
+# llama.cpp's models/templates at 0c1e5709, byte for byte (../shared/oracle/README.md)
+TEMPLATES = ORACLE / "templates"
 
-pytestmark = pytest.mark.skipif(not TEMPLATES.is_dir(), reason="llama.cpp reference tree is absent")
+pytestmark = requires_oracle
 
 
 def _tool(name: str, properties: dict, required: list[str] | None = None) -> dict:
@@ -372,6 +374,12 @@ def _normal(args: str) -> str:
         return ""  # llama.cpp ignores partial JSON when comparing
 
 
+def test_every_template_the_vectors_name_is_in_the_oracle() -> None:
+    named = {v.template for v in VECTORS + CONTINUATIONS}
+    assert len(named) == 21
+    assert sorted(t for t in named if not (TEMPLATES / t).is_file()) == []
+
+
 @pytest.mark.parametrize("vector", VECTORS, ids=[v.label for v in VECTORS])
 def test_llama_cpp_vector(vector: Vector) -> None:
     params, msg = _check(vector)
@@ -403,13 +411,13 @@ def test_a_response_format_is_enforced_by_an_eager_grammar() -> None:
 
 
 def test_every_specialised_handler_is_exercised() -> None:
-    from explorer.handlers import HANDLERS
+    from explorer.handlers import HANDLER_CLASSES
 
     seen = set()
     for template in {v.template for v in VECTORS}:
         seen.add(_apply(Vector(template, "x")).handler)
     # the outdated Gemma 4 template and LFM2 (not 2.5) have no vectors in llama.cpp's suite
-    missing = set(HANDLERS) - seen - {"gemma4(outdated-template-workarounds)", "lfm2"}
+    missing = {cls.name for cls in HANDLER_CLASSES} - seen - {"gemma4(outdated-template-workarounds)", "lfm2"}
     assert not missing, f"handlers without a llama.cpp vector: {sorted(missing)}"
 
 

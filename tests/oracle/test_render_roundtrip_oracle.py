@@ -17,14 +17,14 @@ import json
 from functools import lru_cache
 from typing import Any
 
-import pytest
 
+from explorer import apply
+from explorer.caps import detect_caps
 from explorer.errors import ExplorerError
 from explorer.render import CompiledTemplate, compile_template
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
-apply = pytest.importorskip("explorer.apply")
 
 USER = {"role": "user", "content": "Hello"}
 
@@ -38,8 +38,6 @@ def _lines() -> list[dict[str, Any]]:
 
 @lru_cache(maxsize=None)
 def _template(name: str) -> tuple[CompiledTemplate, Any]:
-    from explorer.caps import detect_caps
-
     tmpl = compile_template(load_oracle_template(name.removesuffix(".jinja")))
     return tmpl, detect_caps(tmpl)
 

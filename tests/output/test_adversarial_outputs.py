@@ -24,7 +24,7 @@ from oracle_data import ORACLE, requires_oracle
 from explorer.apply import Request
 from explorer.chat_output import ChatMessage, parse_output
 from explorer.errors import OutputParseError
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 from explorer.peg.arena import Arena, load_arena
 from explorer.sources import from_example, list_examples
 

@@ -25,7 +25,7 @@ from explorer.sources.gguf_header import (
     read_gguf_header_from_file,
 )
 from explorer.sources import from_file, from_upload
-from oracle_data import PROJECT_ROOT
+from oracle_data import LLAMA_CPP_MODELS, ORACLE, oracle_available, requires_llama_cpp
 
 DEFAULT_T = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
 TOOL_T = "{{ tools | tojson }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
@@ -349,11 +349,20 @@ def test_agrees_with_the_gguf_package_reader_on_every_field(tmp_path):
             assert ours == field.contents(), key
 
 
-REF_MODELS = PROJECT_ROOT.parent / "ref" / "llama.cpp" / "models"
-REAL_VOCABS = sorted(REF_MODELS.glob("ggml-vocab-*.gguf")) if REF_MODELS.is_dir() else []
-needs_real_vocabs = pytest.mark.skipif(
-    not REAL_VOCABS, reason="llama.cpp's models/ggml-vocab-*.gguf are not beside the project"
-)
+# llama.cpp's own vocab-only GGUFs (models/ at 0c1e5709, from the sdist cache .ci/run fills)
+REAL_VOCABS = tuple(f"ggml-vocab-{name}.gguf" for name in (
+    "aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2",
+    "gpt-neox", "llama-bpe", "llama-spm", "mpt", "nomic-bert-moe", "phi-3", "qwen2", "qwen35", "refact",
+    "starcoder"))
+
+
+@requires_llama_cpp
+def test_the_cache_holds_llama_cpp_s_vocabs_and_templates():
+    assert tuple(sorted(p.name for p in LLAMA_CPP_MODELS.glob("ggml-vocab-*.gguf"))) == REAL_VOCABS
+    # the same commit as the oracle: its templates are byte for byte ../shared's
+    if oracle_available():
+        ours = {p.name: p.read_bytes() for p in (LLAMA_CPP_MODELS / "templates").iterdir()}
+        assert ours == {p.name: p.read_bytes() for p in (ORACLE / "templates").iterdir()}
 
 
 def _raw_string_value(data: bytes, key: str) -> str | None:
@@ -368,40 +377,36 @@ def _raw_string_value(data: bytes, key: str) -> str | None:
     return data[start + 8 : start + 8 + length].decode("utf-8")
 
 
-@needs_real_vocabs
-@pytest.mark.parametrize("path", REAL_VOCABS, ids=lambda p: p.name)
-def test_real_llama_cpp_vocab_files(path):
+@requires_llama_cpp
+@pytest.mark.parametrize("name", REAL_VOCABS)
+def test_real_llama_cpp_vocab_files(name):
     # llama.cpp's own vocab-only GGUFs, written by its converter.
+    path = LLAMA_CPP_MODELS / name
     data = path.read_bytes()
     header = read_gguf_header_from_file(path)
     assert header.complete and header.bytes_read <= len(data)
-    for name, text in header.chat_templates.items():
-        key = "tokenizer.chat_template" + ("" if name == "default" else f".{name}")
+    for variant, text in header.chat_templates.items():
+        key = "tokenizer.chat_template" + ("" if variant == "default" else f".{variant}")
         assert _raw_string_value(data, key) == text
     for key in ("tokenizer.chat_template", "tokenizer.chat_template.tool_use", "tokenizer.chat_template.rag"):
         if _raw_string_value(data, key) is not None:
             assert key in header.metadata
 
 
-@needs_real_vocabs
+@requires_llama_cpp
 def test_real_command_r_vocab_has_three_named_templates():
-    path = REF_MODELS / "ggml-vocab-command-r.gguf"
-    if not path.is_file():
-        pytest.skip("no command-r vocab")
-    source = from_file(path, "rag")
+    source = from_file(LLAMA_CPP_MODELS / "ggml-vocab-command-r.gguf", "rag")
     assert source.variants == ("default", "rag", "tool_use")
     assert source.bos_token == "<BOS_TOKEN>"
 
 
-@needs_real_vocabs
+@requires_llama_cpp
 @pytest.mark.parametrize("name", ["ggml-vocab-phi-3.gguf", "ggml-vocab-llama-spm.gguf", "ggml-vocab-bert-bge.gguf"])
 def test_small_real_vocabs_match_gguf_reader(name):
     # GGUFReader parses every array element in Python, so only the small files here.
     from gguf import GGUFReader
 
-    path = REF_MODELS / name
-    if not path.is_file():
-        pytest.skip(f"no {name}")
+    path = LLAMA_CPP_MODELS / name
     header = read_gguf_header_from_file(path)
     reference = GGUFReader(path)
     assert list(header.metadata) == [k for k in reference.fields if not k.startswith("GGUF.")]

@@ -7,10 +7,12 @@ reasoning, calls and turns), not taken from the explorer's output.
 
 from __future__ import annotations
 
-import importlib.util
+import json
 
 import pytest
 
+from explorer import caps, cli, routing
+from explorer.analysis import analyze_template
 from explorer.errors import TemplateRaisedError
 from explorer.render import RenderInputs, compile_template, render
 from explorer.sources import example_info, from_example, list_examples
@@ -146,13 +148,11 @@ def test_plain_chat_renders_and_enforces_alternation():
 
 @pytest.mark.parametrize("name", TOOL_EXAMPLES + ["plain-chat"])
 def test_examples_route_to_the_autoparser(name):
-    routing = pytest.importorskip("explorer.routing")
     assert routing.route(from_example(name).text).handler == "autoparser"
 
 
 @pytest.mark.parametrize("name", TOOL_EXAMPLES + ["plain-chat"])
 def test_example_caps(name):
-    caps = pytest.importorskip("explorer.caps")
     detected = caps.detect_caps(compile_template(from_example(name).text))
     has_tools = name != "plain-chat"
     assert detected.supports_tools is has_tools
@@ -197,11 +197,8 @@ EXPECTED_ANALYSIS = {
 }
 
 
-@pytest.mark.skipif(importlib.util.find_spec("explorer.analysis") is None, reason="analysis stage absent")
 @pytest.mark.parametrize("name", sorted(EXPECTED_ANALYSIS))
 def test_autoparser_finds_the_markers_each_example_was_written_with(name):
-    from explorer.analysis import analyze_template
-
     got = analyze_template(compile_template(from_example(name).text)).to_oracle_json()
     want = EXPECTED_ANALYSIS[name]
     mode, start, end = want["reasoning"]
@@ -232,11 +229,7 @@ MODEL_OUTPUTS = {
 
 @pytest.mark.parametrize("name", sorted(MODEL_OUTPUTS))
 def test_parser_built_for_each_example_reads_a_call(name, tmp_path, capsys):
-    import json
-
-    cli = pytest.importorskip("explorer.cli")
-    if cli.main(["grammar", f"example:{name}", "--json"]) != 0:
-        pytest.skip("grammar command unavailable")
+    assert cli.main(["grammar", f"example:{name}", "--json"]) == 0
     generated = tmp_path / "generated.json"
     generated.write_text(capsys.readouterr().out, encoding="utf-8")
     output = tmp_path / "output.txt"

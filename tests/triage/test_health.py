@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-import pytest
 
 from explorer.analysis import TemplateAnalysis
 from explorer.health import _format_findings, template_health
@@ -44,6 +43,9 @@ def test_a_marker_that_cuts_into_a_probe_id_is_named_with_its_field_and_probe() 
     first = health.findings[0]
     assert first.check == "template-sentinel-in-marker" and first.severity == "cause"
     assert first.field == "tools.function.name_prefix" and first.probe
+    # the template line that wrote it (explorer.analysis.lines: the probe re-rendered with provenance)
+    assert first.template_line and "tc.id" in ID_FIRST.splitlines()[first.template_line - 1]
+    assert f"written by template line {first.template_line}" in first.summary
     assert "part of the probe's own text \"call00001\"" in first.summary
     assert "Every reply with a tool call fails" in first.summary
     assert health.broken and "call" in health.failing_kinds()
@@ -127,3 +129,13 @@ def test_every_reply_fails_claims_agree_with_llama_cpps_own_round_trip() -> None
     assert checked, "no failing reply was checked against the oracle"
     print(f"'every reply fails' claims checked against llama.cpp's round trip: {sum(checked.values())} "
           f"on {len(checked)} templates")
+
+
+def test_content_that_comes_back_wrapped_is_a_warning_not_a_failure() -> None:
+    from explorer.sources import from_example
+
+    health = template_health(open_session(from_example("wrapped-answer-tag-json").text))
+    assert not health.broken
+    [f] = [f for f in health.findings if f.check == "template-reply-extra-text"]
+    assert f.severity == "warning" and f.quirk and f.fix_where == "llama.cpp"
+    assert '"<answer>…</answer>"' in f.summary

@@ -16,7 +16,7 @@ from explorer.analysis import template_analysis
 from explorer.apply import Request
 from explorer.cli import main
 from explorer.errors import OutputParseError
-from explorer.handlers import apply_template
+from explorer.handlers.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.sources import from_example
 from explorer.triage import CHECK_IDS, CHECKS, build_facts, diagnose, run_checks
@@ -57,6 +57,11 @@ def checks_of(diagnosis) -> set[str]:
     return {f.check for f in diagnosis.findings}
 
 
+def to_explain(diagnosis) -> tuple:
+    """The findings but the lazy grammar's wake-up, which every parsed call gets (info)."""
+    return tuple(f for f in diagnosis.findings if not (f.check == "grammar-trigger" and f.severity == "info"))
+
+
 # --- the parse is llama.cpp's, untouched ------------------------------------------------
 
 OUTPUTS = [GOOD_CALL, "<think>x</think>\n" + GOOD_CALL, f"<tool_call >\n{CALL_JSON}\n</tool_call>",
@@ -76,9 +81,10 @@ def test_findings_never_change_the_parse(output):
 
 def test_a_clean_call_has_nothing_to_explain():
     d, _ = why("<think>x</think>\n" + GOOD_CALL)
-    assert d.findings == ()
+    assert to_explain(d) == ()
     assert len(d.message.tool_calls) == 1
-    assert "No check found anything" in d.to_text()
+    assert only(d, "grammar-trigger").severity == "info"
+    assert "No check found anything" in why("The weather is fine.")[0].to_text()
 
 
 def test_checks_are_registered_once_and_run_alone():
@@ -195,7 +201,7 @@ def test_opener_near_miss_negative():
     assert "opener-near-miss" not in checks_of(d)
     # the look-alike sits inside reasoning and the real call parses: nothing to explain
     d, _ = why("<think>I could write <tool_call > here</think>\n" + GOOD_CALL)
-    assert d.findings == () and len(d.message.tool_calls) == 1
+    assert to_explain(d) == () and len(d.message.tool_calls) == 1
 
 
 # --- 3. unknown function -------------------------------------------------------------------
@@ -231,7 +237,9 @@ def test_call_json_keys_order():
     output = '<tool_call>\n{"arguments": {"city": "Paris"}, "name": "get_weather"}\n</tool_call>'
     d, _ = why(output)
     f = only(d, "call-json-keys")
-    assert f.expected == "name, arguments" and f.found == "arguments, name"
+    # found is the object's text at its span; the keys it has are in the summary
+    assert f.expected == "a call object with the keys name, arguments" and f.found.startswith('{"arguments"')
+    assert "(it has arguments, name)" in f.summary
     assert f.span == (output.index("{"), output.rindex("}") + 1)
 
 
@@ -244,7 +252,7 @@ def test_malformed_arguments():
     d, _ = why(output)
     f = only(d, "malformed-arguments")
     at = output.index("</tool_call>")  # the object is still open when the closer comes
-    assert f.span == (at, at + 1) and f.found.startswith("</tool_call>")
+    assert f.span == (at, at + len(f.found)) and f.found.startswith("</tool_call>")
     assert f.severity == "cause" and d.error is not None
 
 
@@ -378,11 +386,14 @@ def test_reasoning_format_none():
 def test_parse_error_says_where_and_what():
     output = GOOD_CALL.replace("get_weather", "get_wether")
     d, _ = why(output)
-    f = only(d, "parse-error")
+    f, reported = d.by_check("parse-error")
     start = output.index("get_wether")
     assert f.severity == "cause" and f.span[0] == start
     assert "HTTP 500" in f.summary
     assert f.expected == "get_weather"
+    # llama.cpp's own offset is the start of the call that failed: its own (info) finding
+    assert reported.severity == "info" and reported.span[0] == 0
+    assert reported.place.llama_offset == d.error.location.offset
 
 
 def test_parse_error_negative():
@@ -392,7 +403,7 @@ def test_parse_error_negative():
 def _unanchored_params(additional_stops: tuple[str, ...] = ()):
     """A hand-built parser with no end-of-input, like some llama.cpp handlers: content up to
     <call>, then optionally <call>NAME</call>."""
-    from explorer.handlers import ChatParams
+    from explorer.handlers.pipeline import ChatParams
     from explorer.peg.builder import build_arena
 
     arena = build_arena(lambda p: p.sequence([
@@ -412,10 +423,12 @@ def test_unconsumed_output_is_dropped_without_an_error():
     output = "Hi<call>get_wether</call>"
     d = diagnose(params, request(), output)
     assert d.error is None and d.message.content == "Hi" and d.message.tool_calls == ()
-    f = only(d, "unconsumed-output")
+    f, furthest = d.by_check("unconsumed-output")
     assert f.severity == "cause" and f.span == (2, len(output)) and f.found == "<call>get_wether</call>"
     assert "does not require the end of the output" in f.detail
-    assert f.expected == "get_weather"
+    # where the parser got furthest in the dropped text is a place of its own
+    assert furthest.severity == "info" and furthest.span[0] == output.index("get_wether")
+    assert furthest.expected == "get_weather" and furthest.found.startswith("get_wether")
 
 
 def test_unconsumed_output_after_a_stop_string_is_info():
@@ -480,7 +493,7 @@ INLINE_CALL = '[[call]]{"name": "get_weather", "arguments": {"city": "Paris"}}[[
 
 def test_inline_template_opener():
     d, params = why(INLINE_CALL, source=INLINE)
-    assert d.findings == () and len(d.message.tool_calls) == 1
+    assert to_explain(d) == () and len(d.message.tool_calls) == 1
     output = "Let me look. " + INLINE_CALL.replace("[[call]]", "[[ call ]]")
     f = only(why(output, source=INLINE)[0], "opener-near-miss")
     assert (f.expected, f.found, f.span) == ("[[call]]", "[[ call ]]", (13, 23))
@@ -535,7 +548,7 @@ def test_required_call_missing():
     d, _ = why("Hello", tool_choice="required")
     f = only(d, "required-call-missing")
     # llama.cpp's parse is lenient: the missing call is "unfinished", not an error
-    assert d.error is None and f.severity == "warning" and f.span is None
+    assert d.error is None and f.severity == "warning" and f.span == (0, len("Hello")) and f.found == "Hello"
     assert "required-call-missing" not in checks_of(why(GOOD_CALL, tool_choice="required")[0])
     assert "required-call-missing" not in checks_of(why("Hello")[0])
 
@@ -612,7 +625,8 @@ def test_a_repeated_mistake_is_listed_ten_times_then_summed_up():
 def test_every_registered_check_has_a_positive_test_here():
     from pathlib import Path
 
-    source = Path(__file__).read_text(encoding="utf-8")
+    # this file and its siblings (checks grouped by theme have their own test files)
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_triage*.py"))
     missing = [c for c in CHECK_IDS if f'"{c}")' not in source]
     assert not missing, missing
 
@@ -621,6 +635,21 @@ def test_content_after_calls_without_the_analysis():
     output = GOOD_CALL + " done"
     f = only(why(output, analysis=False)[0], "content-after-calls")
     assert f.found == "done" and f.span == (len(GOOD_CALL) + 1, len(output))
+
+
+def test_grammar_checks_are_tested_in_their_own_file():
+    """tests/triage/test_triage_grammar.py has the grammar checks' cases; one positive case
+    of each here for the registry guard."""
+    d, _ = why(GOOD_CALL)
+    assert only(d, "grammar-trigger").span[0] == 0
+    d, _ = why(GOOD_CALL.replace('"city"', '"town"'), tool_choice="required")
+    assert only(d, "grammar-vs-parser").quirk
+    d, _ = why(GOOD_CALL.replace('{"name"', '{"nme"'))
+    assert only(d, "grammar-accepts").severity == "info"
+    code = {"type": "function", "function": {"name": "code", "parameters": {
+        "type": "object", "properties": {"c": {"type": "string", "minLength": 2500}}}}}
+    d, _ = why("text", tools=(WEATHER, code))
+    assert only(d, "grammar-build").severity == "cause"
 
 
 def test_handler_format_and_partial_output_are_tested_with_routed_handlers():

@@ -1,0 +1,178 @@
+"""The "log" findings: llama-server's log about one parse, placed in the output and held
+against our parse of it.
+
+Input: a ``LogReading`` (``explorer.triage.logs.locate``), our ``OutputParse`` of the output
+the reading found (the request's parser: llama.cpp 0c1e5709's) and the ``Diagnosis`` of that
+output. Output: a ``LogDiagnosis``: the reading and the diagnosis with the log's findings
+first -- an info finding placing the log's position (which coordinate its number counts,
+the output character and line:column it points at), and a warning at our parse's stop when
+that is elsewhere (or when llama.cpp failed and our parse does not) -- or, when the log
+holds no output, the reason. ``diagnose_log`` does it from the log text (pure).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from explorer.chat_output import OutputParse
+from explorer.triage.logs import LogReading, locate, read_log
+from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, Place, shown
+
+CHECK = "log"
+FOUND_CHARS = 40
+OLDER = ("failed-at-pos",)
+
+
+@dataclass(frozen=True)
+class LogDiagnosis:
+    """What the log says, and the diagnosis of the output it holds (None: ``problem``)."""
+
+    reading: LogReading
+    diagnosis: Diagnosis | None
+
+    @property
+    def problem(self) -> str:
+        return self.reading.problem
+
+    def header(self) -> list[str]:
+        """What was read from the log, in lines (before the diagnosis)."""
+        r = self.reading
+        lines = [f"log: {len(r.log.failures)} parse failure record(s), {len(r.log.dumps)} dump(s) of the raw output"
+                 + (" (--log-jsonl)" if r.log.jsonl else "")]
+        if r.failure is not None:
+            lines.append(f"log: read {r.failure.source}, line {r.failure.line_no}: {_clip(r.failure.line)}")
+        if r.dump is not None:
+            lines.append(f"log: the output comes from {r.dump.source}, line {r.dump.line_no}")
+        elif r.output_from == "given":
+            lines.append("log: the output is the one you gave")
+        elif r.output_from == "log tail":
+            lines.append("log: the output comes from the failure's own text")
+        return lines + [f"log: {note}" for note in r.notes]
+
+    def to_text(self) -> str:
+        text = "\n".join(self.header()) + "\n"
+        if self.diagnosis is None:
+            return text + self.problem + "\n"
+        return text + "\n" + self.diagnosis.to_text()
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.reading
+        return {
+            "log": {
+                "failure": None if r.failure is None else {
+                    "kind": r.failure.kind, "source": r.failure.source, "line_no": r.failure.line_no,
+                    "line": r.failure.line, "format": r.failure.format, "number": r.failure.number,
+                    "tail": r.failure.tail},
+                "dump": None if r.dump is None else {"kind": r.dump.kind, "source": r.dump.source,
+                                                     "line_no": r.dump.line_no, "holds": r.dump.holds},
+                "output_from": r.output_from or None, "counts": r.counts, "offset": r.offset, "char": r.char,
+                "in_prompt": r.in_prompt, "exact": r.exact, "notes": list(r.notes), "problem": r.problem or None,
+            },
+            "diagnosis": self.diagnosis.to_json() if self.diagnosis is not None else None,
+        }
+
+
+def _clip(text: str, n: int = 120) -> str:
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def _place(output: str, generation_prompt: str, at: int) -> tuple[Place, str]:
+    found = output[at:at + FOUND_CHARS] or END_OF_OUTPUT
+    return Place.of(output, generation_prompt, at, at if found == END_OF_OUTPUT else at + len(found)), found
+
+
+def _coordinate(r: LogReading, place: Place) -> str:
+    """What the log's number (or text) counts, in words, with the place's coordinates (each
+    named only where it is the log's own number: a log with another generation prompt, or a
+    byte inside a character, has other numbers than the place)."""
+    assert r.failure is not None and r.offset is not None
+    number = r.failure.number
+    llama = f" (llama.cpp offset {place.llama_offset})" if place.llama_offset == r.offset and not r.in_prompt else ""
+    if r.failure.kind == "unparsed":
+        how = f"its text starts {r.offset} bytes into generation prompt + output{llama}"
+    elif r.counts == "output":
+        how = f"its number {number} counts bytes of the model output alone" + (
+            f" (older builds' pos {place.pos})" if place.pos == number else "")
+    else:
+        how = f"its number {number} counts bytes of generation prompt + output{llama}"
+    if r.in_prompt:
+        return how + (": it points into the generation prompt, before the output (the parse stopped before "
+                      f"reading any of it); in the output that is its start, {place.where()}")
+    return how + f": it points at {place.where()}"
+
+
+def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, format: str) -> tuple[Finding, ...]:
+    """The log's findings for the output ``r`` found, given our parse of it."""
+    assert r.output is not None
+    output = r.output
+    detail = " ".join(r.notes)
+    our_at = max(0, min(len(output), parse.result.end - len(generation_prompt)))
+    our_in_prompt = parse.result.end < len(generation_prompt)
+    we_fail = parse.error is not None or parse.result.fail()
+    if r.failure is None:
+        return (Finding(check=CHECK, severity="info", fix_where="model",
+                        summary="The log records no parse failure; its output is diagnosed as it is."
+                                + (" Our parse of it fails (see parse-error)." if we_fail else ""),
+                        detail=detail),)
+    if r.char is None:  # a failure the log does not place (or places in another output)
+        if not we_fail:
+            return (_ours_succeed(r, detail),)
+        place, found = _place(output, generation_prompt, our_at)
+        return (Finding(
+            check=CHECK, severity="info",
+            summary=f"The log records {r.failure.source} without a place in this output; our parse of it stops at "
+                    f"{place.where()}, llama.cpp offset {place.llama_offset} (llama.cpp 0c1e5709's warning "
+                    f"\"unparsed {format} output:\" prints the text from there).",
+            detail=detail, span=(place.char, place.end), found=found, place=place),)
+    place, found = _place(output, generation_prompt, r.char)
+    agree = we_fail and (our_at, our_in_prompt) == (r.char, r.in_prompt)
+    verdict = ("; our parse of this output (llama.cpp 0c1e5709's parser for this request) stops there too."
+               if agree else ".")
+    first = Finding(
+        check=CHECK, severity="info",
+        summary=f"llama-server's log: {r.failure.source}; {_coordinate(r, place)}{verdict}",
+        detail=(f"The log's record (its line {r.failure.line_no} as pasted): {shown(_clip(r.failure.line))}. "
+                + detail).strip(),
+        span=(place.char, place.end), found=found, place=place,
+        rule="llama.cpp 0c1e5709 counts bytes of generation prompt + output (result.end); older builds counted "
+             "bytes of the output alone; the triage's spans count characters of the output.")
+    if agree:
+        return (first,)
+    if not we_fail:
+        return (first, _ours_succeed(r, ""))
+    ours, ours_found = _place(output, generation_prompt, our_at)
+    why = ("older builds had another parser than llama.cpp 0c1e5709's, so the same output can stop elsewhere"
+           if r.failure.kind in OLDER else
+           "the request the switches describe (tools, tool_choice, enable_thinking, reasoning_format, chat template "
+           "kwargs) or the template is not the one the server had")
+    where = ("in the generation prompt, before the output (here: " + ours.where() + ")" if our_in_prompt
+             else f"at {ours.where()}, llama.cpp offset {ours.llama_offset}")
+    return (first, Finding(
+        check=CHECK, severity="warning", fix_where="request",
+        summary=f"Our parse of this output stops {where}, not where the log says: {why}.",
+        detail="The findings below explain our parse; when the places differ they may not be what the server saw.",
+        span=(ours.char, ours.end), found=ours_found, place=ours,
+        fix_hint="Give the request the server got (--tools, --tool-choice, --thinking, --kwargs) or its template."))
+
+
+def _ours_succeed(r: LogReading, detail: str) -> Finding:
+    assert r.failure is not None
+    return Finding(
+        check=CHECK, severity="warning", fix_where="request",
+        summary=f"The log records a failed parse ({r.failure.source}), but our parse of this output with this "
+                "request does not fail: the request or template is not the one the server had.",
+        detail=detail,
+        fix_hint="Give the request the server got (--tools, --tool-choice, --thinking, --kwargs) or its template.")
+
+
+def with_log(r: LogReading, parse: OutputParse, diagnosis: Diagnosis, format: str) -> LogDiagnosis:
+    """The diagnosis with the log's findings first (``format``: the request's chat format
+    name, as llama.cpp's messages print it)."""
+    found = log_findings(r, parse, diagnosis.generation_prompt, format)
+    return LogDiagnosis(r, replace(diagnosis, findings=found + diagnosis.findings))
+
+
+def read(log_text: str, generation_prompt: str, output: str | None = None) -> LogReading:
+    """``read_log`` then ``locate``: the log text's failure placed in the output."""
+    return locate(read_log(log_text), generation_prompt, output)
