@@ -22,6 +22,7 @@ PAGES = (
     ("pages/try_it_page.py", "Try it", "try", ":material/play_arrow:"),
     ("pages/fixtures_page.py", "Fixtures", "fixtures", ":material/fact_check:"),
     ("pages/compare_page.py", "Compare", "compare", ":material/difference:"),
+    ("pages/doctor_page.py", "Doctor", "doctor", ":material/healing:"),
 )
 
 

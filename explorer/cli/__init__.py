@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from explorer.cli import analyze, apply, caps, grammar, parse, render, roundtrip, why
+from explorer.cli import analyze, apply, caps, doctor, grammar, parse, render, roundtrip, why
 from explorer.errors import ExplorerError
 
-COMMANDS: tuple[ModuleType, ...] = (caps, render, analyze, apply, parse, grammar, roundtrip, why)
+COMMANDS: tuple[ModuleType, ...] = (caps, render, analyze, apply, parse, grammar, roundtrip, why, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,10 +3,15 @@ and fixes verified before they are shown.
 
 Input: a ``TemplateSession`` (and, for the batch, template specs). Output: a doctor report
 per template and verified ``Fix`` es. Modules: ``model`` (Fix, RoundTripCount and the
-search's other types), ``classes`` (the failure classes of a template's round trip and
-health), ``corpus`` (the workaround substring and its uniqueness), ``edits`` (template
-edits), ``candidates`` (the candidate fixes per class) and ``fixes`` (``propose_fixes``:
-candidates, verified).
+search's other types), ``losses`` (the round trip's sentences classified: what the
+template does not render, what llama.cpp's parser loses, and the rest), ``classes`` (the
+failure classes of a template's round trip and health), ``corpus`` (the workaround
+substring and its uniqueness), ``edits`` (template edits), ``candidates`` (the candidate
+fixes per class), ``fixes`` (``propose_fixes``: candidates, verified), ``report``
+(``doctor(session) -> DoctorReport``), ``batch`` (many templates over processes or a Dask
+cluster, as JSON lines) and ``text`` (a report or a summary table as text). Import them
+from their modules: this package's top level holds only the shared types, so that the fix
+search can import them without pulling in the report.
 """
 
 from explorer.doctor.model import FIX_KINDS, FailureClass, Fix, FixKind, FixSearch, RoundTripCount, TriedFix

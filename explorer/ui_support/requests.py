@@ -1,12 +1,11 @@
 """What the Try-it and Fixtures pages feed the library, and how they judge it.
 
-Input: the user's tools JSON, canitoolcall fixtures and parses. Output: tools lists (or
-RequestError), fixture verdicts by canitoolcall's own checks.
+Input: the user's tools JSON. Output: tools lists (or RequestError); and, re-exported from
+``explorer.fixtures``, fixture verdicts by canitoolcall's own checks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from explorer.errors import RequestError
@@ -41,41 +40,7 @@ def parse_tools_json(text: str) -> list[dict[str, Any]] | None:
 
 
 # --- conformance fixtures (canitoolcall) ---------------------------------------------
+# The verdict is library code (the doctor judges fixtures too); the pages reach it here.
+from explorer.fixtures import FixtureVerdict, fixture_verdict  # noqa: E402
 
-
-@dataclass(frozen=True)
-class FixtureVerdict:
-    """How our parse of one fixture compares with what the fixture expects."""
-
-    status: str  # canitoolcall's Status value: pass, soft_pass, fail
-    detail: str
-    got: dict[str, Any]  # the parse in canitoolcall's ParseResult.to_dict() shape
-
-
-def fixture_verdict(fixture: Any, family: Any, message: Any | None, exception: str | None) -> FixtureVerdict:
-    """Judge one parse (a ChatMessage, or the parser's exception) by canitoolcall's own checks.
-
-    ``expected`` fixtures use ``compare`` (strict, then whitespace-soft); ``expected_error``
-    fixtures use ``check_expected_error`` on the non-streaming parse.
-    """
-    from canitoolcall import checks
-    from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
-
-    if message is None:
-        got = ParseResult(exception=exception or "error")
-    else:
-        got = ParseResult(
-            content=message.content, reasoning_content=message.reasoning_content,
-            tool_calls=tuple(ParsedToolCall(c.name, c.arguments) for c in message.tool_calls),
-        )
-    if fixture.expected is not None:
-        want = checks.expected_as_result(fixture.expected)
-        status = checks.compare(want, got)
-        detail = "" if status is Status.PASS else checks.describe_difference(want, got)
-        return FixtureVerdict(status.value, detail, got.to_dict())
-    rows = checks.check_expected_error(fixture, family, Observation(nonstream=got, streams={}))
-    if not rows:
-        return FixtureVerdict(Status.PASS.value, "nothing to check", got.to_dict())
-    worst = checks.case_status(rows)
-    detail = "; ".join(r.detail for r in rows if r.detail) or f"accepted: {fixture.expected_error.reason}"
-    return FixtureVerdict(worst.value, detail, got.to_dict())
+__all__ = ["FixtureVerdict", "fixture_verdict", "parse_tools_json"]

@@ -1,0 +1,82 @@
+"""``doctor TEMPLATE...``: what is wrong with each template, where, and verified fixes.
+
+Input: TEMPLATE specs (files; folders, meaning every ``*.jinja``, tokenizer_config.json
+and chat_template.json inside, sorted; ``hf:`` ids; ``example:`` names), ``--set``
+analysis overrides, ``--corpus`` folders for the fix search, and how to run: ``--jobs N``
+processes or ``--scheduler ADDRESS`` (a Dask distributed scheduler). Output: with
+``--json`` one JSON line per template (``explorer.doctor.DoctorReport.to_json()``, or an
+error line), streamed in input order as each finishes; otherwise a readable report for a
+single template, a summary table for several.
+
+Exit code: 1 when ``--fail-on`` finds its severity (``cause``; ``warning`` counts causes
+too), for a model publisher's CI; 2 when a template could not be doctored (its error
+line says why); 0 otherwise. A lossy template is not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+
+from explorer.cli.inputs import TEMPLATE_HELP, add_override_argument
+from explorer.doctor.batch import run_batch
+from explorer.doctor.text import report_text, summary_table
+
+EXIT_FAIL_ON = 1
+EXIT_ERRORED = 2
+FAILING: dict[str, tuple[str, ...]] = {"cause": ("cause",), "warning": ("cause", "warning")}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "doctor", help="one health report per template: route, health, round-trip losses, fixtures, fixes",
+        description="The template doctor: the route and why, llama.cpp's reading of the template, what the round "
+                    "trip loses and whose doing it is (the template or llama.cpp's parser), the grammar's "
+                    "verdicts, the template's own canitoolcall fixture family, a verdict (full, losses, broken) "
+                    "and verified fixes.")
+    p.add_argument("templates", metavar="TEMPLATE", nargs="+",
+                   help=TEMPLATE_HELP.replace(", or - for stdin", "") + ", or a folder of templates")
+    p.add_argument("--json", action="store_true", help="one JSON line per template, streamed in input order")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="doctor N templates at once, in processes")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786), one task "
+                        "per template")
+    p.add_argument("--fail-on", choices=tuple(FAILING), default=None,
+                   help="exit 1 when a template has a finding of this severity (warning also counts causes)")
+    add_override_argument(p)
+    p.add_argument("--corpus", metavar="DIR", action="append", default=[],
+                   help="a folder of templates the fix search checks a workaround's substring against; repeatable")
+    p.add_argument("--no-fixes", action="store_true", help="skip the fix search")
+    p.set_defaults(run=run)
+
+
+def _fails(line: Mapping[str, object], severities: tuple[str, ...]) -> bool:
+    findings = line.get("findings")
+    return isinstance(findings, list) and any(isinstance(f, Mapping) and f.get("severity") in severities
+                                              for f in findings)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_ERRORED
+    lines: list[Mapping[str, object]] = []
+    for line in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
+                          jobs=args.jobs, scheduler=args.scheduler):
+        lines.append(line)
+        if args.json:
+            sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+    if not args.json:
+        sys.stdout.write((report_text(lines[0]) if len(lines) == 1 else summary_table(lines)) + "\n")
+    errored = [line for line in lines if isinstance(line.get("error"), Mapping)]
+    for failed in errored if not args.json else ():
+        print(f"error: {failed.get('template')}: {json.dumps(failed.get('error'), ensure_ascii=False)}",
+              file=sys.stderr)
+    if errored:
+        return EXIT_ERRORED
+    if args.fail_on and any(_fails(line, FAILING[args.fail_on]) for line in lines):
+        return EXIT_FAIL_ON
+    return 0

@@ -1,0 +1,199 @@
+"""What the Doctor page shows, as plain data (no streamlit import).
+
+Input: a ``DoctorReport`` (``explorer.doctor.report``), the page's ``SourceRequest`` and
+template text (for links). Output: the verdict's banner (kind and Markdown), table rows
+for the route evidence, the findings, the round trip per message and the fixture family,
+links into the Probes, Analysis, Fixtures and Try it pages (relative URLs carrying the
+template, as the other pages' permalinks do), and per fix what the page offers: the round
+trip before and after, the text to show (the ``--set`` lines and the workaround lambda,
+the diff, or the request change) and the files to download.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from explorer.doctor.model import Fix
+from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
+from explorer.ui_support.links import RequestInputs, SourceRequest, encode_permalink, permalink_for, query_string
+
+BannerKind = Literal["success", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class Banner:
+    kind: BannerKind
+    text: str  # Markdown
+
+
+def banner(report: DoctorReport) -> Banner:
+    rt = f"{report.roundtrip.equal}/{report.roundtrip.total} messages come back"
+    if report.verdict == "broken":
+        causes = "; ".join(f.summary for f in report.by_severity("cause"))
+        return Banner("error", f"**Broken**: tool calls or content never parse ({rt}). {causes}")
+    if report.verdict == "losses":
+        listed = "\n".join(f"- {loss}" for loss in report.losses)
+        return Banner("warning", f"**Losses** ({rt}):\n\n{listed}")
+    extra = (f"; {len(report.as_a_model_writes)} more differ only as a model's own reply would"
+             if report.as_a_model_writes else "")
+    return Banner("success", f"**Full**: nothing is lost ({rt}{extra}).")
+
+
+def page_href(request: SourceRequest | None, text: str | None, page: str, focus: str | None = None,
+              output: str | None = None, inputs: RequestInputs | None = None) -> str | None:
+    """A relative link to another page of the app with this template (None: the template
+    is too long to put in a URL)."""
+    link = permalink_for(request, text, page, focus, output, inputs or RequestInputs())
+    if link is None:
+        return None
+    return f"{page}?{query_string(encode_permalink(link))}"
+
+
+def evidence_rows(report: DoctorReport) -> list[dict[str, object]]:
+    return [{"test": ("contains " if e.wanted else "lacks ") + repr(e.needle),
+             "holds": "yes" if e.satisfied else "no",
+             "template line": str(e.line) if e.line else "-",
+             "source": (e.source_line or "").strip()[:120]} for e in report.route.evidence]
+
+
+def _where(f: DoctorFinding) -> str:
+    return f.where or "-"
+
+
+def finding_rows(findings: Sequence[DoctorFinding]) -> list[dict[str, object]]:
+    return [{"severity": f.severity, "check": f.check, "summary": f.summary, "fix in": _where(f),
+             "field": f.field or "-", "probe": f.probe or "-",
+             "template line": str(f.template_line) if f.template_line else "-"} for f in findings]
+
+
+def health_findings(report: DoctorReport) -> tuple[DoctorFinding, ...]:
+    return tuple(f for f in report.findings if f.source in ("health", "request", "doctor"))
+
+
+def roundtrip_findings(report: DoctorReport) -> tuple[DoctorFinding, ...]:
+    return tuple(f for f in report.findings if f.source == "roundtrip")
+
+
+def grammar_findings(report: DoctorReport) -> tuple[DoctorFinding, ...]:
+    return tuple(f for f in report.findings if f.source == "grammar")
+
+
+def _losses_cell(case: CaseResult) -> str:
+    return "; ".join(f"{x.kind} ({x.where}{f', line {x.template_line}' if x.template_line else ''}): {x.sentence}"
+                     for x in case.losses) or "-"
+
+
+def case_rows(report: DoctorReport) -> list[dict[str, object]]:
+    """One row per message and thinking setting."""
+    return [{"message": c.message_id, "enable_thinking": str(c.enable_thinking).lower(),
+             "back": "yes" if c.equal_trimmed else "no", "what differs": ", ".join(c.diff) or "-",
+             "lost, and where": _losses_cell(c)} for c in report.cases]
+
+
+def losing_cases(report: DoctorReport) -> tuple[CaseResult, ...]:
+    """The messages that lose something (the ones worth opening in Try it)."""
+    return tuple(c for c in report.cases if any(x.losing for x in c.losses) and c.reply)
+
+
+def try_href(report: DoctorReport, request: SourceRequest | None, text: str | None,
+             case: CaseResult) -> str | None:
+    """Try it with the case's reply, its thinking setting and the round trip's tools."""
+    tools = json.dumps(list(report.tools), indent=2, ensure_ascii=False) if report.tools else None
+    return page_href(request, text, "try", output=case.reply,
+                     inputs=RequestInputs(thinking=case.enable_thinking, tools_json=tools))
+
+
+def fixture_rows(report: DoctorReport) -> list[dict[str, object]]:
+    run = report.fixtures
+    if run is None:
+        return []
+    counts = run.per_model()
+    scores = {m.model: m for m in run.match.models}
+    return [{"reference model": model, "marker share": f"{scores[model].score:.2f}" if model in scores else "-",
+             **{k: str(v) for k, v in c.items()}} for model, c in counts.items()]
+
+
+def fixture_failure_rows(report: DoctorReport, limit: int = 50) -> list[dict[str, object]]:
+    run = report.fixtures
+    return [] if run is None else [{"fixture": r.fixture_id, "model": r.model, "status": r.verdict.status,
+                                    "difference": r.verdict.detail[:200]} for r in run.failures[:limit]]
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    data: str
+    file_name: str
+    mime: str
+
+
+@dataclass(frozen=True)
+class FixView:
+    title: str
+    before_after: str
+    body: str  # what to show as code
+    language: str  # how to highlight ``body``
+    downloads: tuple[Download, ...]
+    notes: tuple[str, ...]
+
+
+def _stem(name: str) -> str:
+    base = name.rsplit("/", 1)[-1]
+    for suffix in (".jinja", ".json"):
+        base = base.removesuffix(suffix)
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base) or "template"
+
+
+def fix_view(fix: Fix, template_name: str) -> FixView:
+    before, after = fix.roundtrip_before, fix.roundtrip_after
+    change = (f"round trip {before.equal}/{before.total} before, {after.equal}/{after.total} after "
+              f"({after.equal - before.equal:+d} messages back)")
+    stem = _stem(template_name)
+    notes = tuple(fix.notes)
+    if fix.kind == "analysis-override":
+        sets = "\n".join(f"--set {s.spec}" for s in fix.overrides)
+        body = sets + ("\n\n" + fix.workaround_cpp if fix.workaround_cpp else "")
+        downloads: tuple[Download, ...] = (Download("Download the workaround lambda", fix.workaround_cpp,
+                                                    f"{stem}-workaround.cpp", "text/x-c++src"),) \
+            if fix.workaround_cpp else ()
+        if fix.substring:
+            notes += (f"keys on the substring {fix.substring!r}: {fix.uniqueness}",)
+        return FixView(f"Analysis override: {fix.summary}", change, body, "cpp", downloads, notes)
+    if fix.kind == "template-edit":
+        downloads = tuple(d for d in (
+            Download("Download the patched template", fix.patched_template, f"{stem}-patched.jinja", "text/plain")
+            if fix.patched_template else None,
+            Download("Download the diff", fix.diff, f"{stem}.diff", "text/x-diff") if fix.diff else None) if d)
+        return FixView(f"Template edit: {fix.summary}", change, fix.diff, "diff", downloads, notes)
+    body = json.dumps(fix.request_change.to_json() if fix.request_change else {}, indent=2, ensure_ascii=False)
+    return FixView(f"Request change: {fix.summary}", change, body, "json", (), notes)
+
+
+def probe_links(report: DoctorReport, request: SourceRequest | None, text: str | None) -> list[tuple[str, str]]:
+    """(probe, href) for every probe a finding names, once each."""
+    out: list[tuple[str, str]] = []
+    for f in report.findings:
+        if f.probe and f.probe not in [p for p, _ in out]:
+            href = page_href(request, text, "probes", focus=f.probe)
+            if href is not None:
+                out.append((f.probe, href))
+    return out
+
+
+def json_download(report: DoctorReport) -> Download:
+    return Download("Download the report (JSON)", json.dumps(report.to_json(), indent=2, ensure_ascii=False),
+                    f"{_stem(report.template)}-doctor.json", "application/json")
+
+
+def counts(report: DoctorReport) -> Mapping[str, int]:
+    return {s: len(report.by_severity(s)) for s in ("cause", "warning", "info")}
+
+
+__all__ = [
+    "Banner", "Download", "FixView", "banner", "case_rows", "counts", "evidence_rows", "finding_rows", "fix_view",
+    "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
+    "page_href", "probe_links", "roundtrip_findings", "try_href",
+]

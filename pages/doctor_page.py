@@ -1,0 +1,170 @@
+"""Doctor page: the template doctor's report on the current template (display only).
+
+Input: the chosen template's ``TemplateSession``; the page's switches (search fixes,
+grammar verdicts for both thinking settings). Output: the verdict, the route and why, the
+template health, the round trip's losses per message with where they come from, the
+grammar verdicts, the template's fixture family, and the verified fixes (before/after,
+the --set lines and workaround lambda, the diff or the request change, with downloads),
+with links into Probes, Analysis, Fixtures and Try it. The report is
+``explorer.doctor.report.doctor``'s; the rows and links are
+``explorer.ui_support.doctor_view``'s.
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from explorer.doctor.report import DoctorReport, GrammarScope, doctor
+from explorer.session import TemplateSession
+from explorer.ui_support import doctor_view as dv
+from pages import _shared as sh
+
+
+# The report is a page result the session does not hold; a widget change must not redo it.
+@st.cache_resource(show_spinner="Doctoring the template…", max_entries=16)
+def _report(sha256: str, dialect: str, fixes: bool, grammar: GrammarScope, name: str,
+            _session: TemplateSession) -> DoctorReport:
+    return doctor(_session, fixes=fixes, grammar=grammar, name=name)
+
+
+def _link(label: str, href: str | None) -> str:
+    return f'<a href="{html.escape(href, quote=True)}" target="_self">{html.escape(label)}</a>' if href else ""
+
+
+def _verdict(report: DoctorReport) -> None:
+    b = dv.banner(report)
+    {"success": st.success, "warning": st.warning, "error": st.error}[b.kind](b.text, icon=":material/healing:")
+    c = dv.counts(report)
+    cols = st.columns(4)
+    cols[0].metric("round trip", f"{report.roundtrip.equal}/{report.roundtrip.total}")
+    cols[1].metric("causes", c["cause"])
+    cols[2].metric("warnings", c["warning"])
+    cols[3].metric("fixes", len(report.fixes))
+
+
+def _route(report: DoctorReport, links: dict[str, str | None]) -> None:
+    st.subheader("Route")
+    st.markdown(f"Handler **`{report.handler}`**. {report.route.why}")
+    if report.route.evidence:
+        sh.table(dv.evidence_rows(report))
+    for p in report.route.patches:
+        st.caption(f"source patch: {p}")
+    for w in report.route.workarounds:
+        st.caption(f"message workaround: {w}")
+    if links["analysis"]:
+        st.html(_link("See the analysis behind this route on the Analysis page", links["analysis"]))
+
+
+def _health(report: DoctorReport, text: str) -> None:
+    st.subheader("Template health")
+    found = dv.health_findings(report)
+    if not found:
+        st.success("llama.cpp's reading of the template holds: the template's own replies of every kind parse back.")
+    else:
+        sh.table(dv.finding_rows(found))
+    probes = dv.probe_links(report, sh.current_request(), text)
+    if probes:
+        st.html("Open a probe behind a finding: " + " · ".join(_link(p, href) for p, href in probes))
+    for s in report.skipped:
+        st.caption(f"skipped: {s}")
+
+
+def _roundtrip(report: DoctorReport, text: str) -> None:
+    st.subheader("Round trip")
+    st.caption("Every assistant message rendered as a history turn, cut out and parsed back with llama.cpp's "
+               "next-turn parser, under both thinking settings. Each difference says whose doing it is: the template "
+               "(it does not render the field in history turns), llama.cpp (its parser does not give back what the "
+               "template rendered), or the request.")
+    if not report.cases:
+        st.info("No round trip: " + ("; ".join(report.skipped) or "the template cannot be rendered."))
+        return
+    losses = dv.roundtrip_findings(report)
+    if losses:
+        sh.table(dv.finding_rows(losses))
+    with st.expander("Per message and thinking setting", expanded=False):
+        sh.table(dv.case_rows(report))
+    request = sh.current_request()
+    opened = [(c, dv.try_href(report, request, text, c)) for c in dv.losing_cases(report)]
+    opened = [(c, href) for c, href in opened if href]
+    if opened:
+        st.html("Open a reply that loses something in Try it: " + " · ".join(
+            _link(f"{c.message_id} (thinking {str(c.enable_thinking).lower()})", href) for c, href in opened))
+    grammar = dv.grammar_findings(report)
+    st.markdown("**Grammar engine**")
+    if grammar:
+        sh.table(dv.finding_rows(grammar))
+    else:
+        st.caption("The request's grammar accepted every reply that round-trips and refused the mangled ones.")
+
+
+def _fixtures(report: DoctorReport, text: str) -> None:
+    st.subheader("Fixture family")
+    run = report.fixtures
+    if run is None:
+        st.info("No canitoolcall fixture family writes this template's format (by the markers its outputs use).")
+        return
+    st.markdown(f"canitoolcall family **{run.match.name}** (`{run.match.slug}`): the fixtures of "
+                + ", ".join(f"`{m.model}`" for m in run.match.models)
+                + ", each replayed as llama-server would (one user turn, the fixture's tools and thinking flag).")
+    counts = run.counts()
+    cols = st.columns(4)
+    for col, status in zip(cols, ("pass", "soft_pass", "fail", "error"), strict=True):
+        col.metric(status, counts.get(status, 0))
+    sh.table(dv.fixture_rows(report))
+    failures = dv.fixture_failure_rows(report)
+    if failures:
+        with st.expander(f"{len(run.failures)} fixture(s) not parsed as expected"):
+            sh.table(failures)
+    href = dv.page_href(sh.current_request(), text, "fixtures", focus=run.match.slug)
+    if href:
+        st.html(_link("Open the family on the Fixtures page", href))
+
+
+def _fixes(report: DoctorReport) -> None:
+    st.subheader("Fixes")
+    if not report.fixes:
+        st.caption("No verified fix." if report.verdict != "full" else "Nothing to fix.")
+        return
+    for i, fix in enumerate(report.fixes):
+        view = dv.fix_view(fix, report.template)
+        with st.expander(view.title, expanded=i == 0):
+            st.markdown(view.before_after)
+            if view.body:
+                st.code(view.body, language=view.language)
+            for note in view.notes:
+                st.caption(note)
+            for j, d in enumerate(view.downloads):
+                st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key=f"doc_fix_{i}_{j}")
+
+
+def main() -> None:
+    st.caption("The template doctor: what is wrong with this template for llama.cpp, where in the template it "
+               "comes from, and fixes verified by running our own pipeline again.")
+    session = sh.page_session()
+    if session is None:
+        return
+    c1, c2 = st.columns(2)
+    fixes = c1.toggle("Search for fixes", value=True, key="doc_fixes")
+    both = c2.toggle("Grammar verdicts for both thinking settings", value=False, key="doc_grammar_both",
+                     help="By default the grammar checks the replies of llama-server's default thinking setting only.")
+    source = sh.active().source
+    name = source.display_name if source is not None else "template"
+    report = sh.guarded(lambda: _report(session.sha256, session.dialect, fixes, "both" if both else "default", name,
+                                        session), session.text, context="doctoring the template")
+    if report is None:
+        return
+    links = {"analysis": dv.page_href(sh.current_request(), session.text, "analysis")}
+    _verdict(report)
+    _route(report, links)
+    _health(report, session.text)
+    _roundtrip(report, session.text)
+    _fixtures(report, session.text)
+    _fixes(report)
+    d = dv.json_download(report)
+    st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key="doc_json")
+
+
+sh.require_app()
+main()

@@ -1,0 +1,192 @@
+"""``python -m explorer doctor``: JSON lines, exit codes, error lines, folders, the summary
+table, --jobs ordering, a Dask LocalCluster run and hostile templates in a batch."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.doctor.batch import expand_specs, run_batch
+from doctor_templates import LOSSY, MISREAD, SOUND, SYNTAX_ERROR
+from oracle_data import HOSTILE_DIR
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "b_lossy.jinja").write_text(LOSSY, encoding="utf-8")
+    (tmp_path / "a_sound.jinja").write_text(SOUND, encoding="utf-8")
+    (tmp_path / "c_misread.jinja").write_text(MISREAD, encoding="utf-8")
+    return tmp_path
+
+
+def _doctor(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["doctor", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _lines(text: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_json_lines_have_the_reports_shape(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    code, out, _ = _doctor(capsys, str(folder / "b_lossy.jinja"), "--json", "--no-fixes")
+    [line] = _lines(out)
+    assert code == 0
+    assert line["template"] == str(folder / "b_lossy.jinja")
+    assert line["handler"] == "autoparser" and line["verdict"] == "losses"
+    assert line["roundtrip"] == {"equal": 10, "total": 18}
+    findings = line["findings"]
+    assert isinstance(findings, list) and findings
+    for f in findings:
+        assert {"check", "severity", "summary", "field", "probe", "template_line"} <= set(f)
+    assert line["fixes"] == []
+
+
+@pytest.mark.parametrize(("template", "fail_on", "code"), [
+    (SOUND, "cause", 0), (MISREAD, "cause", 1), (LOSSY, "cause", 0), (LOSSY, "warning", 1), (MISREAD, "warning", 1),
+])
+def test_fail_on_sets_the_exit_code(capsys: pytest.CaptureFixture[str], tmp_path: Path, template: str,
+                                    fail_on: str, code: int) -> None:
+    path = tmp_path / "t.jinja"
+    path.write_text(template, encoding="utf-8")
+    assert _doctor(capsys, str(path), "--json", "--no-fixes", "--fail-on", fail_on)[0] == code
+
+
+def test_without_fail_on_a_broken_template_still_exits_zero(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    assert _doctor(capsys, str(folder / "c_misread.jinja"), "--json", "--no-fixes")[0] == 0
+
+
+def test_an_erroring_template_is_its_own_line_and_the_batch_goes_on(capsys: pytest.CaptureFixture[str],
+                                                                    folder: Path) -> None:
+    bad = folder / "z_bad.jinja"
+    bad.write_text(SYNTAX_ERROR, encoding="utf-8")
+    code, out, _ = _doctor(capsys, str(bad), str(folder / "a_sound.jinja"), str(folder / "missing.jinja"),
+                           "--json", "--no-fixes")
+    lines = _lines(out)
+    assert code == 2
+    assert [line["template"] for line in lines] == [str(bad), str(folder / "a_sound.jinja"),
+                                                  str(folder / "missing.jinja")]
+    error = lines[0]["error"]
+    assert isinstance(error, dict) and error["kind"] == "syntax" and error["line"] == 2
+    assert lines[1]["verdict"] == "full"
+    assert isinstance(lines[2]["error"], dict) and lines[2]["error"]["kind"] == "source"
+
+
+def test_a_folder_means_every_template_file_inside_sorted(tmp_path: Path, folder: Path) -> None:
+    (folder / "notes.txt").write_text("not a template", encoding="utf-8")
+    (folder / "model").mkdir()
+    (folder / "model" / "tokenizer_config.json").write_text(json.dumps({"chat_template": SOUND}), encoding="utf-8")
+    (folder / "model" / "chat_template.json").write_text(json.dumps({"chat_template": LOSSY}), encoding="utf-8")
+    names = [Path(p).relative_to(folder).as_posix() for p in expand_specs([str(folder)])]
+    assert names == ["a_sound.jinja", "b_lossy.jinja", "c_misread.jinja", "model/chat_template.json",
+                     "model/tokenizer_config.json"]
+    lines = list(run_batch([str(folder)], fixes=False))
+    assert [line["verdict"] for line in lines] == ["full", "losses", "broken", "losses", "full"]
+
+
+def test_an_empty_folder_is_an_error_line(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    [line] = list(run_batch([str(tmp_path / "empty")]))
+    assert isinstance(line["error"], dict) and "no template files" in str(line["error"]["message"])
+
+
+def test_one_template_gets_a_readable_report(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    code, out, _ = _doctor(capsys, str(folder / "b_lossy.jinja"), "--no-fixes")
+    assert code == 0
+    assert "verdict: losses" in out and "route: autoparser" in out
+    assert "round trip: 10/18" in out
+    assert "[template-drops · template] the template drops reasoning_content" in out
+
+
+def test_many_templates_get_a_summary_table(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    code, out, _ = _doctor(capsys, str(folder), "--no-fixes")
+    assert code == 0
+    header, *rows = out.splitlines()
+    assert header.split() == ["template", "handler", "verdict", "round", "trip", "causes", "warnings", "fixes"]
+    assert rows[0].split()[:4] == [str(folder / "a_sound.jinja"), "autoparser", "full", "18/18"]
+    assert rows[2].split()[2] == "broken"
+    assert "3 template(s): broken 1, full 1, losses 1" in out
+
+
+def test_jobs_keep_the_input_order_and_the_same_lines(folder: Path) -> None:
+    specs = [str(folder / n) for n in ("c_misread.jinja", "a_sound.jinja", "b_lossy.jinja")]
+    one = list(run_batch(specs, fixes=False, jobs=1))
+    two = list(run_batch(specs, fixes=False, jobs=2))
+    assert [line["template"] for line in two] == specs
+    assert two == one
+
+
+def test_the_same_text_twice_is_doctored_once_and_written_under_each_name(folder: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.jinja"
+    copy.write_text(SOUND, encoding="utf-8")
+    lines = list(run_batch([str(folder / "a_sound.jinja"), str(copy)], fixes=False))
+    assert [line["template"] for line in lines] == [str(folder / "a_sound.jinja"), str(copy)]
+    assert {k: v for k, v in lines[0].items() if k != "template"} == {k: v for k, v in lines[1].items()
+                                                                    if k != "template"}
+
+
+def test_a_bad_set_fails_before_any_template_is_read(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    code, _, err = _doctor(capsys, str(folder / "a_sound.jinja"), "--set", "no.such.field=1")
+    assert code == 1 and "unknown analysis field" in err
+
+
+def test_set_overrides_reach_the_doctor(folder: Path) -> None:
+    [plain] = run_batch([str(folder / "a_sound.jinja")], fixes=False)
+    [overridden] = run_batch([str(folder / "a_sound.jinja")], fixes=False, sets=["tools.format.per_call_start=<x>"])
+    assert plain["verdict"] == "full" and overridden["verdict"] != "full"
+
+
+def test_a_dask_local_cluster_runs_the_same_batch(folder: Path) -> None:
+    from dask.distributed import LocalCluster
+
+    specs = [str(folder / n) for n in ("b_lossy.jinja", "missing.jinja", "a_sound.jinja", "c_misread.jinja")]
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        lines = list(run_batch(specs, fixes=False, scheduler=cluster.scheduler_address))
+    assert [line["template"] for line in lines] == specs
+    assert [line.get("verdict") for line in lines] == ["losses", None, "full", "broken"]
+    assert lines == list(run_batch(specs, fixes=False))
+
+
+def test_a_task_that_raises_on_the_cluster_is_its_templates_error_line(folder: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from dask.distributed import LocalCluster
+
+    import explorer.doctor.batch as batch
+
+    real = batch.run_task
+
+    def flaky(task: batch.DoctorTask) -> list[tuple[int, dict[str, object]]]:
+        if "b_lossy" in task.positions[0][1]:
+            raise RuntimeError("the worker fell over")
+        return real(task)
+
+    monkeypatch.setattr(batch, "run_task", flaky)
+    specs = [str(folder / "b_lossy.jinja"), str(folder / "a_sound.jinja")]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        lines = list(run_batch(specs, fixes=False, scheduler=cluster.scheduler_address))
+    assert lines[0]["error"] == {"kind": "worker", "message": "RuntimeError: the worker fell over"}
+    assert lines[1]["verdict"] == "full"
+
+
+HOSTILE = ("raise_exception.jinja", "syntax_error.jinja", "concat_doubling.jinja", "memory_bomb.jinja",
+           "huge_range.jinja", "subclasses_item.jinja", "recursive_loop.jinja")
+
+
+def test_hostile_templates_in_a_jobs_2_batch_give_bounded_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    specs = [str(HOSTILE_DIR / n) for n in HOSTILE]
+    started = time.monotonic()
+    code, out, _ = _doctor(capsys, *specs, "--json", "--jobs", "2", "--no-fixes")
+    elapsed = time.monotonic() - started
+    lines = _lines(out)
+    assert [line["template"] for line in lines] == specs
+    assert code == 2  # the syntax errors are error lines
+    for line in lines:
+        assert "error" in line or line["verdict"] in ("full", "losses", "broken")
+    assert elapsed < 240, f"{elapsed:.0f}s for {len(specs)} hostile templates"
