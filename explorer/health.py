@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from explorer.analysis import TemplateAnalysis
 from explorer.analysis.lines import LineFinder, MarkerSource
-from explorer.analysis.model import FIELD_NAMES, ContentMode, ToolFormat
+from explorer.analysis.model import ContentMode, ToolFormat
+from explorer.analysis.overrides import string_fields
 from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.probes import (
@@ -162,18 +163,6 @@ def reply_checks(session: TemplateSession) -> tuple[ReplyCheck, ...]:
     return tuple(_reply_check(session, kind, thinking) for thinking in settings for kind in REPLY_KINDS)
 
 
-def _string_fields(analysis: TemplateAnalysis) -> Iterator[tuple[str, str]]:
-    data = analysis.to_oracle_json()
-    for name in FIELD_NAMES:
-        value: object = data
-        for part in name.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str) and value:
-            yield name, value
-        elif isinstance(value, list):
-            yield from ((f"{name}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str) and v)
-
-
 def _overlapped(analysis: TemplateAnalysis, name: str, value: str) -> list[str]:
     """The sentinels a marker cuts into: in the output of the probe that set it, every
     occurrence of the marker overlaps one (``1<name>`` out of ``call00001<name>``)."""
@@ -230,7 +219,7 @@ def _writer(lines: LineFinder, name: str, sentinel: str) -> MarkerSource | None:
 def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
                        replies: tuple[ReplyCheck, ...], lines: LineFinder) -> Iterator[Finding]:
     told: set[str] = set()
-    for name, value in _string_fields(analysis):
+    for name, value in string_fields(analysis, items=True):
         hits = [s for s in SENTINELS if s in value] or _overlapped(analysis, name, value)
         if not hits or value in told:
             continue  # a preserved token repeats the marker it came from

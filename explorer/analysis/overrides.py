@@ -14,7 +14,7 @@ Setting a field to the value it has changes nothing, provenance included.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from types import MappingProxyType
@@ -114,6 +114,21 @@ def _current(analysis: TemplateAnalysis, name: str) -> object:
     for part in name.split("."):
         node = getattr(node, part)
     return node
+
+
+def string_fields(analysis: TemplateAnalysis, *, items: bool = False) -> Iterator[tuple[str, str]]:
+    """(dotted name, value) of every non-empty string field, in ``FIELD_NAMES`` order (modes
+    too, as the oracle spells them); with ``items`` each non-empty string of a list field as
+    ``name[i]``."""
+    data = analysis.to_oracle_json()
+    for name in FIELD_NAMES:
+        value: object = data
+        for part in name.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str) and value:
+            yield name, value
+        elif items and isinstance(value, list):
+            yield from ((f"{name}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str) and v)
 
 
 def _with(analysis: TemplateAnalysis, name: str, value: Value) -> TemplateAnalysis:

@@ -26,13 +26,10 @@ opens each template's session once.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import IO, TypeAlias
 
@@ -41,6 +38,7 @@ from explorer.chat_output import DEFAULT_FORMAT, OutputParse, analyse_output, ex
 from explorer.errors import ExplorerError, SourceError
 from explorer.handlers.pipeline import ChatParams
 from explorer.peg.arena import Arena, load_arena
+from explorer.pool import run_pooled
 from explorer.session import TemplateSession, open_session, request_key
 from explorer.sources import resolve_spec
 from explorer.streaming import stream_summary
@@ -371,43 +369,16 @@ def plan_tasks(rows: Sequence[BatchRow]) -> list[Task]:
     return tasks
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    # fork: the workers start with the explorer already imported and the fixtures read
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-
-
 def _lost(task: Task, message: str) -> list[tuple[int, OutLine]]:
     return [(row.index, error_line(RowError(row.index, row.line, row.id, "worker", message))) for row in task]
-
-
-def _run_isolated(task: Task, options: BatchOptions) -> list[tuple[int, OutLine]]:
-    """A task alone in a fresh worker: after a worker died, this tells whose rows killed it."""
-    with _pool(1) as pool:
-        try:
-            return pool.submit(run_task, task, options).result()
-        except BrokenProcessPool:
-            return _lost(task, "the worker process running this template's rows died")
 
 
 def run_parallel(tasks: Sequence[Task], options: BatchOptions, jobs: int) -> Iterator[tuple[int, OutLine]]:
     """The tasks over ``jobs`` processes, results as they finish."""
     # Largest first: the long tasks start early and the short ones fill in around them.
     ordered = sorted(tasks, key=len, reverse=True)
-    unfinished: list[Task] = []
-    with _pool(jobs) as pool:
-        futures: dict[Future[list[tuple[int, OutLine]]], Task] = {
-            pool.submit(run_task, task, options): task for task in ordered}
-        for future in as_completed(futures):
-            try:
-                yield from future.result()
-            except BrokenProcessPool:
-                unfinished.append(futures[future])
-            except Exception as exc:  # noqa: BLE001 - a task that could not be sent or returned
-                yield from _lost(futures[future], f"{type(exc).__name__}: {exc}")
-    for task in sorted(unfinished, key=lambda t: t[0].index):
-        yield from _run_isolated(task, options)
+    yield from run_pooled(ordered, partial(run_task, options=options), jobs, _lost,
+                          "the worker process running this template's rows died")
 
 
 def run_batch_rows(rows: Sequence[BatchRow], options: BatchOptions, jobs: int = 1) -> Iterator[tuple[int, OutLine]]:

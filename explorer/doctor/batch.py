@@ -14,10 +14,7 @@ own error line; the batch goes on.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias
@@ -26,6 +23,7 @@ from explorer.analysis.overrides import parse_setting
 from explorer.doctor.report import doctor
 from explorer.errors import ExplorerError
 from explorer.fixtures import family_profiles
+from explorer.pool import run_pooled
 from explorer.session import open_session
 from explorer.sources import resolve_spec
 
@@ -131,22 +129,6 @@ def _lost(task: DoctorTask, message: str) -> list[tuple[int, OutLine]]:
 # --- running many --------------------------------------------------------------------------
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
-    # fork: a worker starts with the explorer imported and canitoolcall's fixtures read
-    methods = multiprocessing.get_all_start_methods()
-    return ProcessPoolExecutor(max_workers=jobs,
-                               mp_context=multiprocessing.get_context("fork" if "fork" in methods else None))
-
-
-def _isolated(task: DoctorTask) -> list[tuple[int, OutLine]]:
-    """A task alone in a fresh worker: after a worker died, this says whose task killed it."""
-    with _pool(1) as pool:
-        try:
-            return pool.submit(run_task, task).result()
-        except BrokenProcessPool:
-            return _lost(task, "the worker process doctoring this template died")
-
-
 def run_local(tasks: Sequence[DoctorTask], jobs: int = 1) -> Iterator[tuple[int, OutLine]]:
     """The tasks in this process (``jobs`` <= 1) or over ``jobs`` processes, results as
     they finish."""
@@ -154,19 +136,9 @@ def run_local(tasks: Sequence[DoctorTask], jobs: int = 1) -> Iterator[tuple[int,
         for task in tasks:
             yield from run_task(task)
         return
-    unfinished: list[DoctorTask] = []
     family_profiles()  # read canitoolcall's fixtures once, here: the forked workers inherit them
-    with _pool(min(jobs, len(tasks))) as pool:
-        futures: dict[Future[list[tuple[int, OutLine]]], DoctorTask] = {pool.submit(run_task, t): t for t in tasks}
-        for future in as_completed(futures):
-            try:
-                yield from future.result()
-            except BrokenProcessPool:
-                unfinished.append(futures[future])
-            except Exception as exc:  # noqa: BLE001 - a task that could not be sent or returned
-                yield from _lost(futures[future], f"{type(exc).__name__}: {exc}")
-    for task in unfinished:
-        yield from _isolated(task)
+    yield from run_pooled(tasks, run_task, min(jobs, len(tasks)), _lost,
+                          "the worker process doctoring this template died")
 
 
 def run_dask(tasks: Sequence[DoctorTask], address: str) -> Iterator[tuple[int, OutLine]]:

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from explorer.analysis import TemplateAnalysis
-from explorer.analysis.model import FIELD_NAMES, CallIdPosition, ContentMode, ReasoningMode, ToolFormat
-from explorer.analysis.overrides import FieldSetting
+from explorer.analysis.model import CallIdPosition, ContentMode, ReasoningMode, ToolFormat
+from explorer.analysis.overrides import FieldSetting, string_fields
 from explorer.doctor.classes import Baseline
 from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits, reasoning_edits
 from explorer.doctor.model import FailureClass, FixKind
@@ -242,7 +242,7 @@ def failure_candidates(session: TemplateSession, rejected: Rejected, classes: tu
             made += _empty_end_candidates(analysis, rest, classes)
         elif expected.startswith('"'):
             literal = json.loads(expected)
-            for name, value in _fields(analysis):
+            for name, value in string_fields(analysis):
                 if value == literal or value.strip() == literal.strip():
                     made += _field_values(analysis, name, value, rest, classes, literal)
     if not any(e == END_OF_INPUT for e in failure.expected):
@@ -270,17 +270,6 @@ def _empty_end_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[
                             classes, overrides=(FieldSetting(name, tag.group(0)),))
 
 
-def _fields(analysis: TemplateAnalysis) -> Iterator[tuple[str, str]]:
-    """(dotted name, value) of every non-empty string field."""
-    data = analysis.to_oracle_json()
-    for name in FIELD_NAMES:
-        value: object = data
-        for part in name.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str) and value:
-            yield name, value
-
-
 def _without_sentinels(value: str) -> str:
     """``value`` without the probe texts it holds or cuts into (``1<n>`` of ``call00001<n>``)."""
     for s in SENTINELS:
@@ -298,7 +287,7 @@ def _without_sentinels(value: str) -> str:
 
 def _sentinel_candidates(session: TemplateSession, analysis: TemplateAnalysis) -> Iterator[Candidate]:
     named = {f.field for f in session.health.findings if f.check == "template-sentinel-in-marker"}
-    for name, value in _fields(analysis):
+    for name, value in string_fields(analysis):
         if name not in named:
             continue
         clean = _without_sentinels(value)
