@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from explorer.analysis import TemplateAnalysis
@@ -206,7 +206,7 @@ class WhatChanged:
     errors_after: tuple[str, ...] = ()
     triage_before: Diagnosis | None = None
     triage_after: Diagnosis | None = None
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     @property
     def changed(self) -> tuple[FieldChange, ...]:

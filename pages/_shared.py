@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import streamlit as st
@@ -155,7 +155,7 @@ class Active:
     session: TemplateSession | None = None  # None: the source did not load or compile
     error: BaseException | None = None  # why there is no source, or no session
     original: TemplateSession | None = None  # the unmodified session, when a what-if is active
-    whatif: WhatIf = WhatIf()
+    whatif: WhatIf = field(default_factory=WhatIf)
     whatif_error: BaseException | None = None  # why the what-if could not be applied (session is the original)
 
     @property

@@ -60,8 +60,8 @@ def test_whatif_override_changes_the_grammar_page_and_clear_brings_the_original_
     at.selectbox(key="wi_field").select(OPENER).run()
     assert at.text_input(key="wi_value").value == '"<tool_call>\\n"'  # the box starts with the field's value
     set_field(at, OPENER, '"<call>\\n"')
-    assert banner(at) == [f"**What-if active: 1 override** (`{OPENER}`). Every page shows the modified version; "
-                          "the Analysis page's What if… section says what changed."]
+    assert banner(at) == [(f"**What-if active: 1 override** (`{OPENER}`). Every page shows the modified version; "
+                           "the Analysis page's What if… section says what changed.")]
     codes = [c.value for c in at.code]
     assert f'--set {OPENER}="<call>\\n"' in codes
     lam = next(c for c in codes if "tmpl.src.find(" in c)
