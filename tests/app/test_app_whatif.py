@@ -160,3 +160,15 @@ def test_whatif_resets_for_another_template():
     at.run()
     clean(at)
     assert not banner(at)
+
+
+def test_whatif_template_page_shows_the_edited_text():
+    at = analysis_page()
+    key = next(t.key for t in at.text_area if t.label == "Template text (what-if)")
+    edited = at.text_area(key=key).value.replace("Template Explorer example:", "Edited example:")
+    at.text_area(key=key).set_value(edited).run()
+    at.button(key="wi_text_apply").click().run()
+    at.switch_page("pages/template_page.py").run()
+    clean(at)
+    assert "Source (the what-if's edited text)" in [s.value for s in at.subheader]
+    assert any("Edited example:" in e.proto.body for e in at.get("html"))
