@@ -172,3 +172,22 @@ def test_whatif_template_page_shows_the_edited_text():
     clean(at)
     assert "Source (the what-if's edited text)" in [s.value for s in at.subheader]
     assert any("Edited example:" in e.proto.body for e in at.get("html"))
+
+
+def _doctor_text(at: AppTest) -> str:
+    return "\n".join([str(m.value) for m in at.markdown] + [str(m.value) for m in at.metric]
+                     + [str(t.value) for t in at.table] + [e.value for k in (at.error, at.warning, at.success)
+                                                           for e in k if "What-if active" not in e.value])
+
+
+def test_whatif_doctor_page_doctors_the_modified_version():
+    at = analysis_page()
+    set_field(at, OPENER, '"<call>\\n"')
+    at.switch_page("pages/doctor_page.py").run()
+    clean(at)
+    assert banner(at)
+    modified = _doctor_text(at)
+    at.button(key="whatif_clear").click().run()
+    clean(at)
+    assert not banner(at)
+    assert _doctor_text(at) != modified  # the cached report is the original's again, not the what-if's
