@@ -191,3 +191,16 @@ def test_whatif_doctor_page_doctors_the_modified_version():
     clean(at)
     assert not banner(at)
     assert _doctor_text(at) != modified  # the cached report is the original's again, not the what-if's
+
+
+def test_whatif_fixtures_page_judges_with_the_modified_parser():
+    at = analysis_page()
+    set_field(at, OPENER, '"<call>\\n"')
+    at.switch_page("pages/fixtures_page.py").run()
+    at.selectbox(key="fx_family").select("qwen3-hermes").run()  # <tool_call>\n JSON calls, as this template's
+    clean(at)
+    modified = [m.value for m in at.metric]
+    at.button(key="whatif_clear").click().run()
+    clean(at)
+    original = [m.value for m in at.metric]
+    assert modified and original != modified, original  # a family's verdicts are cached per overrides too
