@@ -152,3 +152,15 @@ def test_an_edited_text_builds_the_parser_llama_cpp_built_for_that_text() -> Non
         request = modified.request(tools=list(standard_request(flag).tools), enable_thinking=flag,
                                    parallel_tool_calls=True)
         assert modified.params(request).parser == oracle[f"thinking_{str(flag).lower()}"]["parser"], (b, flag)
+
+
+def test_the_round_trip_of_a_transformers_session_keeps_the_overrides() -> None:
+    # the llama.cpp side of the round trip renders in llama.cpp's dialect whatever the session's; the
+    # parser must still be the overridden one, as in the llama.cpp dialect
+    whatif = WhatIf().with_setting(WhatIf.setting(OPENER, '"<call>\\n"'))
+    for dialect in ("llama.cpp", "transformers"):
+        session = open_session(resolve_spec(CHATML), dialect)
+        before = session.roundtrip(False, grammar=False)
+        after = whatif.apply(session).roundtrip(False, grammar=False)
+        lost = [c.message_id for b, c in zip(before.cases, after.cases) if b.equal_trimmed and not c.equal_trimmed]
+        assert lost, dialect  # the template's <tool_call> replies no longer parse back
