@@ -25,7 +25,8 @@ from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_valu
 from pages import _shared as sh
 
 FIELD_KEY, VALUE_KEY = "wi_field", "wi_value"
-ERROR_KEY = "_wi_error"  # (what failed, the exception, the text it is about) of the last Apply
+ERROR_KEY = "_wi_error"  # (template sha256, what failed, the exception, its text) of the last Apply
+VALUE_FOR_KEY = "_wi_value_for"  # the template sha256 the value box was filled for
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (pages._roundtrip_section)
 LABELS = ("original", "what-if")
 
@@ -49,7 +50,7 @@ def _store(original: TemplateSession, whatif: WhatIf, what: str, text: str | Non
     try:
         whatif.apply(original)
     except ExplorerError as exc:
-        st.session_state[ERROR_KEY] = (what, exc, text)
+        st.session_state[ERROR_KEY] = (original.sha256, what, exc, text)
         return
     st.session_state[ERROR_KEY] = None
     sh.set_whatif(original.sha256, whatif)
@@ -60,7 +61,7 @@ def _apply_setting(original: TemplateSession, whatif: WhatIf) -> None:
     try:
         setting = WhatIf.setting(name, raw)
     except ExplorerError as exc:
-        st.session_state[ERROR_KEY] = (f"setting {name}", exc, None)
+        st.session_state[ERROR_KEY] = (original.sha256, f"setting {name}", exc, None)
         return
     _store(original, whatif.with_setting(setting), f"setting {name}")
 
@@ -90,8 +91,9 @@ def _overrides(original: TemplateSession, modified: TemplateSession, whatif: Wha
     st.markdown("**Override an analysis field** (every mode and marker above)")
     if FIELD_KEY not in st.session_state:
         st.session_state[FIELD_KEY] = FIELD_NAMES[0]
-    if VALUE_KEY not in st.session_state:
+    if VALUE_KEY not in st.session_state or st.session_state.get(VALUE_FOR_KEY) != original.sha256:
         st.session_state[VALUE_KEY] = _value_of(modified, st.session_state[FIELD_KEY])
+        st.session_state[VALUE_FOR_KEY] = original.sha256
     c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
     c1.selectbox("Analysis field", FIELD_NAMES, key=FIELD_KEY, on_change=_field_picked, args=(modified,))
     c2.text_input("Value (JSON, or raw text, as --set reads it)", key=VALUE_KEY,
@@ -116,10 +118,10 @@ def _text_edit(original: TemplateSession, whatif: WhatIf) -> None:
                   disabled=whatif.text is None)
 
 
-def _last_error() -> None:
+def _last_error(original: TemplateSession) -> None:
     held = st.session_state.get(ERROR_KEY)
-    if held:
-        what, exc, text = held
+    if held and held[0] == original.sha256:
+        _, what, exc, text = held
         sh.show_error(exc, text, context=f"What-if not applied ({what})")
 
 
@@ -196,10 +198,11 @@ def section(active: sh.Active) -> None:
         return
     st.subheader("What if…")
     st.caption("Change the inputs and every page (Probes, Grammar, Try it, Fixtures, Doctor, the round trip) "
-               "runs again on the modified version. " + WORKAROUND_SENTENCE)
+               "runs again on the modified version, beside the original below. An override is what a llama.cpp "
+               "workaround lambda does, so the parser is the one llama.cpp would build with that workaround.")
     _overrides(original, modified, whatif)
     _text_edit(original, whatif)
-    _last_error()
+    _last_error(original)
     if whatif.empty or active.whatif_error is not None:
         return
     request = sh.guarded(lambda: sh.page_request(modified, sh.settings()), context="building the request")

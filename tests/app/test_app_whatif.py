@@ -204,3 +204,15 @@ def test_whatif_fixtures_page_judges_with_the_modified_parser():
     clean(at)
     original = [m.value for m in at.metric]
     assert modified and original != modified, original  # a family's verdicts are cached per overrides too
+
+
+def test_whatif_value_box_and_errors_belong_to_their_template():
+    at = analysis_page()
+    set_field(at, "tools.format.fun_name_is_key", "yes")
+    assert any("expected true or false" in e.value for e in at.error)
+    at.selectbox(key="wi_field").select(OPENER).run()
+    at.session_state["source_request"] = ui.SourceRequest("example", name="bracket-tool-calls")
+    at.run()
+    clean(at)
+    assert not any("expected true or false" in e.value for e in at.error)
+    assert at.text_input(key="wi_value").value != '"<tool_call>\\n"'  # filled anew from this template's analysis
