@@ -4,7 +4,8 @@ Input: a ``TemplateSession`` (the original) and a ``WhatIf``: analysis overrides
 ``FieldSetting``, as ``--set FIELD=VALUE`` reads it) and an optional edited template text.
 Output: the modified session (``WhatIf.apply``: the edited text opened in the same dialect,
 with the overrides), ``what_changed`` (the session comparison of original and modified, the
-round trip before and after, the triage of an output before and after), and the exports a
+round trip, the template's canitoolcall fixture family and the triage of an output, each
+before and after), and the exports a
 llama.cpp user needs to get the same parser: the C++ workaround lambda for the overrides
 (``WhatIf.workaround_cpp``, keyed on a substring chosen against a corpus, with how unique it
 is) and the unified diff plus the patched template for ``--chat-template-file``
@@ -34,6 +35,7 @@ from explorer.doctor.corpus import THIS_TEMPLATE, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
 from explorer.doctor.model import RoundTripCount
 from explorer.errors import ExplorerError, OverrideError
+from explorer.fixtures import FamilyMatch, match_family, run_family
 from explorer.routing import AUTOPARSER
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.triage import Diagnosis
@@ -195,8 +197,10 @@ class WhatChanged:
 
     ``comparison``: route, caps, every analysis field and the request's chat params
     (``TemplateSession.compare``). The round trip is counted over the original's thinking
-    settings for both (``errors_*``: settings whose round trip failed). The triage is of
-    the given output under the request (None without one)."""
+    settings for both (``errors_*``: settings whose round trip failed). The fixtures are
+    the original's canitoolcall family (``explorer.fixtures.match_family``), judged with
+    each version's parser (counts per status). The triage is of the given output under the
+    request (None without one)."""
 
     comparison: SessionComparison
     request: Request
@@ -206,6 +210,9 @@ class WhatChanged:
     errors_after: tuple[str, ...] = ()
     triage_before: Diagnosis | None = None
     triage_after: Diagnosis | None = None
+    family: FamilyMatch | None = None
+    fixtures_before: dict[str, int] | None = None
+    fixtures_after: dict[str, int] | None = None
     notes: tuple[str, ...] = ()
 
     @property
@@ -231,7 +238,7 @@ class WhatChanged:
     def nothing(self) -> bool:
         """Nothing downstream differs (e.g. a field set to the value it had)."""
         return not self.changed and all(a == b for _, a, b in self.comparison.prompts) \
-            and self.roundtrip_before == self.roundtrip_after
+            and self.roundtrip_before == self.roundtrip_after and self.fixtures_before == self.fixtures_after
 
     @property
     def roundtrip_line(self) -> str:
@@ -246,6 +253,15 @@ class WhatChanged:
         return line
 
     @property
+    def fixtures_line(self) -> str:
+        """``fixtures of qwen3-hermes: pass 22 → 12, soft_pass 11 → 2, ...`` (empty without a family)."""
+        before, after = self.fixtures_before, self.fixtures_after
+        if self.family is None or before is None or after is None:
+            return ""
+        counts = ", ".join(f"{k} {before.get(k, 0)} → {after.get(k, 0)}" for k in dict.fromkeys([*before, *after]))
+        return f"canitoolcall fixtures of {self.family.name} ({self.family.slug}): {counts}"
+
+    @property
     def triage_line(self) -> str:
         if self.triage_before is None or self.triage_after is None:
             return ""
@@ -253,7 +269,7 @@ class WhatChanged:
 
 
 def what_changed(original: TemplateSession, modified: TemplateSession, request: Request, output: str | None = None,
-                 *, roundtrip: bool = True) -> WhatChanged:
+                 *, roundtrip: bool = True, fixtures: bool = True) -> WhatChanged:
     """Everything downstream of a what-if, for the original and the modified version."""
     comparison = original.compare(modified, request, enable_thinking=request.enable_thinking)
     notes: list[str] = []
@@ -265,10 +281,23 @@ def what_changed(original: TemplateSession, modified: TemplateSession, request: 
         before, after = measure(original, settings), measure(modified, settings)
         out = replace(out, roundtrip_before=before.count, roundtrip_after=after.count, errors_before=before.errors,
                       errors_after=after.errors)
+    family = _family(original) if fixtures and not modified.render_budget_exhausted else None
+    if family is not None:
+        out = replace(out, family=family, fixtures_before=run_family(original, family).counts(),
+                      fixtures_after=run_family(modified, family).counts())
     if output is not None:
         out = replace(out, triage_before=_diagnosed(original, output, request),
                       triage_after=_diagnosed(modified, output, request))
     return out
+
+
+def _family(session: TemplateSession) -> FamilyMatch | None:
+    if session.render_budget_exhausted:
+        return None
+    try:
+        return match_family(session.text, session)
+    except ExplorerError:
+        return None
 
 
 def _diagnosed(session: TemplateSession, output: str, request: Request) -> Diagnosis | None:

@@ -142,6 +142,8 @@ def _changes(changed: WhatChanged) -> None:
         st.warning(f"The what-if's round trip fails: {error}")
     if changed.triage_line:
         c2.markdown(f"**Try it's current output**: {changed.triage_line}")
+    if changed.fixtures_line:
+        st.markdown(f"**Fixtures**: {changed.fixtures_line}")
     st.markdown("**Route, capabilities and analysis fields**")
     st.html(changes_table_html(changed.template_changes, True, LABELS))
     st.markdown(f"**Parser for the current request** (tools, thinking {str(changed.request.enable_thinking).lower()},"

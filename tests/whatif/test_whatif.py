@@ -73,6 +73,10 @@ def test_an_override_changes_the_parser_grammar_triggers_and_the_triage() -> Non
     # the template still writes <tool_call>: its own replies no longer parse back
     assert changed.roundtrip_after.equal < changed.roundtrip_before.equal
     assert "→" in changed.roundtrip_line and not changed.nothing
+    # the family's fixtures write <tool_call>: fewer pass with the parser that waits for <call>
+    assert changed.family is not None and "<tool_call>" in str(changed.family.to_json())
+    assert changed.fixtures_after["pass"] < changed.fixtures_before["pass"]
+    assert changed.family.slug in changed.fixtures_line
 
 
 def test_a_later_setting_of_a_field_replaces_the_earlier_and_can_be_removed() -> None:
@@ -162,5 +166,6 @@ def test_the_round_trip_of_a_transformers_session_keeps_the_overrides() -> None:
         session = open_session(resolve_spec(CHATML), dialect)
         before = session.roundtrip(False, grammar=False)
         after = whatif.apply(session).roundtrip(False, grammar=False)
-        lost = [c.message_id for b, c in zip(before.cases, after.cases) if b.equal_trimmed and not c.equal_trimmed]
+        pairs = zip(before.cases, after.cases, strict=True)
+        lost = [c.message_id for b, c in pairs if b.equal_trimmed and not c.equal_trimmed]
         assert lost, dialect  # the template's <tool_call> replies no longer parse back
