@@ -169,3 +169,16 @@ def test_the_round_trip_of_a_transformers_session_keeps_the_overrides() -> None:
         pairs = zip(before.cases, after.cases, strict=True)
         lost = [c.message_id for b, c in pairs if b.equal_trimmed and not c.equal_trimmed]
         assert lost, dialect  # the template's <tool_call> replies no longer parse back
+
+
+def test_on_a_specialised_handler_the_overrides_do_not_reach_its_parser() -> None:
+    from cases import GPT_OSS_MINI
+
+    session = open_session(GPT_OSS_MINI)
+    assert session.handler != "autoparser"
+    modified = WhatIf().with_setting(WhatIf.setting("reasoning.start", "<t>")).apply(session)
+    request = tool_request(session)
+    changed = what_changed(session, modified, request, roundtrip=False, fixtures=False)
+    assert changed.notes and session.handler in changed.notes[0]
+    assert changed.parser_changes == ()  # llama.cpp's handler builds its parser without the analysis
+    assert modified.params(request).parser == session.params(request).parser
