@@ -36,6 +36,7 @@ DIALECT_KEY = "dialect"
 ACTIVE_KEY = "_active_template"  # this script run's Active, set by app.py before the page runs
 LINK_WRITTEN_KEY = "_permalink_written"
 WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): another template resets it
+WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
 PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 
 T = TypeVar("T")
@@ -184,7 +185,10 @@ def set_whatif(sha256: str, whatif: WhatIf) -> None:
 
 
 def clear_whatif() -> None:
+    """The banner's Clear: no what-if, and the edit box shows the original text again."""
     st.session_state[WHATIF_KEY] = None
+    for key in [k for k in st.session_state if str(k).startswith(WHATIF_TEXT_PREFIX)]:
+        del st.session_state[key]
 
 
 def session_key(session: TemplateSession) -> str:

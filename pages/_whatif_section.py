@@ -71,7 +71,7 @@ def _remove(original: TemplateSession, whatif: WhatIf, name: str) -> None:
 
 
 def _text_key(original: TemplateSession) -> str:
-    return f"wi_text_{original.sha256[:16]}"
+    return f"{sh.WHATIF_TEXT_PREFIX}{original.sha256[:16]}"
 
 
 def _apply_text(original: TemplateSession, whatif: WhatIf) -> None:

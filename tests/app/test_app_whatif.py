@@ -150,6 +150,12 @@ def test_whatif_edited_template_text_and_its_patch():
     at.button(key="wi_text_undo").click().run()
     clean(at)
     assert not banner(at)
+    assert at.text_area(key=key).value == original
+    at.text_area(key=key).set_value(edited).run()
+    at.button(key="wi_text_apply").click().run()
+    at.button(key="whatif_clear").click().run()  # the banner's Clear puts the original text back in the box too
+    clean(at)
+    assert not banner(at) and at.text_area(key=key).value == original
 
 
 def test_whatif_resets_for_another_template():
