@@ -369,11 +369,12 @@ class TemplateSession:
         """Render assistant turns, cut the replies out, parse them back with llama.cpp's
         next-turn parser. ``dialect="transformers"``: the replies as the model was trained
         on them (jinja2), still parsed by llama.cpp. The llama.cpp side always renders in
-        llama.cpp's dialect, whatever this session's dialect. ``change``: a client's changes
-        to the oracle's request (``explorer.roundtrip.RequestChange``)."""
+        llama.cpp's dialect, whatever this session's dialect (with this session's overrides).
+        ``change``: a client's changes to the oracle's request (``explorer.roundtrip.RequestChange``)."""
         if self.dialect != "llama.cpp":
-            return open_session(self.text).roundtrip(enable_thinking, dialect=dialect, messages=messages,
-                                                      tools=tools, grammar=grammar, explain=explain, change=change)
+            return open_session(self.text, overrides=self.overrides).roundtrip(
+                enable_thinking, dialect=dialect, messages=messages, tools=tools, grammar=grammar, explain=explain,
+                change=change)
         change = None if change is None or change.empty else change
         key = ("roundtrip", enable_thinking, dialect, json.dumps([messages, tools], sort_keys=True, default=str),
                grammar, explain, change)

@@ -2,8 +2,9 @@
 
 Input: st.session_state (the chosen template source, the Jinja dialect and the request
 settings, shared by all pages) and a permalink's query parameters. Output: the template
-header app.py draws above every page, the ``TemplateSession`` the pages display
-(``explorer.session``; its memo is the only cache of pipeline results), the request the
+header app.py draws above every page (with the active what-if's banner), the
+``TemplateSession`` the pages display (``explorer.session``; its memo is the only cache
+of pipeline results; with a what-if, ``explorer.whatif``'s modified session), the request the
 shared controls build, errors shown in place, and the view's permalink. The pipeline is
 the session's; this module decides only what is shown and how errors show.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import streamlit as st
@@ -28,11 +29,14 @@ from explorer.render import Dialect
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
+from explorer.whatif import WhatIf
 
 REQUEST_KEY = "source_request"
 DIALECT_KEY = "dialect"
 ACTIVE_KEY = "_active_template"  # this script run's Active, set by app.py before the page runs
 LINK_WRITTEN_KEY = "_permalink_written"
+WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): another template resets it
+WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
 PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 
 T = TypeVar("T")
@@ -143,17 +147,53 @@ def load_source(request: ui.SourceRequest) -> TemplateSource:
 
 @dataclass(frozen=True)
 class Active:
-    """The shared template as one script run sees it: its source and session, or why not."""
+    """The shared template as one script run sees it: its source and session, or why not.
+    With a what-if, ``session`` is the modified version and ``original`` the template's own."""
 
     request: ui.SourceRequest | None
     dialect: Dialect = "llama.cpp"
     source: TemplateSource | None = None
     session: TemplateSession | None = None  # None: the source did not load or compile
     error: BaseException | None = None  # why there is no source, or no session
+    original: TemplateSession | None = None  # the unmodified session, when a what-if is active
+    whatif: WhatIf = field(default_factory=WhatIf)
+    whatif_error: BaseException | None = None  # why the what-if could not be applied (session is the original)
 
     @property
     def compile_error(self) -> ExplorerError | None:
         return self.error if self.source is not None and isinstance(self.error, ExplorerError) else None
+
+    @property
+    def base(self) -> TemplateSession | None:
+        """The template's own session, what-if or not."""
+        return self.original if self.original is not None else self.session
+
+
+# --- the what-if (explorer.whatif): the user's overrides and edited text ---------------
+
+
+def current_whatif(sha256: str) -> WhatIf:
+    """The what-if the user made for the template of this sha256 (empty for another)."""
+    held = st.session_state.get(WHATIF_KEY)
+    if isinstance(held, tuple) and len(held) == 2 and held[0] == sha256 and isinstance(held[1], WhatIf):
+        return held[1]
+    return WhatIf()
+
+
+def set_whatif(sha256: str, whatif: WhatIf) -> None:
+    st.session_state[WHATIF_KEY] = None if whatif.empty else (sha256, whatif)
+
+
+def clear_whatif() -> None:
+    """The banner's Clear: no what-if, and the edit box shows the original text again."""
+    st.session_state[WHATIF_KEY] = None
+    for key in [k for k in st.session_state if str(k).startswith(WHATIF_TEXT_PREFIX)]:
+        del st.session_state[key]
+
+
+def session_key(session: TemplateSession) -> str:
+    """A page cache's key for a session: its text's sha256 and its overrides."""
+    return session.sha256 + "".join(f"|{s.spec}" for s in session.overrides)
 
 
 def _open_active() -> Active:
@@ -165,16 +205,24 @@ def _open_active() -> Active:
     except Exception as exc:  # noqa: BLE001 - shown by the header
         return Active(request, chosen, error=exc)
     try:
-        return Active(request, chosen, source, open_session(source, chosen))
+        session = open_session(source, chosen)
     except Exception as exc:  # noqa: BLE001 - shown by the header
         return Active(request, chosen, source, error=exc)
+    whatif = current_whatif(source.sha256)
+    if whatif.empty:
+        return Active(request, chosen, source, session)
+    try:
+        return Active(request, chosen, source, whatif.apply(session), original=session, whatif=whatif)
+    except Exception as exc:  # noqa: BLE001 - shown by the banner; the pages show the original
+        return Active(request, chosen, source, session, original=session, whatif=whatif, whatif_error=exc)
 
 
 def active() -> Active:
     """The chosen template for this run: what app.py's header opened (the request does not
     change between the header and the page: the widgets that change it are callbacks)."""
     held = st.session_state.get(ACTIVE_KEY)
-    if isinstance(held, Active) and held.request == current_request() and held.dialect == dialect():
+    if isinstance(held, Active) and held.request == current_request() and held.dialect == dialect() and (
+            held.source is None or held.whatif == current_whatif(held.source.sha256)):
         return held
     return _open_active()
 
@@ -202,7 +250,28 @@ def template_header() -> Active:
                f"· {len(source.text)} characters")
     if current.session is None:
         _show_unexpected(current.error, source.text, "compiling the template")
+    else:
+        whatif_banner(current)
     return current
+
+
+def whatif_banner(current: Active) -> None:
+    """Above every page while a what-if is active: what it changes, and a Clear button."""
+    whatif = current.whatif
+    if whatif.empty:
+        return
+    c1, c2 = st.columns([5, 1])
+    fields = ", ".join(f"`{f}`" for f in whatif.fields)
+    text = f"**What-if active: {whatif.describe()}**" + (f" ({fields})" if fields else "")
+    if current.whatif_error is None:
+        c1.warning(text + ". Every page shows the modified version; the Analysis page's What if… section says "
+                   "what changed.", icon=":material/science:")
+    else:
+        c1.warning(text + ", but it could not be applied, so the pages show the original.",
+                   icon=":material/science:")
+        with c1:
+            show_error(current.whatif_error, whatif.text, context="applying the what-if")
+    c2.button("Clear the what-if", key="whatif_clear", on_click=clear_whatif, icon=":material/close:")
 
 
 def _show_unexpected(exc: BaseException | None, text: str | None, context: str) -> None:

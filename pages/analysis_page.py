@@ -1,10 +1,12 @@
 """Analysis page: the modes and markers the autoparser settled on, each with its origin.
 
 Input: the chosen template's ``TemplateSession`` (its analysis with provenance, and the
-prompts it renders for the oracle's standard request). Output: the four modes, every
-marker field with the probe that set it (linked to the Probes page), the preserved
-tokens, the generation prompt and reasoning prefill per thinking setting, what failed
-silently, and the analysis as llama.cpp reports it.
+prompts it renders for the oracle's standard request; with a what-if, the modified
+session). Output: the four modes, every marker field with the probe (or override) that
+set it (linked to the Probes page), the preserved tokens, the "What if…" section
+(``pages._whatif_section``: overrides, the template edited in place, what changed, the
+workaround lambda and the patch), the generation prompt and reasoning prefill per
+thinking setting, what failed silently, and the analysis as llama.cpp reports it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from explorer.analysis.model import FIELD_NAMES
 from explorer.apply import standard_request
 from explorer.session import TemplateSession
 from pages import _shared as sh
+from pages import _whatif_section as whatif
 
 SECTIONS = (
     ("Reasoning", "reasoning."),
@@ -180,6 +183,7 @@ def main() -> None:
         return
     analysis = sh.guarded(lambda: session.analysis, session.text, context="analysing the template")
     if analysis is None:
+        whatif.section(sh.active())  # an edit or override that broke the analysis can still be changed here
         return
     sh.health_banner(session)
     if session.routing.specialized:
@@ -191,6 +195,7 @@ def main() -> None:
     st.subheader("Preserved tokens")
     tokens = list(analysis.preserved_tokens)
     st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")
+    whatif.section(sh.active())
     if session.render_budget_exhausted:
         st.warning("Generation prompts are skipped: this template ran out of render time during the probes.")
     else:

@@ -8,15 +8,13 @@ changed rows highlighted, and the prompts both render for the standard request.
 
 from __future__ import annotations
 
-import html
-import json
-
 import streamlit as st
 
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
+from explorer.ui_support.changes import changes_table_html
 from pages import _shared as sh
 
 COMPARE_KEY = "compare_request"
@@ -55,29 +53,6 @@ def _side_b(request: ui.SourceRequest) -> tuple[TemplateSource, TemplateSession]
         return None
     session = sh.guarded(lambda: open_session(source, sh.dialect()), source.text, context="compiling template B")
     return None if session is None else (source, session)
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, str):
-        return ui.marker_html(value)
-    if isinstance(value, list):
-        return " ".join(_cell(v) for v in value) or "∅"
-    return html.escape(json.dumps(value))
-
-
-def _changes_table(changes: list[ui.FieldChange], only_changed: bool) -> str:
-    cell = 'style="padding:3px 8px;border-bottom:1px solid #eee;vertical-align:top"'
-    rows = []
-    for c in changes:
-        if only_changed and c.same:
-            continue
-        mark = "" if c.same else ' style="background:#fff4d6"'
-        rows.append(f"<tr{mark}><td {cell}><code>{html.escape(c.field)}</code></td>"
-                    f"<td {cell}>{_cell(c.a)}</td><td {cell}>{_cell(c.b)}</td></tr>")
-    if not rows:
-        return "<i>no differences</i>"
-    head = "".join(f"<th {cell} align=left>{h}</th>" for h in ("field", "A", "B"))
-    return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def _prompts(comparison: SessionComparison) -> None:
@@ -128,7 +103,7 @@ def main() -> None:
     differing = len(comparison.changed)
     st.subheader(f"Fields ({differing} of {len(changes)} differ)")
     only = st.toggle("Only the differences", value=True, key="cmp_only")
-    st.html(_changes_table(changes, only))
+    st.html(changes_table_html(changes, only))
     _prompts(comparison)
 
 

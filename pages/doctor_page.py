@@ -24,7 +24,7 @@ from pages import _shared as sh
 
 # The report is a page result the session does not hold; a widget change must not redo it.
 @st.cache_resource(show_spinner="Doctoring the template…", max_entries=16)
-def _report(sha256: str, dialect: str, fixes: bool, grammar: GrammarScope, name: str,
+def _report(session_key: str, dialect: str, fixes: bool, grammar: GrammarScope, name: str,
             _session: TemplateSession) -> DoctorReport:
     return doctor(_session, fixes=fixes, grammar=grammar, name=name)
 
@@ -151,7 +151,8 @@ def main() -> None:
                      help="By default the grammar checks the replies of llama-server's default thinking setting only.")
     source = sh.active().source
     name = source.display_name if source is not None else "template"
-    report = sh.guarded(lambda: _report(session.sha256, session.dialect, fixes, "both" if both else "default", name,
+    scope: GrammarScope = "both" if both else "default"
+    report = sh.guarded(lambda: _report(sh.session_key(session), session.dialect, fixes, scope, name,
                                         session), session.text, context="doctoring the template")
     if report is None:
         return

@@ -68,7 +68,7 @@ def _judge(session: TemplateSession, fixtures: list[Fixture], family_of: Callabl
 # A family's verdicts are a page result the session does not hold (it holds each parse,
 # for a while); judging 50-85 fixtures again on every widget change would show.
 @st.cache_resource(show_spinner="Parsing every fixture of the family…", max_entries=32)
-def _run(sha256: str, dialect_name: str, family: str, _session: TemplateSession) -> list[Row]:
+def _run(session_key: str, dialect_name: str, family: str, _session: TemplateSession) -> list[Row]:
     fam, fixtures = _fixtures(family)
     return _judge(_session, fixtures, lambda _f: fam)
 
@@ -84,7 +84,7 @@ def _known_families() -> dict[str, Family]:
 
 
 @st.cache_resource(show_spinner="Parsing every uploaded fixture…", max_entries=16)
-def _run_upload(sha256: str, dialect_name: str, upload_sha256: str, _session: TemplateSession,
+def _run_upload(session_key: str, dialect_name: str, upload_sha256: str, _session: TemplateSession,
                 _fixtures: tuple[Fixture, ...]) -> list[Row]:
     # the checks judging a parse read no family metadata; the package's own family goes along when it exists
     known = _known_families()
@@ -181,7 +181,7 @@ def _corpus_rows(session: TemplateSession) -> list[Row] | None:
     family = st.selectbox("Fixture family", list(families), format_func=lambda s: f"{s} · {families[s]}",
                           key="fx_family")
     sh.write_permalink("fixtures", family)
-    return sh.guarded(lambda: _run(session.sha256, session.dialect, family, session), session.text,
+    return sh.guarded(lambda: _run(sh.session_key(session), session.dialect, family, session), session.text,
                       context="parsing fixtures")
 
 
@@ -218,7 +218,8 @@ def _upload_rows(session: TemplateSession) -> list[Row] | None:
     if not parsed.fixtures:
         return None
     st.caption(f"{len(parsed.fixtures)} fixture(s) read from {name}.")
-    return sh.guarded(lambda: _run_upload(session.sha256, session.dialect, parsed.sha256, session, parsed.fixtures),
+    return sh.guarded(lambda: _run_upload(sh.session_key(session), session.dialect, parsed.sha256, session,
+                                          parsed.fixtures),
                       session.text, context="parsing the uploaded fixtures")
 
 

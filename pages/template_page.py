@@ -3,7 +3,7 @@
 Input: the user's choice of source (example, paste, upload, Hub; the named variant) and
 the chosen template's ``TemplateSession``. Output: the chooser, the route banner with
 every handler test, the capability table, a share link and the highlighted source (its
-error line marked when it does not compile).
+error line marked when it does not compile; the edited text while a what-if edits it).
 """
 
 from __future__ import annotations
@@ -223,10 +223,15 @@ def main() -> None:
         else:
             st.caption("This template is too long to fit in a link; share the file instead.")
     with left:
-        st.subheader("Source")
+        edited = loaded.whatif.text is not None and loaded.whatif_error is None
+        st.subheader("Source (the what-if's edited text)" if edited else "Source")
+        if edited:
+            st.caption("Edited on the Analysis page's What if… section; the route and capabilities beside it are "
+                       "the edited text's. Clear the what-if above to see the original.")
         location = loaded.compile_error.location if loaded.compile_error is not None else None
         hl = (location.line,) if location is not None and location.line else ()
-        st.html(sh.highlighted(source.text, "jinja", True, hl))
+        text = loaded.session.text if edited and loaded.session is not None else source.text
+        st.html(sh.highlighted(text, "jinja", True, hl))
 
 
 sh.require_app()

@@ -429,3 +429,16 @@ def test_flatten_and_compare_nested_fields():
     assert changes["tokens"].same
     assert (changes["extra"].a, changes["extra"].b) == (None, 1)
     assert (changes["caps"].a, changes["caps"].b) == ({}, None)
+
+
+def test_changes_table_tints_the_differences_and_can_hide_the_rest():
+    from explorer.comparison import FieldChange
+    from explorer.ui_support.changes import CHANGED_BG, changes_table_html
+
+    rows = [FieldChange("a", "<x>\n", "<y>\n"), FieldChange("b", True, True)]
+    both = changes_table_html(rows, False, ("original", "what-if"))
+    assert both.count("<tr") == 3 and both.count(CHANGED_BG) == 1 and ">what-if</th>" in both
+    assert "&lt;y&gt;" in both  # values escaped, as markers
+    only = changes_table_html(rows, True)
+    assert only.count("<tr") == 2 and "<code>b</code>" not in only
+    assert changes_table_html(rows[1:], True) == "<i>no differences</i>"
