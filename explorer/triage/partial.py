@@ -71,8 +71,8 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                 detail="With is_partial llama.cpp maps what the parser has read so far; llama-server streams the "
                        "call's name first, then argument deltas, and the final parse (is_partial false) settles it.",
                 span=end, expected="the rest of the call", found=f.output[tail:],
-                fix_hint="Nothing to fix while the output is streaming; diagnose the finished output without "
-                         "is_partial to see the final parse."),)
+                fix_hint="Wait for the output to finish: diagnose the finished output without is_partial to "
+                         "see the final parse."),)
     started = [o for o in f.openings if not o.in_prompt] + [
         o for o in (_opener_at(f, marker.text) for marker in f.openers) if o is not None]
     if started and not m.tool_calls:
@@ -82,14 +82,14 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                     "until the function name is complete.",
             detail="With is_partial llama.cpp maps what the parser has read so far; a call appears once its name "
                    "has been parsed.", span=end, expected="the rest of the call", found=f.output[tail:],
-            fix_hint="Nothing to fix while the output is streaming."),)
+            fix_hint="Wait for the output to finish (diagnose it without is_partial then)."),)
     if m.reasoning_content and not m.content and f.parse.result.need_more_input():
         return (Finding(
             check="partial-output", severity="info",
             summary="Reasoning is still being written: llama.cpp's partial parse returns it as reasoning_content "
                     "so far.", detail="With is_partial llama.cpp maps what the parser has read so far.",
             span=end, expected="the end of the reasoning", found=f.output[tail:],
-            fix_hint="Nothing to fix while the output is streaming."),)
+            fix_hint="Wait for the output to finish (diagnose it without is_partial then)."),)
     return ()
 
 

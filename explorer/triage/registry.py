@@ -16,7 +16,7 @@ from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
 from explorer.triage import (
     checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
-    checks_tools, partial,
+    checks_tools, consistency, partial,
 )
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
@@ -118,8 +118,9 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     parse, and what is still being written is reported as in progress, not as a cause.
     """
     facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial)
-    findings = template_findings + tuple(_placed(f, output, params.generation_prompt)
-                                         for f in run_checks(facts, checks))
+    # one story: duplicates dropped, contradictions resolved by consistency's rules
+    found = consistency.resolve(run_checks(facts, checks), facts, context=template_findings)
+    findings = template_findings + tuple(_placed(f, output, params.generation_prompt) for f in found)
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=findings, is_partial=is_partial)
 
