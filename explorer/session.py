@@ -298,7 +298,7 @@ class TemplateSession:
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
-            template_findings=template))
+            template_findings=template, sample_call=lambda: self.sample_reply("call", request)))
 
     def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
                      partial: bool = False) -> LogDiagnosis:
