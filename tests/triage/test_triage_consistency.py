@@ -2,9 +2,9 @@
 
 Outputs are generated from pieces of a few templates' own markup (their call openers and
 closers, reasoning tags, the template's own rendered call cut at its markup, JSON
-fragments, prose, end-of-turn tokens), on our example templates and our own
-Llama-3.2-style template whose reading llama.cpp gets wrong (its template findings are
-causes). For each: (a) no finding makes a claim another finding (or the parse) refutes
+fragments, prose, end-of-turn tokens), on our example templates, our qwen3-coder-routed
+tagged template, and our own Llama-3.2-style template whose reading llama.cpp gets wrong
+(its template findings are causes). For each: (a) no finding makes a claim another finding (or the parse) refutes
 (``CONTRADICTIONS``, as data; and ``consistency.RULES`` leave nothing to drop), (b) no
 two findings say the same thing about one place, (c) the diagnosis's message and error
 are ``session.parse``'s, (d) every ``fix_where`` is one of ``FIX_WHERE``. Then each rule
@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from cases import LLAMA32_PYTHONIC
+from cases import LLAMA32_PYTHONIC, TAGGED
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +32,8 @@ from explorer.triage.model import FIX_WHERE, Diagnosis, Finding
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
     "required": ["city"]}}}
-TEMPLATES = ("chatml-think-tools", "tagged-parameters", "bracket-tool-calls", "llama32-pythonic")
+TEMPLATES = ("chatml-think-tools", "tagged-parameters", "bracket-tool-calls", "llama32-pythonic", "qwen-tagged")
+OWN = {"llama32-pythonic": LLAMA32_PYTHONIC, "qwen-tagged": TAGGED}  # our templates (qwen3-coder is routed)
 GENERIC = ['{"city": "Paris"}', '{"name": "get_weather", "arguments": ', "{", "}", ", ", '"', "\n", " ",
            "The weather is fine.", "I will call get_weather", "get_weather(city='Paris')", "é", "```json\n",
            "<|im_end|>", "<|end|>", "<|eot_id|>"]
@@ -46,7 +47,7 @@ def request(thinking: bool, parallel: bool) -> Request:
 
 @functools.cache
 def session(name: str) -> TemplateSession:
-    return open_session(from_text(LLAMA32_PYTHONIC) if name == "llama32-pythonic" else from_example(name))
+    return open_session(from_text(OWN[name]) if name in OWN else from_example(name))
 
 
 @functools.cache
@@ -102,7 +103,21 @@ def _call_markup_seen(c: Context, f: Finding) -> bool:
         g.check in consistency.CALL_SEEN for g in c.diagnosis.findings)
 
 
+def _stops_elsewhere(c: Context, f: Finding) -> bool:
+    """unconsumed-output places llama.cpp's stop elsewhere (past more than whitespace)."""
+    if f.span is None:
+        return False
+    for g in c.diagnosis.findings:
+        if g.check == "unconsumed-output" and "stopped at" in g.summary and g.span is not None:
+            a, b = sorted((f.span[0], g.span[0]))
+            if c.diagnosis.output[a:b].strip():
+                return True
+    return False
+
+
 CONTRADICTIONS: tuple[Contradiction, ...] = (
+    Contradiction("llama.cpp stops here without an error",
+                  lambda f: "stops there without an error" in f.summary, _stops_elsewhere),
     Contradiction("nothing in the output matched the start of a tool call",
                   lambda f: f.check == "tool-mentioned", _call_markup_seen),
     Contradiction("the text left is an end-of-turn marker or a stop string (nothing to fix)",
