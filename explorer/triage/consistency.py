@@ -74,6 +74,9 @@ RULES: tuple[Outranks, ...] = (
     Outranks(REASONING, "unconsumed-output", "span",
              "a reasoning tag the parser left is reasoning, not one of llama-server's stop strings",
              loser_says="stop strings"),
+    Outranks(frozenset({"call-in-reasoning"}), "partial-output", "output",
+             "a call written inside the reasoning stays reasoning text: it is not a call on its way",
+             loser_says="A tool call has started"),
 )
 
 # wording that says the output is fine as it is: never beside a cause

@@ -73,7 +73,7 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                 span=end, expected="the rest of the call", found=f.output[tail:],
                 fix_hint="Wait for the output to finish: diagnose the finished output without is_partial to "
                          "see the final parse."),)
-    started = [o for o in f.openings if not o.in_prompt] + [
+    started = [o for o in f.openings if not o.in_prompt and not _in_reasoning(f, o.start)] + [
         o for o in (_opener_at(f, marker.text) for marker in f.openers) if o is not None]
     if started and not m.tool_calls:
         return (Finding(
@@ -95,6 +95,14 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
 
 def _opener_at(f: Facts, marker: str) -> object | None:
     pos = f.output.rfind(marker.strip())
-    if pos < 0 or any(c.name and c.name in f.output[pos:] for c in f.calls):
+    if pos < 0 or any(c.name and c.name in f.output[pos:] for c in f.calls) or _in_reasoning(f, pos):
         return None
     return pos
+
+
+def _in_reasoning(f: Facts, pos: int) -> bool:
+    """The output from ``pos`` on is reasoning so far: a call written there is reasoning text
+    (call-in-reasoning), not a call on its way."""
+    rest = f.output[pos:].strip()
+    m = f.message
+    return m is not None and bool(rest) and m.reasoning_content.rstrip().endswith(rest)

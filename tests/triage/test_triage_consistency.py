@@ -115,7 +115,16 @@ def _stops_elsewhere(c: Context, f: Finding) -> bool:
     return False
 
 
+def _end_in_reasoning(c: Context, f: Finding) -> bool:
+    """The output's end is reasoning so far (so no call is on its way there)."""
+    m, tail = c.diagnosis.message, c.diagnosis.output.strip()[-12:]
+    return m is not None and bool(tail) and not m.content and m.reasoning_content.rstrip().endswith(tail)
+
+
 CONTRADICTIONS: tuple[Contradiction, ...] = (
+    Contradiction("a tool call has started (and will be readable)",
+                  lambda f: f.check == "partial-output" and "A tool call has started" in f.summary,
+                  _end_in_reasoning),
     Contradiction("llama.cpp stops here without an error",
                   lambda f: "stops there without an error" in f.summary, _stops_elsewhere),
     Contradiction("nothing in the output matched the start of a tool call",
