@@ -7,6 +7,7 @@ given size: plain content, the template's own tool-call shape with a huge argume
 same call broken at its end (a parse error: the furthest-failure pass runs), an opener
 near miss repeated through the whole output, a bare JSON call repeated, marker soup, and
 tagged arguments: a huge value, values closed without their newline, parameters out of order;
+Python-style calls;
 then the broken call read from a llama-server log (``why --from-log``: 0c1e5709's warning
 and its === BEGIN === dump of generation prompt + output, then the diagnosis and the log's
 findings).
@@ -66,6 +67,8 @@ def outputs(size: int) -> dict[str, str]:
         "swallowed values": (tagged % "Paris").replace("Paris\n</parameter>", "Paris</parameter>") * (size // 90 + 1),
         "tagged out of order": (tagged % "Paris").replace("<parameter=city>", "<parameter=days>\n3\n</parameter>\n"
                                                           "<parameter=city>") * (size // 120 + 1),
+        # Python-style calls where the format writes calls otherwise (pythonic-call, the template's own call)
+        "Python-style calls": ('[get_weather(city="Paris")] ' * (size // 28 + 1))[:size],
     }
 
 
