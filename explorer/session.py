@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
@@ -298,7 +298,7 @@ class TemplateSession:
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
-            template_findings=template))
+            template_findings=template, sample_call=lambda: self.own_call(request)))
 
     def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
                      partial: bool = False) -> LogDiagnosis:
@@ -340,6 +340,12 @@ class TemplateSession:
         digits, which every template accepts (Mistral's insist on exactly that), and is
         none of the probes' ids (a marker that swallowed one must not match it)."""
         return self.reply_case(kind, request).raw_output_stripped
+
+    def own_call(self, request: Request) -> str | None:
+        """The template's own reply with one call for the request's tools and flags: the sample
+        reply (``sample_reply("call")``) after the standard user turn (the request's own
+        history would put its earlier turns in the cut). None when the template renders none."""
+        return self.sample_reply("call", replace(request, messages=(dict(USER_TURN),)))
 
     def reply_case(self, kind: ReplyKind, request: Request) -> RoundTripCase:
         """The round trip of one assistant turn of ``kind`` for this request: rendered,

@@ -2,9 +2,12 @@
 
 Input: a ``Diagnosis`` (``TemplateSession.diagnose``: llama.cpp's parse and the findings
 that explain it). Output: Streamlit elements: the verdict, the output with each finding's
-span highlighted, and per finding its summary, expected vs found with whitespace visible,
-its place in every coordinate (output character, line:column, llama.cpp's offset, older
-builds' pos), llama.cpp's side of the story and the fix hint.
+span highlighted, and per finding its summary, the rule behind it (one sentence) above
+expected vs found with whitespace visible, a "llama.cpp quirk" label, its place in every
+coordinate (output character, line:column, llama.cpp's offset, older builds' pos), where a
+template finding comes from, llama.cpp's side of the story, the fix hint and where the fix
+belongs (``fix_where``, with the llama.cpp function or handler), and a suggestion only when
+our re-parse verified it (with what that re-parse returned).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import html
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.ui_support import why_view as why
 from explorer.triage import CHECKS, Diagnosis, Finding
 from explorer.triage.model import Place
 from pages import _shared as sh
@@ -30,9 +34,13 @@ def _visible(text: str) -> str:
 
 def _finding_html(f: Finding) -> str:
     colour, background, label = SEVERITY_STYLE.get(f.severity, SEVERITY_STYLE["info"])
+    quirk = (f' · <span style="background:#f3d9fa;color:#862e9c;padding:0 6px;border-radius:3px">'
+             f'{html.escape(why.QUIRK_LABEL)}</span>') if f.quirk else ""
     parts = [f'<div style="border-left:4px solid {colour};background:{background};padding:6px 10px;margin:4px 0 10px 0">',
-             f'<div><b style="color:{colour}">{label}</b> · <code>{html.escape(f.check)}</code></div>',
+             f'<div><b style="color:{colour}">{label}</b> · <code>{html.escape(f.check)}</code>{quirk}</div>',
              f'<div style="margin:4px 0">{html.escape(f.summary)}</div>']
+    if f.rule:
+        parts.append(f'<div style="margin:4px 0"><b>Rule:</b> {html.escape(f.rule)}</div>')
     if f.expected or f.found:
         parts.append('<table style="border-collapse:collapse;margin:4px 0">'
                      f'<tr><td style="padding:2px 8px 2px 0;color:#555">expected</td>'
@@ -43,11 +51,32 @@ def _finding_html(f: Finding) -> str:
         parts.append(_place_html(f.place))
     elif f.span is not None:
         parts.append(f'<div style="color:#555;font-size:90%">at output characters {f.span[0]}–{f.span[1]}</div>')
+    origin = why.template_origin(f)
+    if origin:
+        parts.append(f'<div style="color:#555;font-size:90%">{html.escape(origin)}</div>')
     if f.detail:
         parts.append(f'<div style="color:#333;font-size:90%;margin-top:4px">{html.escape(f.detail)}</div>')
     if f.fix_hint:
         parts.append(f'<div style="margin-top:4px"><b>Fix:</b> {html.escape(f.fix_hint)}</div>')
+    if f.fix_hint or f.llama_cpp:  # (an info without a fix has nowhere for one to belong)
+        parts.append(f'<div style="color:#555;font-size:90%">the fix belongs to: {html.escape(why.fix_where(f))}'
+                     '</div>')
+    suggestion = why.verified_suggestion(f)
+    if suggestion is not None:
+        parts.append(_suggestion_html(suggestion))
     parts.append("</div>")
+    return "".join(parts)
+
+
+def _suggestion_html(s: why.ShownSuggestion) -> str:
+    """A suggestion our own re-parse verified: the change, and what the re-parse returned."""
+    parts = [f'<div style="margin-top:6px;border-top:1px dashed #bbb;padding-top:4px"><b>Verified suggestion:</b> '
+             f'{html.escape(s.summary)}']
+    if s.change:
+        parts.append(f'<div>request change: <code>{html.escape(s.change)}</code></div>')
+    if s.text:
+        parts.append(f'<div>corrected output: <span style="{ui.MONO}">{_visible(s.text)}</span></div>')
+    parts.append(f'<div style="color:#2b8a3e;font-size:90%">verified: {html.escape(s.verified)}</div></div>')
     return "".join(parts)
 
 
@@ -92,6 +121,8 @@ def findings(d: Diagnosis) -> None:
     if not d.findings:
         st.success(d.nothing_found)
         return
+    if d.all_clear and d.build_error is None and d.error is None:
+        st.success(d.nothing_wrong)
     causes = len(d.causes)
     st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
                + (f", {causes} of them a cause" if causes else "")

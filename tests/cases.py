@@ -124,6 +124,23 @@ FUNCTIONARY_MINI = (
     "{%- else %}{{ m.content }}{%- endif %}<|eot_id|>{%- endfor %}"
     "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{%- endif %}")
 
+# Llama 3.2's shape with Python-style calls (our own): a header per turn, the calls as
+# ``[get_weather(city="Paris")]`` after the assistant header, ``<|eot_id|>`` ending each turn
+LLAMA32_PYTHONIC = (
+    "{{- bos_token }}<|start_header_id|>system<|end_header_id|>\n\n"
+    "{%- if tools %}{{- 'Call a function by replying [name(arg=value)]. Functions:\n' }}"
+    "{%- for t in tools %}{{- t | tojson }}{{- '\n' }}{%- endfor %}{%- endif %}<|eot_id|>"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'assistant' and m.tool_calls %}<|start_header_id|>assistant<|end_header_id|>\n\n["
+    "{%- for tc in m.tool_calls %}{{- tc.function.name + '(' }}"
+    "{%- for k, v in tc.function.arguments | items %}{{- k + '=' + v | tojson }}"
+    "{%- if not loop.last %}, {% endif %}{%- endfor %}){%- if not loop.last %}, {% endif %}{%- endfor %}"
+    "]<|eot_id|>"
+    "{%- else %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{%- endif %}")
+PYTHONIC_CALL = '[get_weather(city="Paris")]'  # how LLAMA32_PYTHONIC renders the call
+
 ARGS = '{"city": "Paris"}'
 # the mini template's rendering of a call, after the generation prompt "<|start|>assistant"
 GPT_CALL = f" to=functions.get_weather<|channel|>commentary json<|message|>{ARGS}<|call|>"

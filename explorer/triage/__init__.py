@@ -15,7 +15,8 @@ call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``check
 ``checks_success`` and ``checks_rules`` (parses that succeed; rules stated with verified suggestions),
 ``partial`` (is_partial: what is still being written), ``checks_grammar`` (the request's grammar:
 does it load, where the lazy grammar wakes, llguidance's verdict, parser vs grammar; its
-``grammar_view`` works the grammar side out once) (the checks), ``registry`` (CHECKS, diagnose);
+``grammar_view`` works the grammar side out once) (the checks), ``consistency`` (duplicates
+and contradictions resolved after all checks, by rules kept as data), ``registry`` (CHECKS, diagnose);
 ``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
 output) and ``from_log`` (the "log" findings put in front of a diagnosis).
 """

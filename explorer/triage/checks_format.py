@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from explorer.handlers.registry import source_of
+from explorer.triage import markers as mk
 from explorer.triage import suggest
 from explorer.triage.facts import Facts
 from explorer.triage.model import END_OF_OUTPUT, Finding, shown
@@ -60,8 +62,24 @@ def json_opens_call(f: Facts) -> tuple[Finding, ...]:
 _PY_CALL = r"\b({names})\s*\("
 
 
+def _how_parser_reads(f: Facts) -> tuple[str, str]:
+    """(how the parser reads a call, in words; the text a call starts with) without the
+    template's own rendering: from the parser's markers, never a guess at JSON."""
+    opener = f.openers[0].text if f.openers else ""
+    json_args = mk.json_arguments(f.arena)
+    if opener:
+        return (f"starting with {shown(opener)}" + (" and JSON arguments" if json_args else "")), opener
+    if json_args:
+        return "as JSON objects", "a JSON call"
+    mode = f.analysis.tools.format.mode.value if f.analysis is not None else ""
+    return (f"in the {mode} format its analysis found" if mode else f"in the {f.params.handler} handler's format"), \
+        "the call as the template renders it"
+
+
 def pythonic_call(f: Facts) -> tuple[Finding, ...]:
-    """A Python-style call of an offered tool where the format spells calls otherwise."""
+    """A Python-style call of an offered tool that the parser does not read as a call: the
+    format writes calls otherwise, or (the template's own rendering says so) the template
+    writes them Python-style too and llama.cpp's parser for it does not read that."""
     if f.tool_parser_reason is not None or f.calls or not f.tool_names:
         return ()
     if any("(" in m.text for m in f.openers):
@@ -72,17 +90,46 @@ def pythonic_call(f: Facts) -> tuple[Finding, ...]:
         return ()
     close = f.output.find(")", m.end())
     end = close + 1 if close >= 0 else len(f.output)
-    opener = f.openers[0].text if f.openers else ""
-    how = f"starting with {shown(opener)}" if opener else "as JSON"
+    found = f.output[m.start():min(end, m.start() + 40)]
+    wrote = shown(m.group(1) + "(…)")
+    own = f.template_call
+    if own is not None and pattern.search(own):
+        return (Finding(
+            check="pythonic-call", severity="cause",
+            summary=f"The model wrote a Python-style call {wrote}, which is how this template writes calls too (its "
+                    f"own rendering: {shown(own[:80])}), but {parser_words(f)} does not read that call, so "
+                    "llama.cpp does not return it as one.",
+            detail="The template renders calls Python-style; llama.cpp parses only the call format it read from the "
+                   "template (the autoparser's analysis) or a routed handler's own format, and its reading of this "
+                   "template does not match the template's own call. The template findings say where the reading "
+                   "went wrong.",
+            span=(m.start(), end), expected=own, found=found,
+            rule="llama.cpp reads a tool call only in the format its parser was built for; the autoparser's reading "
+                 "of a Python-style call template does not give a parser for these calls.",
+            fix_hint="llama.cpp side: a dedicated handler (or an analysis workaround) for this template's Python-style "
+                     "calls. Template side: render calls in a format the autoparser reads.",
+            fix_where="llama.cpp", quirk=True, llama_cpp=f"{f.params.handler} ({source_of(f.params.handler)})"),)
+    if own is not None:
+        how, expected = f"like this (its own rendering of a call): {shown(own[:80])}", own
+    else:
+        how, expected = _how_parser_reads(f)
     return (Finding(
         check="pythonic-call", severity="cause",
-        summary=f"The model wrote a Python-style call {shown(m.group(1) + '(…)')}; this template's format writes "
-                f"calls {how}, so llama.cpp does not read it as a call.",
+        summary=f"The model wrote a Python-style call {wrote}; this template writes calls {how}, so llama.cpp does "
+                "not read it as a call.",
         detail="llama.cpp parses only the call format the template renders (the autoparser's analysis or the "
                "routed handler); Python-style calls (as Llama 4 emits them) are ordinary text to it.",
-        span=(m.start(), end), expected=opener or "a JSON call", found=f.output[m.start():min(end, m.start() + 40)],
+        span=(m.start(), end), expected=expected, found=found,
         fix_hint="Use the model's own chat template (its call format), or a model that calls tools the way this "
                  "template renders them."),)
+
+
+def parser_words(f: Facts) -> str:
+    if f.params.handler == "autoparser":
+        mode = f.analysis.tools.format.mode.value if f.analysis is not None else ""
+        return f"the parser llama.cpp's autoparser built for it ({mode} format)" if mode else \
+            "the parser llama.cpp's autoparser built for it"
+    return f"llama.cpp's {f.params.handler} parser"
 
 
 def required_call_missing(f: Facts) -> tuple[Finding, ...]:

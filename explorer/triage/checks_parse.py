@@ -198,7 +198,7 @@ def unconsumed_output(f: Facts) -> tuple[Finding, ...]:
     route = find_route(f.params.handler)
     if route is not None and token in route.not_end_of_generation:
         return ()  # handler-format explains it: generation goes on after this token
-    reasoning = _reasoning_left(f, at + lead, token)
+    reasoning = reasoning_left(f, at + lead, token)
     if reasoning:
         return reasoning
     if (TAG.fullmatch(token) or token in f.params.preserved_tokens) and token not in call_markup:
@@ -253,7 +253,7 @@ def _source(f: Facts) -> str:
     return source_of(f.params.handler)
 
 
-def _reasoning_left(f: Facts, at: int, rest: str) -> tuple[Finding, ...]:
+def reasoning_left(f: Facts, at: int, rest: str) -> tuple[Finding, ...]:
     """The unread rest starts with a reasoning tag: reasoning after the calls (or a second
     reasoning block), which this parser has no place for; never an end-of-turn marker."""
     from explorer.triage.checks_reasoning import COMMON_ENDS, COMMON_STARTS

@@ -94,9 +94,16 @@ def _literal(item: str) -> str | None:
     return None
 
 
-def _outcome(stop: Stop) -> str:
-    return ("llama.cpp stops there without an error and drops the rest of the output" if stop.dropped
-            else "llama.cpp rejects the output (HTTP 500)")
+def _outcome(stop: Stop, f: Facts) -> str:
+    """What llama.cpp does about the mismatch at ``stop``. A dropped parse stops where the
+    part that failed began (``f.stop``), which may lie before this place: then "stops
+    there" would contradict unconsumed-output's place, so the words say "before it"."""
+    if not stop.dropped:
+        return "llama.cpp rejects the output (HTTP 500)"
+    if f.stop < stop.at:
+        return ("that part of the output does not match, so llama.cpp stops without an error where it begins "
+                "(before this place) and drops the rest of the output")
+    return "llama.cpp stops there without an error and drops the rest of the output"
 
 
 def _source(f: Facts) -> str:
@@ -166,7 +173,7 @@ def parameter_order(f: Facts) -> tuple[Finding, ...]:
         check="parameter-order", severity="cause",
         summary=f"The call to {shown(call.name)} writes {shown(arg.name)} where llama.cpp's parser expects "
                 f"{shown(wanted[first])}: it reads the required parameters first, then the optional ones, so the "
-                f"call ends at {shown(opener)} and {_outcome(stop)}.",
+                f"call ends at {shown(opener)} and {_outcome(stop, f)}.",
         detail=f"Written order: {', '.join(order)}; the order the parser accepts: {', '.join(wanted)} (required: "
                f"{', '.join(n for n in schema[0] if n in schema[1]) or 'none'}). A JSON object has no key order and "
                "the template renders the arguments in the order the call has them, but the parser does not."
@@ -270,7 +277,7 @@ def whitespace_rules(f: Facts) -> tuple[Finding, ...]:
         check=check, severity="cause",
         summary=f"At {f.place(stop.at, stop.at + max(1, len(written))).where()} the parser needs {shown(lit)} and "
                 f"the model wrote {shown(written)} "
-                f"({'; '.join(edits)}), so {_outcome(stop)}.",
+                f"({'; '.join(edits)}), so {_outcome(stop, f)}.",
         detail=f"Open rules there: {' > '.join(stop.rules[-4:])}." if stop.rules else "",
         span=(stop.at, stop.at + max(1, len(written))), expected=lit, found=written, rule=rule,
         fix_hint=f"Model side: write {shown(lit)} exactly as the template renders it.", fix_where="model",
@@ -320,7 +327,7 @@ def one_call_only(f: Facts) -> tuple[Finding, ...]:
         check="one-call-only", severity="cause",
         summary=f"The request sets parallel_tool_calls false, so llama.cpp's parser reads one tool call; the "
                 f"output starts another call at {f.place(at, len(f.output)).where()} ({shown(opener)}), and "
-                f"{_outcome(stop)}.",
+                f"{_outcome(stop, f)}.",
         detail="With parallel_tool_calls false llama.cpp builds the tool-call part of the parser for a single "
                "call; what follows it must be the end of the output.",
         span=(at, len(f.output)), expected="the end of the output (one call)", found=f.output[at:at + 40],
@@ -365,7 +372,7 @@ def marker_in_prose(f: Facts) -> tuple[Finding, ...]:
             check="marker-in-prose", severity="cause",
             summary=f"The output writes the call opener {shown(core)} at {f.place(pos, pos + len(core)).where()} inside "
                     "prose; llama.cpp ends "
-                    f"the content there and reads a call, finds text instead, and {_outcome(stop)}.",
+                    f"the content there and reads a call, finds text instead, and {_outcome(stop, f)}.",
             detail=f"{shown(core)} comes from {m.origin}. The parser has no way back to content once the opener "
                    "matched, even when the text after it is plain prose.",
             span=(pos, pos + len(core)), expected="a tool call after the opener", found=f.output[pos:pos + 40],

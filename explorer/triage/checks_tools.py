@@ -481,6 +481,8 @@ def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
         return ()
     from explorer.triage.checks_handlers import handler_format
 
+    if any(m.text.strip() and m.text.strip() in f.output for m in f.openers):
+        return ()  # "nothing matched the start of a call" would be false: the opener is there (in reasoning)
     for name in f.tool_names:
         pos = f.output.find(name)
         if pos < 0 or any(o.start <= pos < o.end for o in f.objects):

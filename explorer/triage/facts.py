@@ -49,6 +49,26 @@ class Facts:
     patterns: tuple[pt.TriggerPattern, ...] = ()  # regex grammar triggers (PATTERN / PATTERN_FULL)
     openings: tuple[pt.Opening, ...] = ()  # where they match: tool calls as the handler announces them
     is_partial: bool = False  # the caller's output may still grow (llama.cpp's partial parse)
+    sample_call: Callable[[], str | None] | None = None  # the template's own reply with a call (a session's)
+
+    @functools.cached_property
+    def template_call(self) -> str | None:
+        """How the template itself writes a call: its own reply with one tool call (the round
+        trip's cut, ``TemplateSession.sample_reply("call")``), from the generation prompt on;
+        None without a session or when the template renders no call."""
+        if self.sample_call is None:
+            return None
+        try:
+            reply = self.sample_call()
+        except ExplorerError:
+            return None
+        if not reply:
+            return None
+        gp = self.gp.strip()
+        if gp and gp in reply:
+            reply = reply.rpartition(gp)[2]  # a cut that kept the turns before the reply
+        reply = reply.strip()
+        return reply if any(n in reply for n in self.tool_names) else None
 
     @functools.cached_property
     def flipped_generation_prompt(self) -> str | None:
@@ -143,7 +163,8 @@ class Facts:
 
 
 def build_facts(params: ChatParams, request: Request, output: str, analysis: TemplateAnalysis | None = None,
-                apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False) -> Facts:
+                apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
+                sample_call: Callable[[], str | None] | None = None) -> Facts:
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = params.arena
@@ -166,4 +187,5 @@ def build_facts(params: ChatParams, request: Request, output: str, analysis: Tem
         patterns=patterns,
         openings=pt.openings(patterns, params.generation_prompt, output),
         is_partial=is_partial,
+        sample_call=sample_call,
     )

@@ -202,6 +202,17 @@ class Diagnosis:
         return ("No check found anything to explain: llama.cpp's parser read this output the way the "
                 "template's format describes it.")
 
+    @property
+    def all_clear(self) -> bool:
+        """Findings there may be, but only notes: no cause, no warning."""
+        return not any(f.severity in ("cause", "warning") for f in self.findings)
+
+    @property
+    def nothing_wrong(self) -> str:
+        """What an all-clear diagnosis with notes says (never said beside a cause)."""
+        return ("No check found anything wrong: llama.cpp's parser read this output the way the template's format "
+                "describes it. The notes below only say where things are (e.g. where the lazy grammar wakes).")
+
     def to_json(self) -> dict[str, Any]:
         from explorer.chat_output import exception_json
 

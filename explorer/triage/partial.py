@@ -71,9 +71,9 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                 detail="With is_partial llama.cpp maps what the parser has read so far; llama-server streams the "
                        "call's name first, then argument deltas, and the final parse (is_partial false) settles it.",
                 span=end, expected="the rest of the call", found=f.output[tail:],
-                fix_hint="Nothing to fix while the output is streaming; diagnose the finished output without "
-                         "is_partial to see the final parse."),)
-    started = [o for o in f.openings if not o.in_prompt] + [
+                fix_hint="Wait for the output to finish: diagnose the finished output without is_partial to "
+                         "see the final parse."),)
+    started = [o for o in f.openings if not o.in_prompt and not _in_reasoning(f, o.start)] + [
         o for o in (_opener_at(f, marker.text) for marker in f.openers) if o is not None]
     if started and not m.tool_calls:
         return (Finding(
@@ -82,19 +82,27 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
                     "until the function name is complete.",
             detail="With is_partial llama.cpp maps what the parser has read so far; a call appears once its name "
                    "has been parsed.", span=end, expected="the rest of the call", found=f.output[tail:],
-            fix_hint="Nothing to fix while the output is streaming."),)
+            fix_hint="Wait for the output to finish (diagnose it without is_partial then)."),)
     if m.reasoning_content and not m.content and f.parse.result.need_more_input():
         return (Finding(
             check="partial-output", severity="info",
             summary="Reasoning is still being written: llama.cpp's partial parse returns it as reasoning_content "
                     "so far.", detail="With is_partial llama.cpp maps what the parser has read so far.",
             span=end, expected="the end of the reasoning", found=f.output[tail:],
-            fix_hint="Nothing to fix while the output is streaming."),)
+            fix_hint="Wait for the output to finish (diagnose it without is_partial then)."),)
     return ()
 
 
 def _opener_at(f: Facts, marker: str) -> object | None:
     pos = f.output.rfind(marker.strip())
-    if pos < 0 or any(c.name and c.name in f.output[pos:] for c in f.calls):
+    if pos < 0 or any(c.name and c.name in f.output[pos:] for c in f.calls) or _in_reasoning(f, pos):
         return None
     return pos
+
+
+def _in_reasoning(f: Facts, pos: int) -> bool:
+    """The output from ``pos`` on is reasoning so far: a call written there is reasoning text
+    (call-in-reasoning), not a call on its way."""
+    rest = f.output[pos:].strip()
+    m = f.message
+    return m is not None and bool(rest) and m.reasoning_content.rstrip().endswith(rest)

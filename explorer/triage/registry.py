@@ -16,7 +16,7 @@ from explorer.apply import Request
 from explorer.handlers.pipeline import ChatParams
 from explorer.triage import (
     checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
-    checks_tools, partial,
+    checks_tools, consistency, partial,
 )
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
@@ -107,7 +107,8 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
 
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
              apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
-             checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = ()) -> Diagnosis:
+             checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = (),
+             sample_call: Callable[[], str | None] | None = None) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``apply`` (the template's params for another request, optional: a session's
@@ -116,10 +117,13 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     the template itself (``explorer.health``); they come first, whatever the output.
     ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
     parse, and what is still being written is reported as in progress, not as a cause.
+    ``sample_call`` (optional: a session's ``sample_reply("call", request)``): the template's
+    own reply with a call, so a finding can say how the template writes calls.
     """
-    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial)
-    findings = template_findings + tuple(_placed(f, output, params.generation_prompt)
-                                         for f in run_checks(facts, checks))
+    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call)
+    # one story: duplicates dropped, contradictions resolved by consistency's rules
+    found = consistency.resolve(run_checks(facts, checks), facts, context=template_findings)
+    findings = template_findings + tuple(_placed(f, output, params.generation_prompt) for f in found)
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=findings, is_partial=is_partial)
 

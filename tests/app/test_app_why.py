@@ -141,3 +141,55 @@ def test_try_it_reads_a_pasted_log():
     assert f"its number {pos} counts bytes of the model output alone" in text
     assert f"output character {at_char} (line 2, column 1)" in text
     assert "older builds' pos" in text  # the place in every coordinate
+
+
+def test_each_finding_shows_its_rule_fix_place_quirk_and_verified_suggestion():
+    """A rule check's finding (newline-rule on our qwen3-coder-routed template: the value
+    written right after "<parameter=city>") shows its rule beside expected vs found, where
+    the fix belongs, its place in every coordinate and the suggestion our re-parse verified
+    (with what it returned); the dropped rest is a llama.cpp quirk, labelled so, with the
+    handler named."""
+    from cases import TAGGED
+
+    from explorer.session import open_session
+    from explorer.sources import from_text
+    from explorer.ui_support import why_view
+    from pages import _shared as sh
+
+    output = "<tool_call>\n<function=get_weather>\n<parameter=city>Paris\n</parameter>\n</function>\n</tool_call>"
+    session = open_session(from_text(TAGGED))
+    d = session.diagnose(output, sh.page_request(session, sh.default_settings()))
+    (rule,) = d.by_check("newline-rule")
+    quirk = next(f for f in d.by_check("unconsumed-output") if f.quirk)
+    assert rule.rule and rule.suggestion is not None and rule.suggestion.verified and quirk.llama_cpp
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.session_state["source_request"] = ui.SourceRequest("text", text=TAGGED)
+    at.run()
+    at.switch_page("pages/try_it_page.py").run()
+    at.text_area(key="try_output").input(output).run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = shown(at).replace('<span style="color:#b08a3a;opacity:.75">↵</span>', "↵")
+    assert f"Rule: {rule.rule}" in text.replace("<b>Rule:</b>", "Rule:")
+    assert ">↵" in text  # the expected sequence, its newline visible, beside the model's ">"
+    assert f"the fix belongs to: {why_view.FIX_WHERE_WORDS['model']}" in text
+    assert f"llama.cpp: {quirk.llama_cpp}" in text  # the handler's source named
+    assert why_view.QUIRK_LABEL in text
+    for name, value in rule.place.coordinates():  # its place in every coordinate
+        assert name in text and value in text
+    assert "Verified suggestion:" in text and f"verified: {rule.suggestion.verified}" in text
+    assert "corrected output:" in text
+
+
+def test_why_view_shows_only_verified_suggestions():
+    from explorer.triage.model import Finding, Suggestion
+    from explorer.ui_support import why_view
+
+    unverified = Finding("one-call-only", "cause", "s", suggestion=Suggestion("request", "x", request_change="y"))
+    assert why_view.verified_suggestion(unverified) is None
+    verified = Finding("one-call-only", "cause", "s", fix_where="request", llama_cpp="f (a.cpp)",
+                       suggestion=Suggestion("request", "x", request_change="y", verified="2 tool calls"))
+    assert why_view.verified_suggestion(verified) == why_view.ShownSuggestion("x", "y", "", "2 tool calls")
+    assert why_view.fix_where(verified).startswith("the request") and "llama.cpp: f (a.cpp)" in why_view.fix_where(verified)
+    assert why_view.template_origin(Finding("t", "cause", "s", field="tools.x", probe="T1", template_line=3)) == \
+        "field tools.x, set by probe T1, template line 3"

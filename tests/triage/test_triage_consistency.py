@@ -1,0 +1,229 @@
+"""One diagnosis tells one story: no duplicates, no two findings contradicting, the parse untouched.
+
+Outputs are generated from pieces of a few templates' own markup (their call openers and
+closers, reasoning tags, the template's own rendered call cut at its markup, JSON
+fragments, prose, end-of-turn tokens), on our example templates, our qwen3-coder-routed
+tagged template, and our own Llama-3.2-style template whose reading llama.cpp gets wrong
+(its template findings are causes). For each: (a) no finding makes a claim another finding (or the parse) refutes
+(``CONTRADICTIONS``, as data; and ``consistency.RULES`` leave nothing to drop), (b) no
+two findings say the same thing about one place, (c) the diagnosis's message and error
+are ``session.parse``'s, (d) every ``fix_where`` is one of ``FIX_WHERE``. Then each rule
+of ``explorer.triage.consistency`` on hand-made findings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from cases import LLAMA32_PYTHONIC, TAGGED
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.apply import Request
+from explorer.session import TemplateSession, open_session
+from explorer.sources import from_example, from_text
+from explorer.triage import build_facts, consistency
+from explorer.triage.checks_reasoning import COMMON_ENDS, COMMON_STARTS
+from explorer.triage.model import FIX_WHERE, Diagnosis, Finding
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    "required": ["city"]}}}
+TEMPLATES = ("chatml-think-tools", "tagged-parameters", "bracket-tool-calls", "llama32-pythonic", "qwen-tagged")
+OWN = {"llama32-pythonic": LLAMA32_PYTHONIC, "qwen-tagged": TAGGED}  # our templates (qwen3-coder is routed)
+GENERIC = ['{"city": "Paris"}', '{"name": "get_weather", "arguments": ', "{", "}", ", ", '"', "\n", " ",
+           "The weather is fine.", "I will call get_weather", "get_weather(city='Paris')", "é", "```json\n",
+           "<|im_end|>", "<|end|>", "<|eot_id|>"]
+_MARKUP = re.compile(r"(<[^<>\n]{1,40}>|\[[A-Z_/]{2,20}\]|\n)")
+
+
+def request(thinking: bool, parallel: bool) -> Request:
+    return Request(messages=({"role": "user", "content": "Weather in Paris?"},), tools=(WEATHER,),
+                   enable_thinking=thinking, parallel_tool_calls=parallel)
+
+
+@functools.cache
+def session(name: str) -> TemplateSession:
+    return open_session(from_text(OWN[name]) if name in OWN else from_example(name))
+
+
+@functools.cache
+def openers(name: str, thinking: bool, parallel: bool) -> tuple[str, ...]:
+    req = request(thinking, parallel)
+    facts = build_facts(session(name).params(req), req, "")
+    return tuple(m.text.strip() for m in facts.openers if m.text.strip())
+
+
+@functools.cache
+def pieces(name: str) -> tuple[str, ...]:
+    """The template's own markup: its parser's markers and its rendered call, cut at the markup."""
+    req = request(True, True)
+    s = session(name)
+    facts = build_facts(s.params(req), req, "")
+    marks = [m.text for m in facts.openers + facts.closers + facts.name_prefixes + facts.reasoning_starts
+             + facts.reasoning_ends if m.text]
+    own = s.sample_reply("call", req) or ""
+    cut = [p for p in _MARKUP.split(own[-300:]) if p]
+    return tuple(dict.fromkeys(marks + cut + GENERIC + list(COMMON_STARTS[:1] + COMMON_ENDS[:1])))
+
+
+def generated() -> st.SearchStrategy[tuple[str, str, bool, bool, bool]]:
+    return st.sampled_from(TEMPLATES).flatmap(lambda name: st.tuples(
+        st.just(name), st.lists(st.sampled_from(pieces(name)), max_size=14).map("".join),
+        st.booleans(), st.booleans(), st.booleans()))
+
+
+# --- the contradictions, as data ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Context:
+    diagnosis: Diagnosis
+    openers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A claim a finding makes (``claims``), and what in the same diagnosis refutes it."""
+
+    says: str
+    claims: Callable[[Finding], bool]
+    refuted: Callable[[Context, Finding], bool]
+
+
+REASONING_TAGS = COMMON_STARTS + COMMON_ENDS + ("<reasoning>", "</reasoning>")
+
+
+def _call_markup_seen(c: Context, f: Finding) -> bool:
+    del f
+    return any(o in c.diagnosis.output for o in c.openers) or any(
+        g.check in consistency.CALL_SEEN for g in c.diagnosis.findings)
+
+
+def _stops_elsewhere(c: Context, f: Finding) -> bool:
+    """unconsumed-output places llama.cpp's stop elsewhere (past more than whitespace)."""
+    if f.span is None:
+        return False
+    for g in c.diagnosis.findings:
+        if g.check == "unconsumed-output" and "stopped at" in g.summary and g.span is not None:
+            a, b = sorted((f.span[0], g.span[0]))
+            if c.diagnosis.output[a:b].strip():
+                return True
+    return False
+
+
+def _end_in_reasoning(c: Context, f: Finding) -> bool:
+    """The output's end is reasoning so far (so no call is on its way there)."""
+    m, tail = c.diagnosis.message, c.diagnosis.output.strip()[-12:]
+    return m is not None and bool(tail) and not m.content and m.reasoning_content.rstrip().endswith(tail)
+
+
+CONTRADICTIONS: tuple[Contradiction, ...] = (
+    Contradiction("a tool call has started (and will be readable)",
+                  lambda f: f.check == "partial-output" and "A tool call has started" in f.summary,
+                  _end_in_reasoning),
+    Contradiction("llama.cpp stops here without an error",
+                  lambda f: "stops there without an error" in f.summary, _stops_elsewhere),
+    Contradiction("nothing in the output matched the start of a tool call",
+                  lambda f: f.check == "tool-mentioned", _call_markup_seen),
+    Contradiction("the text left is an end-of-turn marker or a stop string (nothing to fix)",
+                  lambda f: f.check == "unconsumed-output" and ("end-of-turn" in f.summary
+                                                                 or "stop strings" in f.summary),
+                  lambda c, f: f.found.strip().startswith(REASONING_TAGS)),
+    Contradiction("all is fine (nothing to fix, read the way the format describes it)",
+                  consistency.says_all_fine, lambda c, f: bool(c.diagnosis.causes)),
+    Contradiction("llama-server answers with an error (HTTP 500) / rejects the whole output",
+                  lambda f: f.severity != "info" and ("(HTTP 500)" in f.summary or "rejects the whole output"
+                                                      in f.summary or "whole output is rejected" in f.summary),
+                  lambda c, f: c.diagnosis.error is None and c.diagnosis.build_error is None),
+    Contradiction("the parse succeeded (stopped without an error)",
+                  lambda f: "without an error" in f.summary, lambda c, f: c.diagnosis.error is not None),
+    Contradiction("llama.cpp returns a call",
+                  lambda f: f.check in ("arguments-json", "value-swallowed", "call-cut-off"),
+                  lambda c, f: c.diagnosis.message is None or not c.diagnosis.message.tool_calls),
+    Contradiction("the output has no tool call",
+                  lambda f: f.check == "required-call-missing",
+                  lambda c, f: c.diagnosis.message is not None and bool(c.diagnosis.message.tool_calls)),
+)
+
+
+def contradictions(d: Diagnosis, context_openers: tuple[str, ...]) -> list[str]:
+    c = Context(d, context_openers)
+    found = [f"{x.says}: {f.check}: {f.summary}" for f in d.findings for x in CONTRADICTIONS
+             if x.claims(f) and x.refuted(c, f)]
+    found += [f"{rule.why}: {f.check} beside {other.check}" for f in d.findings
+              for rule, other in [consistency.contradicted_by(f, d.findings) or (None, None)] if rule is not None]
+    return found
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated())
+def test_generated_outputs_tell_one_story(case):
+    name, output, thinking, parallel, partial = case
+    s, req = session(name), request(thinking, parallel)
+    d = s.diagnose(output, req, partial=partial)
+    # (a) no claim refuted by another finding or by the parse
+    assert not contradictions(d, openers(name, thinking, parallel)), (name, output)
+    # (b) no duplicates, and no two findings saying the same thing about one place
+    keys = [consistency.same_thing(f) for f in d.findings]
+    assert len(keys) == len(set(keys)), (name, output, keys)
+    # (c) the triage never changes the parse
+    parse = s.parse(output, req, partial=partial)
+    assert d.message == parse.message and str(d.error) == str(parse.error), (name, output)
+    # (d) the fix belongs somewhere we name
+    assert all(f.fix_where in FIX_WHERE for f in d.findings)
+
+
+# --- the rules on hand-made findings -----------------------------------------------------------
+
+OUT = "<think>get_weather <tool_call>\n{}</think>\nok"
+
+
+def facts_of(output: str):
+    req = request(True, True)
+    return build_facts(session("chatml-think-tools").params(req), req, output)
+
+
+def test_a_call_in_the_reasoning_outranks_tool_mentioned():
+    cause = Finding("call-in-reasoning", "cause", "A tool call sits inside the reasoning block.", span=(19, 30))
+    mention = Finding("tool-mentioned", "info", "The output mentions the tool, but no call.", span=(7, 18))
+    assert consistency.resolve((cause, mention), facts_of(OUT)) == (cause,)
+    assert consistency.resolve((mention,), facts_of(OUT)) == (mention,)  # alone it stays
+
+
+def test_duplicates_and_same_place_findings_go():
+    a = Finding("newline-rule", "cause", "needs a newline", span=(3, 4))
+    b = Finding("whitespace-rule", "cause", "other whitespace", span=(3, 4))  # same family, same place
+    c = Finding("newline-rule", "cause", "needs a newline", span=(9, 10))
+    assert consistency.resolve((a, a, b, c), facts_of(OUT)) == (a, c)
+
+
+def test_nothing_to_fix_never_beside_a_cause():
+    fine = Finding("unconsumed-output", "info", "The parser stops at a stop string.", span=(40, 42),
+                   fix_hint="Nothing to fix when the output came from llama-server.")
+    cause = Finding("parse-error", "cause", "could not match", span=(0, 1))
+    assert consistency.resolve((cause, fine), facts_of(OUT)) == (cause,)
+    assert consistency.resolve((fine,), facts_of(OUT)) == (fine,)
+    template = Finding("template-reply-fails", "cause", "The template's own reply does not parse back.")
+    assert consistency.resolve((fine,), facts_of(OUT), context=(template,)) == ()
+
+
+def test_a_reasoning_tag_left_unconsumed_gets_a_reasoning_verdict():
+    output = "The answer.</think>"
+    at = output.index("</think>")
+    eot = Finding("unconsumed-output", "info", "The parser stops before \"</think>\", a special token at the very "
+                  "end (an end-of-turn marker, by its look).", span=(at, len(output)), found="</think>",
+                  fix_hint="Nothing to fix when the output came from llama-server.")
+    (said,) = consistency.resolve((eot,), facts_of(output))
+    assert said.check == "unconsumed-output" and "reasoning" in said.summary
+    assert "end-of-turn" not in said.summary and not consistency.says_all_fine(said)
+
+
+def test_a_loser_is_never_a_cause():
+    cause = Finding("call-in-reasoning", "cause", "A tool call sits inside the reasoning block.", span=(19, 30))
+    mention = replace(Finding("tool-mentioned", "cause", "mentions", span=(7, 18)))
+    assert consistency.resolve((cause, mention), facts_of(OUT)) == (cause, mention)
+    assert all(rule.loser not in consistency.CALL_SEEN | consistency.REASONING for rule in consistency.RULES)
