@@ -10,14 +10,16 @@ its end of turn removed, llama.cpp's parse and the comparison with the message.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request
+from explorer.apply.request import REASONING_FORMATS
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
 from explorer.chat_output import exception_json as parse_exception_json
-from explorer.errors import ExplorerError, OutputParseError
+from explorer.errors import ExplorerError, OutputParseError, RequestError
 from explorer.handlers.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
@@ -63,6 +65,48 @@ class RequestChange:
             reasoning_format=request.reasoning_format if self.reasoning_format is None else self.reasoning_format,
             parallel_tool_calls=(request.parallel_tool_calls if self.parallel_tool_calls is None
                                  else self.parallel_tool_calls))
+
+    def describe(self) -> str:
+        """``enable_thinking false, parallel_tool_calls true``: the changed fields, in words."""
+        parts = [f"{k} {json.dumps(v)}" for k, v in (("enable_thinking", self.enable_thinking),
+                                                     ("reasoning_format", self.reasoning_format),
+                                                     ("parallel_tool_calls", self.parallel_tool_calls))
+                 if v is not None]
+        if self.chat_template_kwargs:
+            parts.append("chat_template_kwargs " + json.dumps(dict(self.chat_template_kwargs), ensure_ascii=False))
+        return ", ".join(parts) or "no request change"
+
+    @staticmethod
+    def from_json(data: object) -> RequestChange:
+        """The change a llama-server JSON body fragment makes (``to_json``'s inverse):
+        ``chat_template_kwargs`` (an object of strings, numbers and booleans; its
+        ``enable_thinking`` sets the request's flag, as llama-server reads it),
+        ``reasoning_format`` and ``parallel_tool_calls``. Anything else: ``RequestError``."""
+        if not isinstance(data, dict):
+            raise RequestError(f"request change: expected a JSON object, found {type(data).__name__}")
+        unknown = sorted(set(data) - {"chat_template_kwargs", "reasoning_format", "parallel_tool_calls"})
+        if unknown:
+            raise RequestError(f"request change: unknown field(s) {', '.join(map(repr, unknown))}; fields: "
+                               "chat_template_kwargs, reasoning_format, parallel_tool_calls")
+        kwargs = data.get("chat_template_kwargs", {})
+        if not isinstance(kwargs, dict):
+            raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
+        for name, value in kwargs.items():
+            if not isinstance(value, (str, bool, int, float)):
+                raise RequestError(f"chat_template_kwargs {name!r}: expected a string, number or boolean, "
+                                   f"found {type(value).__name__}")
+        thinking = kwargs.get("enable_thinking")
+        if thinking is not None and not isinstance(thinking, bool):
+            raise RequestError(f"chat_template_kwargs enable_thinking: expected true or false, found {thinking!r}")
+        fmt = data.get("reasoning_format")
+        if fmt is not None and fmt not in REASONING_FORMATS:
+            raise RequestError(f"reasoning_format: expected one of {', '.join(REASONING_FORMATS)}, found {fmt!r}")
+        parallel = data.get("parallel_tool_calls")
+        if parallel is not None and not isinstance(parallel, bool):
+            raise RequestError(f"parallel_tool_calls: expected true or false, found {parallel!r}")
+        rest = tuple((str(k), v) for k, v in kwargs.items() if k != "enable_thinking")
+        return RequestChange(enable_thinking=thinking, chat_template_kwargs=rest, reasoning_format=fmt,
+                             parallel_tool_calls=parallel)
 
     def to_json(self) -> dict[str, object]:
         """The request fields as llama-server's JSON body names them (only those changed)."""
