@@ -4,9 +4,9 @@ Input: the page's ``Active`` (the template's own session, the modified one, the 
 ``WhatIf``), the request settings the Grammar and Try it pages share and Try it's raw
 output. Output: Streamlit widgets that set an override on any analysis field (a value as
 ``--set`` reads it), remove one, change the request (enable_thinking, reasoning_format,
-parallel_tool_calls, chat_template_kwargs as JSON; applied on top of the request controls)
-or edit the template text in place (each kept in st.session_state for this template's
-sha256 by ``pages._shared``, so every page shows the modified version); then "What changed"
+parallel_tool_calls, chat_template_kwargs as JSON, the tools' order; applied on top of the
+request controls) or edit the template text in place (each kept in st.session_state for
+this template's sha256 by ``pages._shared``, so every page shows the modified version); then "What changed"
 (``explorer.whatif.what_changed``: route, fields, parser, GBNF, triggers, round trip and
 the triage of the current output, the original request beside the changed one, before → after),
 the sentence that an override is what a llama.cpp workaround lambda does, and the
@@ -37,6 +37,7 @@ OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (pages._roundtrip_
 LABELS = ("original", "what-if")
 RQ = sh.WHATIF_REQUEST_PREFIX
 RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS = RQ + "thinking", RQ + "format", RQ + "parallel", RQ + "kwargs"
+RQ_ORDER = RQ + "order"
 RQ_ERROR_KEY = "_wi_rq_error"  # (template sha256, the exception) of the last request change that did not apply
 UNCHANGED = "unchanged"
 SWITCH = {UNCHANGED: None, "on": True, "off": False}
@@ -115,12 +116,16 @@ def _request_change() -> RequestChange:
     parallel = SWITCH[st.session_state.get(RQ_PARALLEL, UNCHANGED)]
     if parallel is not None:
         body["parallel_tool_calls"] = parallel
+    order = [n.strip() for n in str(st.session_state.get(RQ_ORDER, "")).split(",") if n.strip()]
+    if order:
+        body["tool_order"] = order
     return RequestChange.from_json(body)
 
 
 def _apply_change(original: TemplateSession, whatif: WhatIf) -> None:
     try:
         change = _request_change()
+        change.check(sh.page_request(original, sh.settings()))  # a tool order names the request's own tools
     except ExplorerError as exc:
         st.session_state[RQ_ERROR_KEY] = (original.sha256, exc)
         return
@@ -130,7 +135,7 @@ def _apply_change(original: TemplateSession, whatif: WhatIf) -> None:
 
 def _remove_change(original: TemplateSession, whatif: WhatIf) -> None:
     st.session_state[RQ_ERROR_KEY] = None
-    for key in (RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS):
+    for key in (RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS, RQ_ORDER):
         st.session_state.pop(key, None)
     sh.set_whatif(original.sha256, whatif.with_change(None))
 
@@ -147,7 +152,8 @@ def _request_part(original: TemplateSession, whatif: WhatIf) -> None:
                 RQ_FORMAT: change.reasoning_format or UNCHANGED,
                 RQ_PARALLEL: _switch_name(change.parallel_tool_calls),
                 RQ_KWARGS: json.dumps(dict(change.chat_template_kwargs), ensure_ascii=False)
-                if change.chat_template_kwargs else ""}
+                if change.chat_template_kwargs else "",
+                RQ_ORDER: ", ".join(change.tool_order)}
     for key, value in defaults.items():
         if key not in st.session_state:
             st.session_state[key] = value
@@ -155,8 +161,11 @@ def _request_part(original: TemplateSession, whatif: WhatIf) -> None:
     c1.selectbox("enable_thinking", list(SWITCH), key=RQ_THINKING)
     c2.selectbox("reasoning_format", [UNCHANGED, *REASONING_FORMATS], key=RQ_FORMAT)
     c3.selectbox("parallel_tool_calls", list(SWITCH), key=RQ_PARALLEL)
-    st.text_input("chat_template_kwargs (a JSON object; empty for none)", key=RQ_KWARGS,
+    k1, k2 = st.columns(2)
+    k1.text_input("chat_template_kwargs (a JSON object; empty for none)", key=RQ_KWARGS,
                   placeholder='{"reasoning_effort": "high"}')
+    k2.text_input("Tool order (the request's tool names, comma-separated; empty: as the controls list them)",
+                  key=RQ_ORDER, placeholder="search, get_weather")
     held = st.session_state.get(RQ_ERROR_KEY)
     if held and held[0] == original.sha256:
         sh.show_error(held[1], context="Request change not applied")

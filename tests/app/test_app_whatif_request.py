@@ -211,3 +211,17 @@ def test_an_edited_text_is_not_in_the_link_and_the_link_says_so():
     again = linked({"example": CHATML, "page": "analysis", "edit": sha})
     clean(again)
     assert any("the edit is not in this link" in w.value and sha in w.value for w in again.warning)
+
+
+def test_a_tool_order_that_is_not_an_order_of_the_requests_tools_is_an_error_in_place():
+    at = analysis_page()
+    at.text_input(key="wi_rq_order").set_value("search, get_weather").run()
+    at.button(key="wi_change_apply").click().run()
+    clean(at)
+    assert any("tool order: expected an order of the request's tools (get_weather)" in e.value for e in at.error)
+    assert not banner(at)
+    at.text_input(key="wi_rq_order").set_value("get_weather").run()
+    at.button(key="wi_change_apply").click().run()
+    clean(at)
+    assert banner(at) and "tool order get_weather" in banner(at)[0]
+    assert decode_whatif(dict(at.query_params)).change.tool_order == ("get_weather",)

@@ -12,13 +12,15 @@ llama.cpp's tool-call rule takes one call, not a comma-separated list of them.
 
 from __future__ import annotations
 
+import json
+
 import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from explorer.apply import standard_request
 from explorer.errors import RequestError
-from explorer.roundtrip import DEFAULT_MESSAGES, RequestChange
+from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RequestChange
 from explorer.session import open_session
 from explorer.sources import resolve_spec
 from explorer.whatif import FIXTURES_NOTE, WhatIf, what_changed
@@ -165,3 +167,39 @@ def test_a_request_change_reads_back_from_its_json_as_llama_server_reads_the_bod
     assert RequestChange.from_json({"chat_template_kwargs": {"enable_thinking": False}}) == RequestChange(
         enable_thinking=False)
     assert RequestChange.from_json({}).empty
+
+
+def test_a_tool_order_reorders_the_tools_the_template_renders_and_the_round_trip_uses_it() -> None:
+    session = chatml()
+    tools = list(DEFAULT_TOOLS)
+    names = [t["function"]["name"] for t in tools]
+    order = tuple(reversed(names))
+    change = RequestChange(tool_order=order)
+    request = session.request(tools=tools)
+    reordered = change.apply(request)
+    assert [t["function"]["name"] for t in reordered.tools] == list(order)
+    # the prompt is what jinja2 renders for the tools in that order (the template loops over them)
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.filters["tojson"] = lambda v: json.dumps(v, ensure_ascii=False)
+    expected = env.from_string(session.text).render(messages=[{"role": "user", "content": "Hello"}],
+                                                    tools=[tools[names.index(n)] for n in order],
+                                                    add_generation_prompt=True)
+    assert session.params(reordered).prompt == expected
+    # the round trip under the change renders and parses with the tools in that order
+    report = session.roundtrip(True, grammar=False, change=change)
+    prompt = report.cases[0].prompt
+    assert prompt.index(f'"name": "{order[0]}"') < prompt.index(f'"name": "{order[-1]}"')
+    # tools it does not name keep their order, after the named ones
+    partial = RequestChange(tool_order=(names[-1],)).apply(request)
+    assert [t["function"]["name"] for t in partial.tools] == [names[-1], *names[:-1]]
+    assert RequestChange.from_json(change.to_json()) == change and "tool order" in change.describe()
+
+
+def test_a_tool_order_must_be_an_order_of_the_requests_tools() -> None:
+    session = chatml()
+    request = session.request(tools=list(DEFAULT_TOOLS))
+    RequestChange(tool_order=("search", "create_event", "get_weather")).check(request)
+    with pytest.raises(RequestError, match="tool order: expected an order of the request's tools"):
+        RequestChange(tool_order=("search", "nope")).check(request)
+    with pytest.raises(RequestError, match="tool_order: expected a JSON list of distinct tool names"):
+        RequestChange.from_json({"tool_order": ["a", "a"]})
