@@ -532,13 +532,13 @@ def request_controls(page: str, session: TemplateSession) -> Request | None:
     for k, wk in keys.items():
         st.session_state[k] = st.session_state[wk]
     request = guarded(lambda: page_request(session, settings()))
-    change = active().whatif.change
-    if request is None or change.empty:
+    whatif = active().whatif
+    if request is None or whatif.change.empty:
         return request
-    st.info(f"What-if request change on top of these controls: {change.describe()} (the Analysis page's "
+    st.info(f"What-if request change on top of these controls: {whatif.change.describe()} (the Analysis page's "
             "What if… section sets it; Clear the what-if above for the request as the controls say).",
             icon=":material/science:")
-    return guarded(lambda: change.apply(request), context="applying the what-if's request change")
+    return guarded(lambda: whatif.request(request), context="applying the what-if's request change")
 
 
 def route_note(params: ChatParams, what: str) -> bool:
