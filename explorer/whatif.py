@@ -318,8 +318,9 @@ def what_changed(original: TemplateSession, modified: TemplateSession, request: 
                       errors_after=after.errors)
     family = _family(original) if fixtures and not modified.render_budget_exhausted else None
     if family is not None:
-        out = replace(out, family=family, fixtures_before=run_family(original, family).counts(),
-                      fixtures_after=run_family(modified, family).counts())
+        before_counts = run_family(original, family).counts()
+        after_counts = before_counts if modified is original else run_family(modified, family).counts()
+        out = replace(out, family=family, fixtures_before=before_counts, fixtures_after=after_counts)
         if change is not None:
             notes.append(FIXTURES_NOTE)
     if output is not None:

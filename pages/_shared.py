@@ -278,8 +278,11 @@ def whatif_banner(current: Active) -> None:
     shown = "; ".join(p for p in parts if p)
     text = f"**What-if active: {whatif.describe()}**" + (f" ({shown})" if shown else "")
     if current.whatif_error is None:
+        reach = "" if whatif.change.empty else (
+            " The request change reaches Grammar and Try it (its round trip too); the Fixtures and Doctor pages "
+            "keep their own requests.")
         c1.warning(text + ". Every page shows the modified version; the Analysis page's What if… section says "
-                   "what changed.", icon=":material/science:")
+                   "what changed." + reach, icon=":material/science:")
     else:
         c1.warning(text + ", but it could not be applied, so the pages show the original.",
                    icon=":material/science:")

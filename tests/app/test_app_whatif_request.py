@@ -90,7 +90,9 @@ def test_parallel_calls_off_in_the_what_if_changes_the_grammar_page():
     at = analysis_page()
     change_request(at, parallel="off")
     assert banner(at) == ["**What-if active: request change** (request: parallel_tool_calls false). Every page "
-                          "shows the modified version; the Analysis page's What if… section says what changed."]
+                          "shows the modified version; the Analysis page's What if… section says what changed. "
+                          "The request change reaches Grammar and Try it (its round trip too); the Fixtures and "
+                          "Doctor pages keep their own requests."]
     assert '{"parallel_tool_calls": false}' in [c.value for c in at.code]
     gbnf_diff = next(c.value for c in at.code if c.value.startswith("--- a/grammar.gbnf"))
     assert f"+{SINGLE_CALL_RULE}" in gbnf_diff.splitlines()
