@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from explorer.analysis import TemplateAnalysis
@@ -36,9 +36,9 @@ from explorer.doctor.classes import measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
 from explorer.doctor.model import RoundTripCount
-from explorer.roundtrip import RequestChange
 from explorer.errors import ExplorerError, OverrideError
 from explorer.fixtures import FamilyMatch, match_family, run_family
+from explorer.roundtrip import RequestChange
 from explorer.routing import AUTOPARSER
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.triage import Diagnosis
@@ -118,7 +118,7 @@ class WhatIf:
 
     overrides: tuple[FieldSetting, ...] = ()
     text: str | None = None
-    change: RequestChange = RequestChange()
+    change: RequestChange = field(default_factory=RequestChange)
 
     @property
     def empty(self) -> bool:
@@ -229,7 +229,7 @@ class WhatChanged:
 
     comparison: SessionComparison
     request: Request
-    change: RequestChange = RequestChange()
+    change: RequestChange = field(default_factory=RequestChange)
     roundtrip_before: RoundTripCount | None = None
     roundtrip_after: RoundTripCount | None = None
     errors_before: tuple[str, ...] = ()

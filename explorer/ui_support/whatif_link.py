@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from explorer.analysis.overrides import FieldSetting, parse_setting
 from explorer.errors import ExplorerError, SourceError
@@ -35,7 +35,7 @@ class WhatIfLink:
     sha256 of an edited text it could not carry (None: no edit)."""
 
     overrides: tuple[FieldSetting, ...] = ()
-    change: RequestChange = RequestChange()
+    change: RequestChange = field(default_factory=RequestChange)
     edited_sha256: str | None = None
 
     @property

@@ -18,12 +18,12 @@ import re
 import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from oracle_data import PROJECT_ROOT
 from streamlit.testing.v1 import AppTest
 
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.ui_support.whatif_link import decode_whatif
-from oracle_data import PROJECT_ROOT
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # <think> reasoning, JSON calls in <tool_call>\n...</tool_call>
@@ -89,10 +89,10 @@ def jinja2_generation_prompt(text: str, **context: object) -> str:
 def test_parallel_calls_off_in_the_what_if_changes_the_grammar_page():
     at = analysis_page()
     change_request(at, parallel="off")
-    assert banner(at) == ["**What-if active: request change** (request: parallel_tool_calls false). Every page "
-                          "shows the modified version; the Analysis page's What if… section says what changed. "
-                          "The request change reaches Grammar and Try it (its round trip too); the Fixtures and "
-                          "Doctor pages keep their own requests."]
+    assert banner(at) == [("**What-if active: request change** (request: parallel_tool_calls false). Every page "
+                           "shows the modified version; the Analysis page's What if… section says what changed. "
+                           "The request change reaches Grammar and Try it (its round trip too); the Fixtures and "
+                           "Doctor pages keep their own requests.")]
     assert '{"parallel_tool_calls": false}' in [c.value for c in at.code]
     gbnf_diff = next(c.value for c in at.code if c.value.startswith("--- a/grammar.gbnf"))
     assert f"+{SINGLE_CALL_RULE}" in gbnf_diff.splitlines()

@@ -90,7 +90,7 @@ def test_thinking_off_gives_the_generation_prompt_the_template_renders_for_it() 
     assert expected_off != expected_on  # the template closes the think block when thinking is off
     gen = next(c for c in changed.changed if c.field == "params.generation_prompt")
     assert (gen.a, gen.b) == (expected_on, expected_off)
-    prompts = dict((name, (a, b)) for name, a, b in changed.comparison.prompts)
+    prompts = {name: (a, b) for name, a, b in changed.comparison.prompts}
     assert prompts["generation prompt"] == (expected_on, expected_off)
     assert changed.request_after.enable_thinking is False
     assert changed.request_after.chat_template_kwargs["enable_thinking"] is False
