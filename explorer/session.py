@@ -390,28 +390,29 @@ class TemplateSession:
             analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change))
 
     def compare(self, other: TemplateSession, request: Request | None = None, *,
-                enable_thinking: bool = True) -> SessionComparison:
+                enable_thinking: bool = True, change: RequestChange | None = None) -> SessionComparison:
         """This template (A) beside another (B): route, capabilities, every analysis field,
         with ``request`` also the chat params; and the standard request's prompts (with
-        ``enable_thinking``; skipped for a template that ran out of render time)."""
-        def side(s: TemplateSession) -> dict[str, object]:
+        ``enable_thinking``; skipped for a template that ran out of render time).
+        ``change``: a client's change to B's requests (both of them), A's are as given."""
+        def side(s: TemplateSession, changed: RequestChange | None) -> dict[str, object]:
             data: dict[str, object] = {"route": s.handler, "caps": s.caps.to_json()}
             analysis = s._analysis_or_none()
             if analysis is not None:
                 data["autoparser"] = analysis.to_oracle_json()
             if request is not None:
                 try:
-                    data["params"] = s.params(request).to_oracle_json()
+                    data["params"] = s.params(changed.apply(request) if changed else request).to_oracle_json()
                 except ExplorerError as exc:
                     data["params"] = {"error": str(exc)}
             return data
 
-        fields = tuple(compare_fields(side(self), side(other)))
+        fields = tuple(compare_fields(side(self, None), side(other, change)))
         if self.render_budget_exhausted or other.render_budget_exhausted:
             return SessionComparison(fields, prompts_skipped=True)
         std = standard_request(enable_thinking)
         try:
-            a, b = self.applied(std), other.applied(std)
+            a, b = self.applied(std), other.applied(change.apply(std) if change else std)
         except ExplorerError as exc:
             return SessionComparison(fields, prompt_error=exc)
         return SessionComparison(fields, (("prompt", a.prompt, b.prompt),

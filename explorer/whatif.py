@@ -1,11 +1,13 @@
 """What-if: a template's inputs changed, and everything downstream built again for the change.
 
 Input: a ``TemplateSession`` (the original) and a ``WhatIf``: analysis overrides (each a
-``FieldSetting``, as ``--set FIELD=VALUE`` reads it) and an optional edited template text.
+``FieldSetting``, as ``--set FIELD=VALUE`` reads it), an optional edited template text and
+a request change (``explorer.roundtrip.RequestChange``: what a client sends differently).
 Output: the modified session (``WhatIf.apply``: the edited text opened in the same dialect,
-with the overrides), ``what_changed`` (the session comparison of original and modified, the
-round trip, the template's canitoolcall fixture family and the triage of an output, each
-before and after), and the exports a
+with the overrides), the modified request (``WhatIf.request``), ``what_changed`` (the
+session comparison of original and modified, the original request's chat params beside the
+changed request's, the round trip under the change, the template's canitoolcall fixture
+family and the triage of an output, each before and after), and the exports a
 llama.cpp user needs to get the same parser: the C++ workaround lambda for the overrides
 (``WhatIf.workaround_cpp``, keyed on a substring chosen against a corpus, with how unique it
 is) and the unified diff plus the patched template for ``--chat-template-file``
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from explorer.analysis import TemplateAnalysis
@@ -36,6 +38,7 @@ from explorer.doctor.edits import unified_diff
 from explorer.doctor.model import RoundTripCount
 from explorer.errors import ExplorerError, OverrideError
 from explorer.fixtures import FamilyMatch, match_family, run_family
+from explorer.roundtrip import RequestChange
 from explorer.routing import AUTOPARSER
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.triage import Diagnosis
@@ -47,6 +50,8 @@ WORKAROUND_SENTENCE = (
 HANDLER_NOTE = (
     "llama.cpp routes this template to its specialised handler '{handler}', which does not read the analysis: "
     "the overrides change only what the autoparser would build, not the parser llama.cpp uses.")
+FIXTURES_NOTE = ("The request change does not reach the fixtures: each canitoolcall fixture carries its own request, "
+                 "so their counts change only with the overrides and the edited text.")
 PARAMS_PREFIX = "params."
 # The chat-params fields that make up "the parser" a request gets, in the order shown.
 PARSER_FIELDS = ("params.parser", "params.grammar", "params.grammar_lazy", "params.grammar_triggers",
@@ -108,14 +113,21 @@ class Patch:
 @dataclass(frozen=True)
 class WhatIf:
     """The user's changes to a template's inputs: analysis overrides (one per field, in
-    the order given) and an edited template text (None: the original text)."""
+    the order given), an edited template text (None: the original text) and a change to
+    the request the client sends (applied on top of whatever request the pages build)."""
 
     overrides: tuple[FieldSetting, ...] = ()
     text: str | None = None
+    change: RequestChange = field(default_factory=RequestChange)
 
     @property
     def empty(self) -> bool:
-        return not self.overrides and self.text is None
+        return not self.overrides and self.text is None and self.change.empty
+
+    @property
+    def changes_session(self) -> bool:
+        """Overrides or an edited text: the template's session itself is another."""
+        return bool(self.overrides) or self.text is not None
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -129,6 +141,8 @@ class WhatIf:
             parts.append(f"{n} override{'s' if n != 1 else ''}")
         if self.text is not None:
             parts.append("edited template")
+        if not self.change.empty:
+            parts.append("request change")
         return " / ".join(parts) or "nothing changed"
 
     # --- building one -----------------------------------------------------------------
@@ -151,16 +165,25 @@ class WhatIf:
         """This what-if with the template text edited (the original text, or None, undoes it)."""
         return replace(self, text=None if text is None or text == original else text)
 
+    def with_change(self, change: RequestChange | None) -> WhatIf:
+        """This what-if with ``change`` as its request change (None removes it)."""
+        return replace(self, change=change or RequestChange())
+
     # --- running it -------------------------------------------------------------------
 
     def apply(self, session: TemplateSession) -> TemplateSession:
         """The modified session: the edited text (or the session's own) in the session's
         dialect, with the session's overrides and then these. Raises ``TemplateError``
         when the edited text does not compile, ``OverrideError`` for a bad setting."""
-        if self.empty:
+        if not self.changes_session:
             return session
         return open_session(session.text if self.text is None else self.text, session.dialect,
                             overrides=session.overrides + self.overrides)
+
+    def request(self, request: Request) -> Request:
+        """The request the modified side gets: ``request`` with the change on top
+        (``RequestError`` when the changed request is not one llama.cpp accepts)."""
+        return self.change.apply(request) if not self.change.empty else request
 
     # --- exports ----------------------------------------------------------------------
 
@@ -195,15 +218,18 @@ class WhatIf:
 class WhatChanged:
     """The original (A) beside the modified version (B) of one template.
 
-    ``comparison``: route, caps, every analysis field and the request's chat params
+    ``comparison``: route, caps, every analysis field and the chat params of ``request``
+    for A beside those of the changed request (``request_after``) for B
     (``TemplateSession.compare``). The round trip is counted over the original's thinking
-    settings for both (``errors_*``: settings whose round trip failed). The fixtures are
-    the original's canitoolcall family (``explorer.fixtures.match_family``), judged with
-    each version's parser (counts per status). The triage is of the given output under the
-    request (None without one)."""
+    settings for both, B's under ``change`` (``errors_*``: settings whose round trip
+    failed). The fixtures are the original's canitoolcall family
+    (``explorer.fixtures.match_family``), judged with each version's parser (counts per
+    status; fixtures carry their own request, so ``change`` does not reach them). The
+    triage is of the given output under each side's request (None without one)."""
 
     comparison: SessionComparison
     request: Request
+    change: RequestChange = field(default_factory=RequestChange)
     roundtrip_before: RoundTripCount | None = None
     roundtrip_after: RoundTripCount | None = None
     errors_before: tuple[str, ...] = ()
@@ -214,6 +240,11 @@ class WhatChanged:
     fixtures_before: dict[str, int] | None = None
     fixtures_after: dict[str, int] | None = None
     notes: tuple[str, ...] = ()
+
+    @property
+    def request_after(self) -> Request:
+        """The modified side's request: ``request`` with the change on top."""
+        return self.change.apply(self.request) if not self.change.empty else self.request
 
     @property
     def changed(self) -> tuple[FieldChange, ...]:
@@ -269,26 +300,34 @@ class WhatChanged:
 
 
 def what_changed(original: TemplateSession, modified: TemplateSession, request: Request, output: str | None = None,
-                 *, roundtrip: bool = True, fixtures: bool = True) -> WhatChanged:
-    """Everything downstream of a what-if, for the original and the modified version."""
-    comparison = original.compare(modified, request, enable_thinking=request.enable_thinking)
+                 *, change: RequestChange | None = None, roundtrip: bool = True, fixtures: bool = True
+                 ) -> WhatChanged:
+    """Everything downstream of a what-if, for the original and the modified version:
+    ``modified`` is ``WhatIf.apply``'s session, ``change`` the what-if's request change
+    (the modified side's requests, round trip and triage get it on top of the original's)."""
+    change = None if change is None or change.empty else change
+    comparison = original.compare(modified, request, enable_thinking=request.enable_thinking, change=change)
     notes: list[str] = []
     if modified.overrides and modified.handler != AUTOPARSER:
         notes.append(HANDLER_NOTE.format(handler=modified.handler))
-    out = WhatChanged(comparison, request, notes=tuple(notes))
+    out = WhatChanged(comparison, request, change or RequestChange())
     if roundtrip and not (original.render_budget_exhausted or modified.render_budget_exhausted):
         settings = thinking_settings(original)
-        before, after = measure(original, settings), measure(modified, settings)
+        before, after = measure(original, settings), measure(modified, settings, change)
         out = replace(out, roundtrip_before=before.count, roundtrip_after=after.count, errors_before=before.errors,
                       errors_after=after.errors)
     family = _family(original) if fixtures and not modified.render_budget_exhausted else None
     if family is not None:
-        out = replace(out, family=family, fixtures_before=run_family(original, family).counts(),
-                      fixtures_after=run_family(modified, family).counts())
+        before_counts = run_family(original, family).counts()
+        after_counts = before_counts if modified is original else run_family(modified, family).counts()
+        out = replace(out, family=family, fixtures_before=before_counts, fixtures_after=after_counts)
+        if change is not None:
+            notes.append(FIXTURES_NOTE)
     if output is not None:
+        after_request = out.request_after
         out = replace(out, triage_before=_diagnosed(original, output, request),
-                      triage_after=_diagnosed(modified, output, request))
-    return out
+                      triage_after=_diagnosed(modified, output, after_request))
+    return replace(out, notes=tuple(notes))
 
 
 def _family(session: TemplateSession) -> FamilyMatch | None:
@@ -307,5 +346,5 @@ def _diagnosed(session: TemplateSession, output: str, request: Request) -> Diagn
         return None
 
 
-__all__ = ["HANDLER_NOTE", "PARSER_FIELDS", "WORKAROUND_SENTENCE", "Patch", "WhatChanged", "WhatIf", "Workaround",
+__all__ = ["FIXTURES_NOTE", "HANDLER_NOTE", "PARSER_FIELDS", "WORKAROUND_SENTENCE", "Patch", "WhatChanged", "WhatIf", "Workaround",
            "field_value", "value_text", "what_changed"]

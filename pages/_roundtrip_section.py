@@ -1,6 +1,6 @@
 """The Try it page's Round trip section (display only): the template's own replies, cut out and parsed back.
 
-Input: the template's ``TemplateSession`` and the page's enable_thinking setting; output:
+Input: the template's ``TemplateSession``, the page's enable_thinking setting and the what-if's request change; output:
 Streamlit elements (the alarms above the raw-output box, its prefill, and the Round trip
 section below the results). The work is ``session.roundtrip``'s; the words and tables are
 explorer.ui_support.roundtrip_view's.
@@ -112,10 +112,12 @@ def _trained_vs_llama(report: RoundTripReport) -> None:
 
 def compute(session: TemplateSession, enable_thinking: bool) -> Outcome:
     """(report, None), or (None, the error) to show in the section. The round trip renders
-    in the app's dialect (transformers: the replies as the model was trained on them)."""
+    in the app's dialect (transformers: the replies as the model was trained on them), under
+    the active what-if's request change."""
+    change = sh.active().whatif.change
     try:
         with st.spinner("Round-tripping the template's own replies…"):
-            return session.roundtrip(enable_thinking, dialect=sh.dialect()), None
+            return session.roundtrip(enable_thinking, dialect=sh.dialect(), change=change), None
     except Exception as exc:  # noqa: BLE001 - shown in place in the Round trip section
         if not isinstance(exc, ExplorerError):
             traceback.print_exc()

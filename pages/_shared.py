@@ -5,7 +5,8 @@ settings, shared by all pages) and a permalink's query parameters. Output: the t
 header app.py draws above every page (with the active what-if's banner), the
 ``TemplateSession`` the pages display (``explorer.session``; its memo is the only cache
 of pipeline results; with a what-if, ``explorer.whatif``'s modified session), the request the
-shared controls build, errors shown in place, and the view's permalink. The pipeline is
+shared controls build (with the what-if's request change on top), errors shown in place, and
+the view's permalink (carrying the what-if: ``explorer.ui_support.whatif_link``). The pipeline is
 the session's; this module decides only what is shown and how errors show.
 """
 
@@ -29,6 +30,7 @@ from explorer.render import Dialect
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
+from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
 from explorer.whatif import WhatIf
 
 REQUEST_KEY = "source_request"
@@ -37,6 +39,8 @@ ACTIVE_KEY = "_active_template"  # this script run's Active, set by app.py befor
 LINK_WRITTEN_KEY = "_permalink_written"
 WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): another template resets it
 WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
+WHATIF_REQUEST_PREFIX = "wi_rq_"  # the Analysis page's request-change widgets
+LINK_NOTE_KEY = "_link_note"  # (kind, text) a link left for the header: a bad what-if value, an edit it lacks
 PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 
 T = TypeVar("T")
@@ -187,7 +191,12 @@ def set_whatif(sha256: str, whatif: WhatIf) -> None:
 def clear_whatif() -> None:
     """The banner's Clear: no what-if, and the edit box shows the original text again."""
     st.session_state[WHATIF_KEY] = None
-    for key in [k for k in st.session_state if str(k).startswith(WHATIF_TEXT_PREFIX)]:
+    reset_whatif_widgets()
+
+
+def reset_whatif_widgets() -> None:
+    """The edit box and the request-change widgets are made anew from the what-if."""
+    for key in [k for k in st.session_state if str(k).startswith((WHATIF_TEXT_PREFIX, WHATIF_REQUEST_PREFIX))]:
         del st.session_state[key]
 
 
@@ -238,6 +247,9 @@ def template_header() -> Active:
     shown. Opens the template once for the run; the page reads it with ``active()``."""
     current = _open_active()
     st.session_state[ACTIVE_KEY] = current
+    note = st.session_state.pop(LINK_NOTE_KEY, None)
+    if note is not None:
+        (st.error if note[0] == "error" else st.warning)(note[1], icon=":material/link:")
     if current.request is None:
         st.warning("No template chosen yet: pick one on the Template page.")
         return current
@@ -261,11 +273,16 @@ def whatif_banner(current: Active) -> None:
     if whatif.empty:
         return
     c1, c2 = st.columns([5, 1])
-    fields = ", ".join(f"`{f}`" for f in whatif.fields)
-    text = f"**What-if active: {whatif.describe()}**" + (f" ({fields})" if fields else "")
+    parts = [", ".join(f"`{f}`" for f in whatif.fields), "" if whatif.change.empty else
+             f"request: {whatif.change.describe()}"]
+    shown = "; ".join(p for p in parts if p)
+    text = f"**What-if active: {whatif.describe()}**" + (f" ({shown})" if shown else "")
     if current.whatif_error is None:
+        reach = "" if whatif.change.empty else (
+            " The request change reaches Grammar and Try it (its round trip too); the Fixtures and Doctor pages "
+            "keep their own requests.")
         c1.warning(text + ". Every page shows the modified version; the Analysis page's What if… section says "
-                   "what changed.", icon=":material/science:")
+                   "what changed." + reach, icon=":material/science:")
     else:
         c1.warning(text + ", but it could not be applied, so the pages show the original.",
                    icon=":material/science:")
@@ -328,7 +345,7 @@ def table(rows: list[dict[str, object]]) -> None:
 
 
 INCOMING_KEY = "_incoming_view"
-LINK_KEYS = ("example", "hf", "t", "page", "focus", "o", "think", "tc", "tools", "skip")
+LINK_KEYS = ("example", "hf", "t", "page", "focus", "o", "think", "tc", "tools", "skip", *WHATIF_PARAMS)
 
 
 def apply_permalink(page_for: Callable[[str], StreamlitPage | None], current_page: str) -> None:
@@ -352,11 +369,35 @@ def apply_permalink(page_for: Callable[[str], StreamlitPage | None], current_pag
     if request is not None:
         set_request(request)
     _apply_request_inputs(link.inputs)
+    _apply_link_whatif(params)
     st.session_state[INCOMING_KEY] = {"focus": link.focus, "output": link.output}
     if link.page and link.page != current_page:
         target = page_for(link.page)
         if target is not None:
             st.switch_page(target, query_params=params)
+
+
+def _apply_link_whatif(params: dict[str, str]) -> None:
+    """A link's what-if (overrides, request change) becomes the template's; a bad value, or
+    an edited text the link could not carry, is said in the header (not a traceback)."""
+    if not any(k in params for k in WHATIF_PARAMS):
+        return
+    try:
+        carried = decode_whatif(params)
+    except ExplorerError as exc:
+        st.session_state[LINK_NOTE_KEY] = ("error", f"This link's what-if could not be read: {exc}")
+        return
+    request = current_request()
+    try:
+        source = load_source(request) if request is not None else None
+    except Exception:  # noqa: BLE001 - the header says why the source does not load
+        return
+    if source is None:
+        return
+    set_whatif(source.sha256, carried.whatif())
+    reset_whatif_widgets()
+    if carried.edited_sha256 is not None:
+        st.session_state[LINK_NOTE_KEY] = ("warning", f"{EDIT_NOTE} Edited text sha256 `{carried.edited_sha256}`.")
 
 
 def _apply_request_inputs(inputs: ui.RequestInputs) -> None:
@@ -395,7 +436,7 @@ def write_permalink(page: str, focus: str | None = None, output: str | None = No
     source = active().source
     inputs = request_inputs(settings()) if with_request else ui.RequestInputs()
     link = ui.permalink_for(current_request(), source.text if source else None, page, focus, output, inputs)
-    params = {"page": page} if link is None else ui.encode_permalink(link)
+    params = {"page": page} if link is None else ui.encode_permalink(link) | encode_whatif(active().whatif)
     if st.query_params.to_dict() != params:
         st.query_params.from_dict(params)
     st.session_state[LINK_WRITTEN_KEY] = params
@@ -493,7 +534,14 @@ def request_controls(page: str, session: TemplateSession) -> Request | None:
         st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
     for k, wk in keys.items():
         st.session_state[k] = st.session_state[wk]
-    return guarded(lambda: page_request(session, settings()))
+    request = guarded(lambda: page_request(session, settings()))
+    whatif = active().whatif
+    if request is None or whatif.change.empty:
+        return request
+    st.info(f"What-if request change on top of these controls: {whatif.change.describe()} (the Analysis page's "
+            "What if… section sets it; Clear the what-if above for the request as the controls say).",
+            icon=":material/science:")
+    return guarded(lambda: whatif.request(request), context="applying the what-if's request change")
 
 
 def route_note(params: ChatParams, what: str) -> bool:

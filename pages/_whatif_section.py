@@ -3,22 +3,28 @@
 Input: the page's ``Active`` (the template's own session, the modified one, the active
 ``WhatIf``), the request settings the Grammar and Try it pages share and Try it's raw
 output. Output: Streamlit widgets that set an override on any analysis field (a value as
-``--set`` reads it), remove one, or edit the template text in place (each kept in
-st.session_state for this template's sha256 by ``pages._shared``, so every page shows the
-modified version); then "What changed" (``explorer.whatif.what_changed``: route, fields,
-parser, GBNF, triggers, round trip and the triage of the current output, before → after),
+``--set`` reads it), remove one, change the request (enable_thinking, reasoning_format,
+parallel_tool_calls, chat_template_kwargs as JSON, the tools' order; applied on top of the
+request controls) or edit the template text in place (each kept in st.session_state for
+this template's sha256 by ``pages._shared``, so every page shows the modified version); then "What changed"
+(``explorer.whatif.what_changed``: route, fields, parser, GBNF, triggers, round trip and
+the triage of the current output, the original request beside the changed one, before → after),
 the sentence that an override is what a llama.cpp workaround lambda does, and the
 downloads: the C++ lambda, the unified diff and the patched template.
 """
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.analysis.model import FIELD_NAMES
+from explorer.apply.request import REASONING_FORMATS
 from explorer.doctor.edits import unified_diff
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, RequestError
+from explorer.roundtrip import RequestChange
 from explorer.session import TemplateSession
 from explorer.ui_support.changes import changes_table_html
 from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_value, value_text, what_changed
@@ -29,6 +35,12 @@ ERROR_KEY = "_wi_error"  # (template sha256, what failed, the exception, its tex
 VALUE_FOR_KEY = "_wi_value_for"  # the template sha256 the value box was filled for
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (pages._roundtrip_section)
 LABELS = ("original", "what-if")
+RQ = sh.WHATIF_REQUEST_PREFIX
+RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS = RQ + "thinking", RQ + "format", RQ + "parallel", RQ + "kwargs"
+RQ_ORDER = RQ + "order"
+RQ_ERROR_KEY = "_wi_rq_error"  # (template sha256, the exception) of the last request change that did not apply
+UNCHANGED = "unchanged"
+SWITCH = {UNCHANGED: None, "on": True, "off": False}
 
 
 # --- callbacks (run before the script, so the header already shows the new what-if) ----
@@ -82,6 +94,89 @@ def _apply_text(original: TemplateSession, whatif: WhatIf) -> None:
 def _undo_text(original: TemplateSession, whatif: WhatIf) -> None:
     st.session_state[_text_key(original)] = original.text
     _store(original, whatif.with_text(None, original.text), "undoing the edit")
+
+
+def _request_change() -> RequestChange:
+    """The request-change widgets as a ``RequestChange`` (``RequestError`` for kwargs that
+    are not a JSON object of strings, numbers and booleans)."""
+    raw = str(st.session_state.get(RQ_KWARGS, "")).strip()
+    try:
+        kwargs = json.loads(raw) if raw else {}
+    except ValueError as exc:
+        raise RequestError(f"chat_template_kwargs: not JSON ({exc})") from exc
+    if not isinstance(kwargs, dict):
+        raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
+    thinking = SWITCH[st.session_state.get(RQ_THINKING, UNCHANGED)]
+    if thinking is not None:
+        kwargs["enable_thinking"] = thinking  # the switch wins over a kwarg of the same name
+    body: dict[str, object] = {"chat_template_kwargs": kwargs}
+    fmt = st.session_state.get(RQ_FORMAT, UNCHANGED)
+    if fmt != UNCHANGED:
+        body["reasoning_format"] = fmt
+    parallel = SWITCH[st.session_state.get(RQ_PARALLEL, UNCHANGED)]
+    if parallel is not None:
+        body["parallel_tool_calls"] = parallel
+    order = [n.strip() for n in str(st.session_state.get(RQ_ORDER, "")).split(",") if n.strip()]
+    if order:
+        body["tool_order"] = order
+    return RequestChange.from_json(body)
+
+
+def _apply_change(original: TemplateSession, whatif: WhatIf) -> None:
+    try:
+        change = _request_change()
+        change.check(sh.page_request(original, sh.settings()))  # a tool order names the request's own tools
+    except ExplorerError as exc:
+        st.session_state[RQ_ERROR_KEY] = (original.sha256, exc)
+        return
+    st.session_state[RQ_ERROR_KEY] = None
+    sh.set_whatif(original.sha256, whatif.with_change(change))
+
+
+def _remove_change(original: TemplateSession, whatif: WhatIf) -> None:
+    st.session_state[RQ_ERROR_KEY] = None
+    for key in (RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS, RQ_ORDER):
+        st.session_state.pop(key, None)
+    sh.set_whatif(original.sha256, whatif.with_change(None))
+
+
+def _switch_name(value: bool | None) -> str:
+    return next(name for name, v in SWITCH.items() if v is value)
+
+
+def _request_part(original: TemplateSession, whatif: WhatIf) -> None:
+    st.markdown("**Change the request** (on top of what the Grammar and Try it request controls say; "
+                "Grammar and Try it then build the parser for the changed request)")
+    change = whatif.change
+    defaults = {RQ_THINKING: _switch_name(change.enable_thinking),
+                RQ_FORMAT: change.reasoning_format or UNCHANGED,
+                RQ_PARALLEL: _switch_name(change.parallel_tool_calls),
+                RQ_KWARGS: json.dumps(dict(change.chat_template_kwargs), ensure_ascii=False)
+                if change.chat_template_kwargs else "",
+                RQ_ORDER: ", ".join(change.tool_order)}
+    for key, value in defaults.items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+    c1, c2, c3 = st.columns(3)
+    c1.selectbox("enable_thinking", list(SWITCH), key=RQ_THINKING)
+    c2.selectbox("reasoning_format", [UNCHANGED, *REASONING_FORMATS], key=RQ_FORMAT)
+    c3.selectbox("parallel_tool_calls", list(SWITCH), key=RQ_PARALLEL)
+    k1, k2 = st.columns(2)
+    k1.text_input("chat_template_kwargs (a JSON object; empty for none)", key=RQ_KWARGS,
+                  placeholder='{"reasoning_effort": "high"}')
+    k2.text_input("Tool order (the request's tool names, comma-separated; empty: as the controls list them)",
+                  key=RQ_ORDER, placeholder="search, get_weather")
+    held = st.session_state.get(RQ_ERROR_KEY)
+    if held and held[0] == original.sha256:
+        sh.show_error(held[1], context="Request change not applied")
+    b1, b2 = st.columns(2)
+    b1.button("Apply the request change", key="wi_change_apply", on_click=_apply_change, args=(original, whatif))
+    b2.button("Remove the request change", key="wi_change_remove", on_click=_remove_change, args=(original, whatif),
+              disabled=change.empty)
+    if not change.empty:
+        st.code(json.dumps(change.to_json(), ensure_ascii=False), language="json")
+        st.caption("The request change as llama-server's JSON body fields. It does not reach the Fixtures page: "
+                   "each fixture carries its own request.")
 
 
 # --- the section ------------------------------------------------------------------------
@@ -147,7 +242,8 @@ def _changes(changed: WhatChanged) -> None:
     st.markdown("**Route, capabilities and analysis fields**")
     st.html(changes_table_html(changed.template_changes, True, LABELS))
     st.markdown(f"**Parser for the current request** (tools, thinking {str(changed.request.enable_thinking).lower()},"
-                f" tool_choice {changed.request.tool_choice})")
+                f" tool_choice {changed.request.tool_choice})" + ("" if changed.change.empty else
+                f"; the what-if's side with the request change: {changed.change.describe()}"))
     by_name = {c.field: c for c in changed.parser_changes}
     small = [c for c in changed.parser_changes if c.field not in ("params.grammar", "params.parser")]
     st.html(changes_table_html(small, True, LABELS) if small or not by_name else
@@ -203,6 +299,7 @@ def section(active: sh.Active) -> None:
                "runs again on the modified version, beside the original below. An override is what a llama.cpp "
                "workaround lambda does, so the parser is the one llama.cpp would build with that workaround.")
     _overrides(original, modified, whatif)
+    _request_part(original, whatif)
     _text_edit(original, whatif)
     _last_error(original)
     if whatif.empty or active.whatif_error is not None:
@@ -212,7 +309,8 @@ def section(active: sh.Active) -> None:
         return
     output = st.session_state.get(OUTPUT_KEY) or None
     with st.spinner("Running the original and the what-if…"):
-        changed = sh.guarded(lambda: what_changed(original, modified, request, output), modified.text,
+        changed = sh.guarded(lambda: what_changed(original, modified, request, output, change=whatif.change),
+                             modified.text,
                              context="comparing the what-if with the original")
     if changed is not None:
         _changes(changed)

@@ -163,6 +163,11 @@ def main() -> None:
     session = sh.page_session()
     if session is None or not sh.budget_guard(session, "Parsing fixtures"):
         return
+    change = sh.active().whatif.change
+    if not change.empty:
+        st.info(f"The what-if's request change ({change.describe()}) does not apply here: each fixture carries "
+                "its own request (its tools; thinking and the rest as the request controls say). Only the "
+                "what-if's overrides and edited text reach the fixtures.", icon=":material/science:")
     incoming = sh.take_incoming_focus()
     if incoming in _families():
         st.session_state["fx_origin"] = CORPUS

@@ -17,6 +17,7 @@ from explorer import ui_support as ui
 from explorer.caps import Caps
 from explorer.routing import Routing
 from explorer.sources.model import TemplateSource
+from explorer.ui_support.whatif_link import EDIT_NOTE
 from pages import _shared as sh
 
 KINDS = MappingProxyType(
@@ -220,6 +221,8 @@ def main() -> None:
         st.subheader("Share")
         if url:
             st.code(url, language=None)
+            if loaded.whatif.text is not None:
+                st.caption(EDIT_NOTE)
         else:
             st.caption("This template is too long to fit in a link; share the file instead.")
     with left:

@@ -10,14 +10,17 @@ its end of turn removed, llama.cpp's parse and the comparison with the message.
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request
+from explorer.apply.request import REASONING_FORMATS
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
 from explorer.chat_output import exception_json as parse_exception_json
-from explorer.errors import ExplorerError, OutputParseError
+from explorer.errors import ExplorerError, OutputParseError, RequestError
 from explorer.handlers.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
@@ -36,17 +39,29 @@ class Renders(Protocol):
 KwargValue = str | bool | int | float
 
 
+CHANGE_FIELDS = ("chat_template_kwargs", "reasoning_format", "parallel_tool_calls", "tool_order")
+
+
+def tool_name(tool: Mapping[str, object]) -> str:
+    """An OpenAI tool's function name (``""`` when it has none)."""
+    function = tool.get("function", tool)
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) else ""
+
+
 @dataclass(frozen=True)
 class RequestChange:
     """What a client changes in the oracle's request (every rendering and the next-turn
     request alike, as a client sends one request shape for a conversation). None keeps the
     oracle's value; ``enable_thinking`` also sets the ``enable_thinking`` and ``thinking``
-    template kwargs, as the oracle's request does."""
+    template kwargs, as the oracle's request does. ``tool_order``: the tools' function names
+    in the order the client sends them (tools it does not name follow, in their own order)."""
 
     enable_thinking: bool | None = None
     chat_template_kwargs: tuple[tuple[str, KwargValue], ...] = ()
     reasoning_format: str | None = None
     parallel_tool_calls: bool | None = None
+    tool_order: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -58,11 +73,72 @@ class RequestChange:
         if self.enable_thinking is not None:
             kwargs.update(enable_thinking=thinking, thinking=thinking)
         kwargs.update(self.chat_template_kwargs)
+        tools = request.tools
+        if self.tool_order and tools:
+            rank = {name: i for i, name in enumerate(self.tool_order)}
+            tools = tuple(sorted(tools, key=lambda t: rank.get(tool_name(t), len(rank))))  # stable
         return replace(
-            request, enable_thinking=thinking, chat_template_kwargs=kwargs,
+            request, tools=tools, enable_thinking=thinking, chat_template_kwargs=kwargs,
             reasoning_format=request.reasoning_format if self.reasoning_format is None else self.reasoning_format,
             parallel_tool_calls=(request.parallel_tool_calls if self.parallel_tool_calls is None
                                  else self.parallel_tool_calls))
+
+    def describe(self) -> str:
+        """``enable_thinking false, parallel_tool_calls true``: the changed fields, in words."""
+        parts = [f"{k} {json.dumps(v)}" for k, v in (("enable_thinking", self.enable_thinking),
+                                                     ("reasoning_format", self.reasoning_format),
+                                                     ("parallel_tool_calls", self.parallel_tool_calls))
+                 if v is not None]
+        if self.chat_template_kwargs:
+            parts.append("chat_template_kwargs " + json.dumps(dict(self.chat_template_kwargs), ensure_ascii=False))
+        if self.tool_order:
+            parts.append("tool order " + ", ".join(self.tool_order))
+        return ", ".join(parts) or "no request change"
+
+    def check(self, request: Request) -> None:
+        """``RequestError`` unless the tool order is a permutation of ``request``'s tool names."""
+        if not self.tool_order:
+            return
+        names = [tool_name(t) for t in request.tools or ()]
+        if sorted(self.tool_order) != sorted(names):
+            raise RequestError(f"tool order: expected an order of the request's tools ({', '.join(names) or 'none'}),"
+                               f" found {', '.join(self.tool_order)}")
+
+    @staticmethod
+    def from_json(data: object) -> RequestChange:
+        """The change a llama-server JSON body fragment makes (``to_json``'s inverse):
+        ``chat_template_kwargs`` (an object of strings, numbers and booleans; its
+        ``enable_thinking`` sets the request's flag, as llama-server reads it),
+        ``reasoning_format``, ``parallel_tool_calls`` and ``tool_order`` (a list of distinct
+        names: the order of the body's ``tools``). Anything else: ``RequestError``."""
+        if not isinstance(data, dict):
+            raise RequestError(f"request change: expected a JSON object, found {type(data).__name__}")
+        unknown = sorted(set(data) - set(CHANGE_FIELDS))
+        if unknown:
+            raise RequestError(f"request change: unknown field(s) {', '.join(map(repr, unknown))}; fields: "
+                               f"{', '.join(CHANGE_FIELDS)}")
+        kwargs = data.get("chat_template_kwargs", {})
+        if not isinstance(kwargs, dict):
+            raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
+        for name, value in kwargs.items():
+            if not isinstance(value, (str, bool, int, float)):
+                raise RequestError(f"chat_template_kwargs {name!r}: expected a string, number or boolean, "
+                                   f"found {type(value).__name__}")
+        thinking = kwargs.get("enable_thinking")
+        if thinking is not None and not isinstance(thinking, bool):
+            raise RequestError(f"chat_template_kwargs enable_thinking: expected true or false, found {thinking!r}")
+        fmt = data.get("reasoning_format")
+        if fmt is not None and fmt not in REASONING_FORMATS:
+            raise RequestError(f"reasoning_format: expected one of {', '.join(REASONING_FORMATS)}, found {fmt!r}")
+        parallel = data.get("parallel_tool_calls")
+        if parallel is not None and not isinstance(parallel, bool):
+            raise RequestError(f"parallel_tool_calls: expected true or false, found {parallel!r}")
+        order = data.get("tool_order", [])
+        if not isinstance(order, list) or not all(isinstance(n, str) for n in order) or len(set(order)) < len(order):
+            raise RequestError(f"tool_order: expected a JSON list of distinct tool names, found {order!r}")
+        rest = tuple((str(k), v) for k, v in kwargs.items() if k != "enable_thinking")
+        return RequestChange(enable_thinking=thinking, chat_template_kwargs=rest, reasoning_format=fmt,
+                             parallel_tool_calls=parallel, tool_order=tuple(order))
 
     def to_json(self) -> dict[str, object]:
         """The request fields as llama-server's JSON body names them (only those changed)."""
@@ -77,6 +153,8 @@ class RequestChange:
             out["reasoning_format"] = self.reasoning_format
         if self.parallel_tool_calls is not None:
             out["parallel_tool_calls"] = self.parallel_tool_calls
+        if self.tool_order:
+            out["tool_order"] = list(self.tool_order)  # not a body field: the order of the body's tools
         return out
 
 

@@ -8,7 +8,8 @@ display-only and these helpers are unit tested without a browser.
 
 Submodules: ``text`` (whitespace, highlighting), ``diffs`` (probe pairs, split tables,
 tinted parse spans), ``links`` (source requests, permalinks, bug reports), ``requests``
-(tools JSON, fixture verdicts).
+(tools JSON, fixture verdicts), ``whatif_link`` (a what-if's permalink parameters; imported
+by its own name, as it imports ``explorer.whatif``).
 """
 
 from explorer.ui_support.diffs import (

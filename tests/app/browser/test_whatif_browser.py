@@ -8,6 +8,9 @@ field with llama.cpp's own C++ spelling.
 
 from __future__ import annotations
 
+import json
+from urllib.parse import urlencode
+
 import pytest
 
 from explorer.sources.examples import EXAMPLES_DIR
@@ -86,3 +89,17 @@ def test_whatif_marker_reaches_grammar_and_try_it_and_exports_lambda_and_patch(a
     page.get_by_role("button", name="Clear the what-if").click()
     wait_for_app(page)
     assert page.get_by_text("What-if active").count() == 0
+
+
+def test_a_link_with_a_request_change_opens_the_grammar_page_for_the_changed_request(app_url, page):
+    # parallel_tool_calls false: llama.cpp's tool-call rule takes one call, not a comma-separated list
+    query = urlencode({"example": EXAMPLE, "page": "grammar", "rq": json.dumps({"parallel_tool_calls": False})})
+    page.goto(f"{app_url}/grammar?{query}")
+    wait_for_app(page)
+    page.get_by_text("What-if active: request change").first.wait_for()
+    grammar = shown_grammar(page)
+    assert 'tool-call ::= "<tool_call>\\n" space (tool-get-weather) space "</tool_call>"' in grammar
+    assert page.get_by_text("What-if request change on top of these controls").first.is_visible()
+    page.get_by_role("button", name="Clear the what-if").click()
+    page.get_by_text("What-if active").first.wait_for(state="detached")
+    assert '(space "," space (tool-get-weather))*' in shown_grammar(page)
