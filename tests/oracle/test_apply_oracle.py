@@ -28,6 +28,8 @@ from explorer.apply import (
     supports_enable_thinking,
 )
 from explorer.apply.messages import trim_whitespace
+from explorer.analysis import TemplateAnalysis
+from explorer.analysis.model import Reasoning
 from explorer.caps import Caps
 from explorer.errors import ExplorerError, TemplateError
 from explorer.routing import route
@@ -46,15 +48,25 @@ def _analysis(name: str) -> dict:
 
 
 @functools.lru_cache(maxsize=None)
+def _caps(name: str) -> Caps:
+    return Caps.coerce(_analysis(name)["caps"])
+
+
+@functools.lru_cache(maxsize=None)
+def _reasoning(name: str) -> Reasoning:
+    """The oracle's own reasoning analysis, typed (apply reads supports_thinking off it)."""
+    return TemplateAnalysis.from_oracle_json(_analysis(name)["autoparser"]).reasoning
+
+
+@functools.lru_cache(maxsize=None)
 def _applied(name: str, key: str) -> Any:
     """Our apply of the standard request, or the ExplorerError it raised."""
-    d = _analysis(name)
     try:
         return apply_request(
             load_oracle_template(name),
             standard_request(THINKING[key]),
-            caps=d["caps"],
-            reasoning_mode=d["autoparser"]["reasoning"]["mode"],
+            caps=_caps(name),
+            reasoning=_reasoning(name),
         )
     except Exception as exc:  # noqa: BLE001 - a renderer crash is reported, not fatal
         return exc
@@ -64,8 +76,7 @@ def _cause(name: str, got: Any) -> str | None:
     if isinstance(got, TemplateError):
         return f"render raised {type(got).__name__}: {str(got)[:160]}"
     if isinstance(got, Exception) and not isinstance(got, ExplorerError):
-        # the render contract allows only TemplateError subclasses
-        return f"render crashed with {type(got).__name__}: {str(got)[:160]}"
+        return None  # the render contract allows only TemplateError subclasses: a crash is our bug
     return KNOWN_RENDER_GAPS.get(name)
 
 
@@ -201,7 +212,7 @@ def _rt_prompt(template: str, enable_thinking: bool, kwargs_json: str, tools_jso
     }
     hello = ({"role": "user", "content": "Hello"},)
     try:
-        return apply_request(load_oracle_template(name), _rt_request(line, hello, True), caps=_analysis(name)["caps"])
+        return apply_request(load_oracle_template(name), _rt_request(line, hello, True), caps=_caps(name))
     except Exception as exc:  # noqa: BLE001
         return exc
 
@@ -222,7 +233,7 @@ def test_roundtrip_generation_prompt_and_rendering():
     unexplained: list[str] = []
     for line in lines:
         name = line["template"].removesuffix(".jinja")
-        caps = _analysis(name)["caps"]
+        caps = _caps(name)
         applied = _rt_prompt(
             line["template"],
             line["enable_thinking"],
@@ -303,8 +314,7 @@ def test_parse_fixture_generation_prompts():
             )
             try:
                 got = apply_request(
-                    load_oracle_template(name), request, caps=d["caps"],
-                    reasoning_mode=d["autoparser"]["reasoning"]["mode"],
+                    load_oracle_template(name), request, caps=_caps(name), reasoning=_reasoning(name),
                 )
             except Exception as exc:  # noqa: BLE001
                 cause = _cause(name, exc)
