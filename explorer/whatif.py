@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from explorer.analysis import TemplateAnalysis
-from explorer.analysis.model import FIELD_NAMES
+from explorer.analysis.model import field_value
 from explorer.analysis.overrides import FieldSetting, parse_setting, workaround_lambda
 from explorer.apply import Request
 from explorer.comparison import FieldChange
@@ -36,7 +35,7 @@ from explorer.doctor.classes import measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
 from explorer.doctor.model import RoundTripCount
-from explorer.errors import ExplorerError, OverrideError
+from explorer.errors import ExplorerError
 from explorer.fixtures import FamilyMatch, match_family, run_family
 from explorer.roundtrip import RequestChange
 from explorer.routing import AUTOPARSER
@@ -56,16 +55,6 @@ PARAMS_PREFIX = "params."
 # The chat-params fields that make up "the parser" a request gets, in the order shown.
 PARSER_FIELDS = ("params.parser", "params.grammar", "params.grammar_lazy", "params.grammar_triggers",
                  "params.preserved_tokens", "params.additional_stops", "params.format", "params.generation_prompt")
-
-
-def field_value(analysis: TemplateAnalysis, name: str) -> object:
-    """The value of one dotted analysis field (``tools.format.per_call_start``)."""
-    if name not in FIELD_NAMES:
-        raise OverrideError(f"unknown analysis field {name!r}; fields: {', '.join(FIELD_NAMES)}", field=name)
-    node: object = analysis
-    for part in name.split("."):
-        node = getattr(node, part)
-    return node
 
 
 def value_text(value: object) -> str:

@@ -20,7 +20,7 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.analysis import Provenance, TemplateAnalysis
-from explorer.analysis.model import FIELD_NAMES
+from explorer.analysis.model import FIELD_NAMES, field_value
 from explorer.apply import standard_request
 from explorer.session import TemplateSession
 from pages import _shared as sh
@@ -36,13 +36,6 @@ SECTIONS = (
     ("Turns", ""),
 )
 TURN_FIELDS = ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
-
-
-def _value(analysis: TemplateAnalysis, dotted: str) -> object:
-    obj: object = analysis
-    for part in dotted.split("."):
-        obj = getattr(obj, part)
-    return obj
 
 
 def _show_value(value: object) -> str:
@@ -115,7 +108,7 @@ def _markers(analysis: TemplateAnalysis, text: str) -> None:
             prov = provenance.get(name)
             if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
                 probes_used.append(prov.probe)
-            rows.append((name, _show_value(_value(analysis, name)), _origin(prov, probe_href)))
+            rows.append((name, _show_value(field_value(analysis, name)), _origin(prov, probe_href)))
         st.markdown(f"**{title}**")
         st.html(_table(rows))
     if probes_used:

@@ -36,7 +36,7 @@ from typing import Literal
 
 import jinja2
 
-from explorer.analysis.model import FIELD_NAMES, TemplateAnalysis
+from explorer.analysis.model import FIELD_NAMES, TemplateAnalysis, field_value
 from explorer.analysis.roles import PRESERVED_TOKEN_FIELDS
 from explorer.analysis.session import from_bytes, probe_render_inputs, to_bytes
 from explorer.diff import calculate_diff_split, trim_whitespace
@@ -314,14 +314,6 @@ def probe_lines(tmpl: CompiledTemplate, analysis: TemplateAnalysis, probe: str, 
                 eos_token: str = "") -> ProbeLines:
     """Both outputs of probe ``probe`` with the template line of every span."""
     return LineFinder(tmpl, analysis, bos_token=bos_token, eos_token=eos_token).probe_lines(probe)
-
-
-def field_value(analysis: TemplateAnalysis, name: str) -> object:
-    """The value of a dotted field name (``tools.function.name_suffix``)."""
-    value: object = analysis
-    for part in name.split("."):
-        value = getattr(value, part)
-    return value
 
 
 def _is_text(value: object) -> bool:

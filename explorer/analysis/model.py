@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
-from explorer.errors import AnalysisError
+from explorer.errors import AnalysisError, OverrideError
 from explorer.probes import Probe
 
 
@@ -279,3 +279,14 @@ FIELD_NAMES: tuple[str, ...] = (
     + tuple(f"tools.call_id.{f.name}" for f in fields(ToolCallId))
     + ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
 )
+
+
+def field_value(analysis: TemplateAnalysis, name: str) -> object:
+    """The value of one dotted field (``tools.format.per_call_start``), as the model holds it
+    (modes as their enums, lists as tuples)."""
+    if name not in FIELD_NAMES:
+        raise OverrideError(f"unknown analysis field {name!r}; fields: {', '.join(FIELD_NAMES)}", field=name)
+    node: object = analysis
+    for part in name.split("."):
+        node = getattr(node, part)
+    return node

@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 from explorer.analysis.model import (
     FIELD_NAMES, CallIdPosition, Content, ContentMode, Provenance, Reasoning, ReasoningMode, TemplateAnalysis,
-    ToolArguments, ToolCallId, ToolFormat, ToolFormatAnalysis, ToolFunction,
+    ToolArguments, ToolCallId, ToolFormat, ToolFormatAnalysis, ToolFunction, field_value,
 )
 from explorer.errors import OverrideError
 
@@ -107,15 +107,6 @@ def parse_setting(spec: str) -> FieldSetting:
     return FieldSetting(name, read_value(name, value))
 
 
-def _current(analysis: TemplateAnalysis, name: str) -> object:
-    if name in _TOP_LEVEL:
-        return getattr(analysis, name)
-    node: object = analysis
-    for part in name.split("."):
-        node = getattr(node, part)
-    return node
-
-
 def string_fields(analysis: TemplateAnalysis, *, items: bool = False) -> Iterator[tuple[str, str]]:
     """(dotted name, value) of every non-empty string field, in ``FIELD_NAMES`` order (modes
     too, as the oracle spells them); with ``items`` each non-empty string of a list field as
@@ -148,7 +139,7 @@ def apply_overrides(analysis: TemplateAnalysis, settings: Iterable[FieldSetting]
     out = analysis
     applied: list[str] = []
     for setting in settings:
-        if _current(out, setting.field) == setting.value:
+        if field_value(out, setting.field) == setting.value:
             continue
         out = _with(out, setting.field, setting.value)
         provenance[setting.field] = Provenance("override", note=f"--set {setting.spec}")

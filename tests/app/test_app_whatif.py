@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
+from apptest_support import open_page
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # JSON calls in <tool_call>\n...</tool_call>
@@ -27,11 +28,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def analysis_page(example: str = CHATML) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["source_request"] = ui.SourceRequest("example", name=example)
-    at.run()
-    at.switch_page("pages/analysis_page.py").run()
-    return at
+    return open_page("analysis_page.py", example)
 
 
 def clean(at: AppTest) -> None:

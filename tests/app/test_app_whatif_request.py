@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.ui_support.whatif_link import decode_whatif
+from apptest_support import open_page
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # <think> reasoning, JSON calls in <tool_call>\n...</tool_call>
@@ -34,11 +35,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def analysis_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
-    at.run()
-    at.switch_page("pages/analysis_page.py").run()
-    return at
+    return open_page("analysis_page.py", CHATML)
 
 
 def linked(params: dict[str, str]) -> AppTest:

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
+from apptest_support import open_page
 
 ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
@@ -21,11 +22,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def try_it() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["source_request"] = ui.SourceRequest("example", name=CHATML)
-    at.run()
-    at.switch_page("pages/try_it_page.py").run()
-    return at
+    return open_page("try_it_page.py", CHATML)
 
 
 def shown(at: AppTest) -> str:

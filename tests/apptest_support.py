@@ -1,0 +1,22 @@
+"""What the AppTest tests share: the app's entry point and a page opened on a built-in
+example the way a user gets there (the source chosen, app.py run, the page switched to)."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from oracle_data import PROJECT_ROOT
+
+from explorer import ui_support as ui
+
+APP = str(PROJECT_ROOT / "app.py")
+TIMEOUT = 120
+
+
+def open_page(page: str, example: str) -> AppTest:
+    """``pages/<page>`` of the app with the built-in example ``example`` chosen."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["source_request"] = ui.SourceRequest("example", name=example)
+    at.run()
+    at.switch_page(f"pages/{page}").run()
+    return at
