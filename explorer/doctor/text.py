@@ -82,6 +82,8 @@ def report_text(line: Line) -> str:
     for f in shown:
         where = _where(f)
         out.append(f"  [{_s(f, 'severity')}] {_s(f, 'check')}: {_s(f, 'summary')}" + (f" ({where})" if where else ""))
+        if f.get("source_line"):
+            out.append(f"      line {_s(f, 'template_line')}: {_s(f, 'source_line')}")
         if f.get("fix_hint") and f.get("source") == "health":
             out.append(f"      fix: {_s(f, 'fix_hint')}")
     fixtures = line.get("fixtures")

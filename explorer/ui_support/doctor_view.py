@@ -66,7 +66,8 @@ def _where(f: DoctorFinding) -> str:
 def finding_rows(findings: Sequence[DoctorFinding]) -> list[dict[str, object]]:
     return [{"severity": f.severity, "check": f.check, "summary": f.summary, "fix in": _where(f),
              "field": f.field or "-", "probe": f.probe or "-",
-             "template line": str(f.template_line) if f.template_line else "-"} for f in findings]
+             "template line": str(f.template_line) if f.template_line else "-",
+             "line's source": f.source_line[:120] or "-"} for f in findings]
 
 
 def health_findings(report: DoctorReport) -> tuple[DoctorFinding, ...]:

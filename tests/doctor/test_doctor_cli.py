@@ -102,7 +102,7 @@ def test_one_template_gets_a_readable_report(capsys: pytest.CaptureFixture[str],
     assert code == 0
     assert "verdict: losses" in out and "route: autoparser" in out
     assert "round trip: 10/18" in out
-    assert "[template-drops · template] the template drops reasoning_content" in out
+    assert "[template-drops · template, template line 4] the template drops reasoning_content" in out
 
 
 def test_many_templates_get_a_summary_table(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
