@@ -3,8 +3,8 @@
 Input: a ``TemplateSession``; optionally a ``Request`` (the template's own replies of each
 kind are then also round-tripped through that request's parser), a corpus of
 (name, text) templates the fix search judges a workaround's substring against, and the
-fix search itself (``fixes``: True for ``explorer.doctor.fixes.propose_fixes``, False for
-none, or any function of that shape). Output: ``DoctorReport``:
+fix search itself (``fixes``: True for ``explorer.doctor.fixes.search_fixes``, False for
+none, or a ``FixFinder``). Output: ``DoctorReport``:
 
 - the route and why (the handler, the substring evidence with template lines);
 - the analysis health (``session.health``): findings with field, probe, template line;
@@ -15,7 +15,8 @@ none, or any function of that shape). Output: ``DoctorReport``:
 - the template's own canitoolcall fixture family, when it has one (``explorer.fixtures``);
 - the verdict: ``broken`` (tool calls or content never parse: the health says so, or the
   standard request cannot be applied at all), ``losses`` (and which), or ``full``;
-- the verified fixes, searched only for a template that is not ``full``.
+- the verified fixes, searched only for a template that is not ``full``, and the search's
+  failure classes: those without a sound fix say why (``DoctorReport.unfixed``).
 
 ``DoctorReport.to_json()`` is the CLI's JSON line. Fixture failures are warnings, not
 losses: a family's fixtures come from several models of the family, and a template is
@@ -35,9 +36,9 @@ from explorer.doctor.losses import (
     KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, Where, case_id, case_losses,
     grammar_notes,
 )
-from explorer.doctor.model import Fix, RoundTripCount
+from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount
 from explorer.errors import ExplorerError
-from explorer.doctor.fixes import propose_fixes
+from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.health import Health, health_request
@@ -52,7 +53,8 @@ Verdict = Literal["full", "losses", "broken"]
 VERDICTS: tuple[Verdict, ...] = ("full", "losses", "broken")
 Source = Literal["route", "health", "request", "roundtrip", "grammar", "fixtures", "doctor"]
 GrammarScope = Literal["none", "default", "both"]  # which thinking settings' replies the grammar checks
-FixFinder = Callable[[TemplateSession, Sequence[str]], tuple[Fix, ...]]  # (session, corpus paths) -> verified fixes
+# (session, corpus paths) -> the whole search (its failure classes kept), or the verified fixes alone
+FixFinder = Callable[[TemplateSession, Sequence[str]], FixSearch | tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
 RANK: dict[str, int] = {"cause": 0, "warning": 1, "info": 2}
 REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
@@ -167,6 +169,8 @@ class DoctorReport:
     fixtures: FamilyRun | None = None
     request: RequestReport | None = None
     fixes: tuple[Fix, ...] = ()
+    # the fix search's failure classes; ``no_fix`` says why none of a class' fixes can be sound
+    fix_classes: tuple[FailureClass, ...] = ()
     skipped: tuple[str, ...] = ()  # what the doctor did not run, and why
     tools: tuple[Mapping[str, object], ...] = field(default=(), repr=False)  # the round trip's tools
     seconds: float = field(default=0.0, compare=False)
@@ -194,6 +198,11 @@ class DoctorReport:
             return "broken"
         return "losses" if self.losses else "full"
 
+    @property
+    def unfixed(self) -> tuple[FailureClass, ...]:
+        """The failure classes without a sound fix, each saying why."""
+        return tuple(c for c in self.fix_classes if c.no_fix)
+
     def by_severity(self, severity: Severity) -> tuple[DoctorFinding, ...]:
         return tuple(f for f in self.findings if f.severity == severity)
 
@@ -202,6 +211,7 @@ class DoctorReport:
                 "losses": list(self.losses), "roundtrip": self.roundtrip.to_json(),
                 "roundtrip_as_a_model_writes": len(self.as_a_model_writes),
                 "findings": [f.to_json() for f in self.findings], "fixes": [f.to_json() for f in self.fixes],
+                "fix_classes": [c.to_json() for c in self.fix_classes],
                 "sha256": self.sha256, "route": self.route.to_json(),
                 "cases": [c.to_json() for c in self.cases],
                 "fixtures": self.fixtures.to_json() if self.fixtures is not None else None,
@@ -422,10 +432,11 @@ def _as_request_case(case: RoundTripCase, kind: ReplyKind) -> RoundTripCase:
     return replace(case, message_id=f"request:{kind}")
 
 
-def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> tuple[Fix, ...]:
-    """``explorer.doctor.fixes.propose_fixes``: the verified fixes, with the workaround
-    substring judged against the built-in examples and the ``corpus`` files or folders."""
-    return propose_fixes(session, corpus)
+def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> FixSearch:
+    """``explorer.doctor.fixes.search_fixes``: the failure classes and the verified fixes,
+    with the workaround substring judged against the built-in examples and the ``corpus``
+    files or folders."""
+    return search_fixes(session, corpus)
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -485,10 +496,12 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     broken = (health is not None and health.broken) or any(f.check in REQUEST_FAILS for f in findings)
     ordered = tuple(sorted(_with_source_lines(session, findings), key=lambda f: RANK[f.severity]))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
-                          health, family, request_report, (), tuple(skipped), tools)
+                          health, family, request_report, skipped=tuple(skipped), tools=tools)
     search = default_fix_search if fixes is True else fixes or None
     if search is not None and report.verdict != "full":  # nothing to fix otherwise
-        report = replace(report, fixes=search(session, corpus))
+        found = search(session, corpus)
+        report = (replace(report, fixes=found.fixes, fix_classes=found.classes) if isinstance(found, FixSearch)
+                  else replace(report, fixes=found))
     return replace(report, seconds=time.perf_counter() - started)
 
 
