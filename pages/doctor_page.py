@@ -169,9 +169,15 @@ def _bug_report(report: DoctorReport, text: str) -> None:
         st.session_state[BUG_FIX_KEY] = choices[0]
     with st.expander("Bug report (Markdown for a llama.cpp or model issue)",
                      expanded=st.session_state[BUG_FIX_KEY] != choices[0]):
-        choice = st.selectbox("Fix to propose", choices, key=BUG_FIX_KEY)
+        choice = st.selectbox("Fix to propose", choices, key=BUG_FIX_KEY,
+                              help="Try it's bug report offers the fix chosen here too.")
+        fix = dv.chosen_fix(report, choice)
+        if fix is not None:
+            st.session_state[dv.CHOSEN_FIX_STATE] = (report.sha256, fix)
+        else:
+            st.session_state.pop(dv.CHOSEN_FIX_STATE, None)
         md = dv.bug_report(report, source_name=source.display_name, source_origin=source.origin,
-                           template_text=text, fix=dv.chosen_fix(report, choice))
+                           template_text=text, fix=fix)
         st.code(md, language="markdown")
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown",
                            key="doc_bug_download")

@@ -20,7 +20,8 @@ from typing import Literal
 from explorer.doctor.model import Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
 from explorer.ui_support.links import (
-    RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for, query_string,
+    CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
+    query_string,
 )
 
 BannerKind = Literal["success", "warning", "error"]
@@ -231,7 +232,7 @@ def counts(report: DoctorReport) -> Mapping[str, int]:
 
 
 __all__ = [
-    "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix", "counts", "evidence_rows",
-    "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
+    "CHOSEN_FIX_STATE", "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix",
+    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
     "page_href", "probe_links", "roundtrip_findings", "try_href", "unfixed_rows",
 ]

@@ -361,6 +361,10 @@ def bug_report_markdown(
     return "\n".join(lines) + "\n"
 
 
+# The session-state key under which the Doctor page leaves the fix chosen for the bug
+# report, as (template sha256, Fix), for the Try it page's bug report to offer too.
+CHOSEN_FIX_STATE = "doctor_chosen_fix"
+
 FIX_KIND_WORDS = {"analysis-override": "an analysis override (a llama.cpp workaround lambda)",
                   "template-edit": "a template edit", "request-change": "a change to the request"}
 

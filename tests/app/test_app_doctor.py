@@ -185,3 +185,19 @@ def test_failure_classes_without_a_sound_fix_say_why() -> None:
     assert rows and rows[0]["why no fix is sound"]
     at = doctor_page(ui.SourceRequest("text", text=TEMPLATES["calls-dropped"]))
     assert "No sound fix" in text(at) and "The template writes no tool call" in text(at)
+
+
+def test_try_its_bug_report_offers_the_fix_chosen_on_the_doctor_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: _fixes())
+    text_ = LOSSY + "{# try it #}"
+    at = doctor_page(ui.SourceRequest("text", text=text_))
+    at.button(key="doc_fix_bug_0").click().run()
+    sha, fix = at.session_state[dv.CHOSEN_FIX_STATE]
+    assert sha == open_session(text_).sha256 and fix.kind == "template-edit"
+    at.switch_page("pages/try_it_page.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    report = next(c.value for c in at.code if c.value.startswith("### Chat parsing"))
+    assert "- kind: `template-edit`" in report and "+++ b/t.jinja" in report
+    at.checkbox(key="try_bug_fix").uncheck().run()
+    report = next(c.value for c in at.code if c.value.startswith("### Chat parsing"))
+    assert "Proposed fix" not in report
