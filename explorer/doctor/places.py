@@ -77,8 +77,9 @@ class TurnLines:
     # --- renderings --------------------------------------------------------------------
 
     def _render(self, messages: tuple[dict, ...], enable_thinking: bool, add_generation_prompt: bool
-                ) -> tuple[RenderedText, str] | int | None:
-        """(provenance render, the text the apply path gave) or the line a raise names."""
+                ) -> tuple[RenderedText, str, int] | int | None:
+        """(provenance render, the text the apply path gave, where that text starts in the
+        render: after a BOS token the apply path dropped), or the line a raise names."""
         setting = self._setting(enable_thinking)
         try:
             applied = setting.applied(messages, add_generation_prompt)
@@ -97,7 +98,8 @@ class TurnLines:
             out = render_with_provenance(compiled, inputs, clock=lambda: FIXED_CLOCK)
         except ExplorerError as exc:
             return exc.location.line if exc.location is not None else None
-        return out, applied.prompt
+        shift = _shift(out.text, applied.prompt, inputs.bos_token)
+        return (out, applied.prompt, shift) if shift is not None else None
 
     def turn(self, case: RoundTripCase, enable_thinking: bool) -> Rendered:
         """The case's rendering with provenance and where its (stripped) reply stands in it."""
@@ -110,11 +112,8 @@ class TurnLines:
         got = self._render((case.message,), enable_thinking, False)
         if not isinstance(got, tuple):
             return got if case.rendering is None else None
-        out, prompt = got
+        out, prompt, shift = got
         if case.rendering is None or prompt != case.rendering or case.raw_output is None:
-            return None
-        shift = _shift(out.text, prompt)
-        if shift is None:
             return None
         start = shift + len(prompt) - len(case.raw_output)
         return out, start, start + len(case.raw_output_stripped or "")
@@ -129,10 +128,9 @@ class TurnLines:
         got = self._render((), enable_thinking, True)
         if not isinstance(got, tuple):
             return None
-        out, prompt = got
-        shift = _shift(out.text, prompt)
+        out, prompt, shift = got
         gen = self.session.params(self.request_for(enable_thinking)).generation_prompt.rstrip()
-        if shift is None or not gen or not prompt.rstrip().endswith(gen):
+        if not gen or not prompt.rstrip().endswith(gen):
             return None
         return _line_at(out, shift + len(prompt.rstrip()) - 1)
 
@@ -184,10 +182,14 @@ def _compiled(session: TemplateSession, source: str) -> CompiledTemplate | None:
     return next((t for t in (templates.default, templates.tool_use) if t is not None and t.source == source), None)
 
 
-def _shift(text: str, rendering: str) -> int | None:
-    """Where the apply path's text starts in the provenance render (a BOS it dropped)."""
-    at = text.find(rendering)
-    return at if at >= 0 and (at == 0 or not text[:at].strip() or at < 64) else None
+def _shift(text: str, rendering: str, bos: str) -> int | None:
+    """Where the apply path's text starts in the provenance render: 0, or after the BOS
+    token it dropped (None: the texts disagree, so no line is named)."""
+    if text.startswith(rendering):
+        return 0
+    if bos and text.startswith(bos) and text[len(bos):].startswith(rendering):
+        return len(bos)
+    return None
 
 
 def _text(value: object) -> str:
