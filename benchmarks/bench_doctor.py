@@ -1,6 +1,6 @@
 """Wall time of ``python -m explorer doctor`` over the oracle's 70 templates and 140 (not a test).
 
-    python benchmarks/bench_doctor.py [--jobs 1 2] [--no-dask] [--no-distinct] [--fixes on off]
+    python benchmarks/bench_doctor.py [--jobs 1 2] [--no-dask] [--no-local] [--no-distinct] [--fixes on off]
 
 Runs the CLI as a user would (``--json``, output discarded) over:
 
@@ -111,6 +111,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--no-distinct", action="store_true")
+    ap.add_argument("--no-local", action="store_true", help="only the Dask runs")
     ap.add_argument("--fixes", nargs="+", choices=("on", "off"), default=["on", "off"],
                     help="with the fix search (on, the CLI's default), without it (off: --no-fixes), or both")
     args = ap.parse_args()
@@ -123,7 +124,7 @@ def main() -> None:
         sets = [("70", [str(TEMPLATES)], 70), ("140 (70 twice)", [str(TEMPLATES), str(TEMPLATES)], 140)]
         if not args.no_distinct:
             sets.append(("140 distinct", distinct_copies(Path(tmp)), 140))
-        for label, specs, n in sets:
+        for label, specs, n in sets if not args.no_local else ():
             for flags in fix_flags:
                 for jobs in args.jobs:
                     wall, cpu, lines = run_cli(specs, ["--jobs", str(jobs), *flags])
