@@ -1,6 +1,6 @@
 """Wall time of ``python -m explorer doctor`` over the oracle's 70 templates and 140 (not a test).
 
-    python benchmarks/bench_doctor.py [--jobs 1 2] [--no-dask] [--no-distinct]
+    python benchmarks/bench_doctor.py [--jobs 1 2] [--no-dask] [--no-local] [--no-distinct] [--fixes on off]
 
 Runs the CLI as a user would (``--json``, output discarded) over:
 
@@ -11,11 +11,14 @@ Runs the CLI as a user would (``--json``, output discarded) over:
   (it renders nothing and moves no line), so every template is doctored: this is the one
   that shows the cost growing linearly;
 
-each with every ``--jobs`` value, then (unless ``--no-dask``) the 70 and the 140 distinct
-on a Dask ``LocalCluster`` of two single-threaded worker processes via ``--scheduler``.
+each with every ``--jobs`` value, with the fix search (the default) and without it
+(``--no-fixes``; ``--fixes on`` or ``off`` runs one of them), then (unless ``--no-dask``)
+the 70 and the 140 distinct on a Dask ``LocalCluster`` of two single-threaded worker
+processes via ``--scheduler``.
 Prints wall seconds, CPU seconds (the CLI and its worker processes; for Dask the cluster's
-workers), seconds per template, and the load average when the run started, since on a
-shared machine the wall time is the CPU time divided by the cores the other jobs leave.
+workers), seconds per template and the 1-minute load average after each run (and when
+the benchmark started), since on a shared machine the wall time is the CPU time divided
+by the cores the other jobs leave.
 The target: 140 templates within 60 s with --jobs 2 on a 2-core machine.
 """
 
@@ -69,10 +72,11 @@ def _row(label: str, how: str, n: int, wall: float, cpu: float | None) -> None:
     cpu_text = f"{cpu:7.1f}" if cpu is not None else "      -"
     verdict = "" if n != 140 or "jobs 2" not in how else ("  within target" if wall <= TARGET_SECONDS
                                                             else "  OVER TARGET")
-    print(f"{label:18s} {how:14s} {n:4d} {wall:8.1f} {cpu_text} {wall / n:8.3f}{verdict}", flush=True)
+    load = os.getloadavg()[0]
+    print(f"{label:18s} {how:26s} {n:4d} {wall:8.1f} {cpu_text} {wall / n:8.3f} {load:6.2f}{verdict}", flush=True)
 
 
-def bench_dask(sets: list[tuple[str, list[str], int]]) -> None:
+def bench_dask(sets: list[tuple[str, list[str], int]], fix_flags: list[list[str]]) -> None:
     import psutil
     from dask.distributed import LocalCluster
 
@@ -94,11 +98,12 @@ def bench_dask(sets: list[tuple[str, list[str], int]]) -> None:
             return total
 
         for label, specs, n in sets:
-            before = cpu()
-            wall, _, lines = run_cli(specs, ["--scheduler", cluster.scheduler_address])
-            if lines != n:
-                sys.exit(f"{label} on dask: {lines} lines for {n} templates")
-            _row(label, "dask 2 workers", n, wall, cpu() - before)
+            for flags in fix_flags:
+                before = cpu()
+                wall, _, lines = run_cli(specs, ["--scheduler", cluster.scheduler_address, *flags])
+                if lines != n:
+                    sys.exit(f"{label} on dask: {lines} lines for {n} templates")
+                _row(label, " ".join(["dask 2 workers", *flags]), n, wall, cpu() - before)
 
 
 def main() -> None:
@@ -106,23 +111,28 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--no-dask", action="store_true")
     ap.add_argument("--no-distinct", action="store_true")
+    ap.add_argument("--no-local", action="store_true", help="only the Dask runs")
+    ap.add_argument("--fixes", nargs="+", choices=("on", "off"), default=["on", "off"],
+                    help="with the fix search (on, the CLI's default), without it (off: --no-fixes), or both")
     args = ap.parse_args()
+    fix_flags = [[] if f == "on" else ["--no-fixes"] for f in args.fixes]
     if not TEMPLATES.is_dir():
         sys.exit(f"no oracle templates at {TEMPLATES}")
     print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    print(f"{'templates':18s} {'how':14s} {'n':>4s} {'wall s':>8s} {'CPU s':>7s} {'s/tmpl':>8s}")
+    print(f"{'templates':18s} {'how':26s} {'n':>4s} {'wall s':>8s} {'CPU s':>7s} {'s/tmpl':>8s} {'load':>6s}")
     with tempfile.TemporaryDirectory() as tmp:
         sets = [("70", [str(TEMPLATES)], 70), ("140 (70 twice)", [str(TEMPLATES), str(TEMPLATES)], 140)]
         if not args.no_distinct:
             sets.append(("140 distinct", distinct_copies(Path(tmp)), 140))
-        for label, specs, n in sets:
-            for jobs in args.jobs:
-                wall, cpu, lines = run_cli(specs, ["--jobs", str(jobs)])
-                if lines != n:
-                    sys.exit(f"{label}: {lines} lines for {n} templates")
-                _row(label, f"--jobs {jobs}", n, wall, cpu)
+        for label, specs, n in sets if not args.no_local else ():
+            for flags in fix_flags:
+                for jobs in args.jobs:
+                    wall, cpu, lines = run_cli(specs, ["--jobs", str(jobs), *flags])
+                    if lines != n:
+                        sys.exit(f"{label}: {lines} lines for {n} templates")
+                    _row(label, " ".join([f"--jobs {jobs}", *flags]), n, wall, cpu)
         if not args.no_dask:
-            bench_dask([s for s in sets if s[0] != "140 (70 twice)"])
+            bench_dask([s for s in sets if s[0] != "140 (70 twice)"], fix_flags)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, roundtrip_report
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
+from explorer.roundtrip.report import with_grammar
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of

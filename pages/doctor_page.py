@@ -4,8 +4,10 @@ Input: the chosen template's ``TemplateSession``; the page's switches (search fi
 grammar verdicts for both thinking settings). Output: the verdict, the route and why, the
 template health, the round trip's losses per message with where they come from, the
 grammar verdicts, the template's fixture family, and the verified fixes (before/after,
-the --set lines and workaround lambda, the diff or the request change, with downloads),
-with links into Probes, Analysis, Fixtures and Try it. The report is
+the --set lines and workaround lambda, the diff or the request change, with downloads, and
+a button that adds the fix to the bug report), the failure classes without a sound fix and
+why, and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
+Fixtures and Try it. The report is
 ``explorer.doctor.report.doctor``'s; the rows and links are
 ``explorer.ui_support.doctor_view``'s.
 """
@@ -122,11 +124,27 @@ def _fixtures(report: DoctorReport, text: str) -> None:
         st.html(_link("Open the family on the Fixtures page", href))
 
 
+def _unfixed(report: DoctorReport) -> None:
+    rows = dv.unfixed_rows(report)
+    if rows:
+        st.markdown(f"**No sound fix** for {len(rows)} failure class(es), and why:")
+        sh.table(rows)
+
+
+BUG_FIX_KEY = "doc_bug_fix"  # the fix the bug report carries (a ``dv.fix_choices`` entry)
+
+
+def _choose(choice: str) -> None:
+    st.session_state[BUG_FIX_KEY] = choice
+
+
 def _fixes(report: DoctorReport) -> None:
     st.subheader("Fixes")
     if not report.fixes:
         st.caption("No verified fix." if report.verdict != "full" else "Nothing to fix.")
+        _unfixed(report)
         return
+    choices = dv.fix_choices(report)
     for i, fix in enumerate(report.fixes):
         view = dv.fix_view(fix, report.template)
         with st.expander(view.title, expanded=i == 0):
@@ -137,6 +155,32 @@ def _fixes(report: DoctorReport) -> None:
                 st.caption(note)
             for j, d in enumerate(view.downloads):
                 st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key=f"doc_fix_{i}_{j}")
+            st.button("Add to bug report", key=f"doc_fix_bug_{i}", on_click=_choose, args=(choices[i + 1],),
+                      help="The bug report below proposes this fix (kind, round trip before and after, the change).")
+    _unfixed(report)
+
+
+def _bug_report(report: DoctorReport, text: str) -> None:
+    source = sh.active().source
+    if source is None or report.verdict == "full":
+        return
+    choices = dv.fix_choices(report)
+    if st.session_state.get(BUG_FIX_KEY) not in choices:
+        st.session_state[BUG_FIX_KEY] = choices[0]
+    with st.expander("Bug report (Markdown for a llama.cpp or model issue)",
+                     expanded=st.session_state[BUG_FIX_KEY] != choices[0]):
+        choice = st.selectbox("Fix to propose", choices, key=BUG_FIX_KEY,
+                              help="Try it's bug report offers the fix chosen here too.")
+        fix = dv.chosen_fix(report, choice)
+        if fix is not None:
+            st.session_state[dv.CHOSEN_FIX_STATE] = (report.sha256, fix)
+        else:
+            st.session_state.pop(dv.CHOSEN_FIX_STATE, None)
+        md = dv.bug_report(report, source_name=source.display_name, source_origin=source.origin,
+                           template_text=text, fix=fix)
+        st.code(md, language="markdown")
+        st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown",
+                           key="doc_bug_download")
 
 
 def main() -> None:
@@ -163,6 +207,7 @@ def main() -> None:
     _roundtrip(report, session.text)
     _fixtures(report, session.text)
     _fixes(report)
+    _bug_report(report, session.text)
     d = dv.json_download(report)
     st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key="doc_json")
 

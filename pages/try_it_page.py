@@ -6,8 +6,9 @@ optionally llama-server's log (``pages._log_section``). Output: the generation p
 prompt, the parsed message (``session.parse``), "Why this result?" (``session.diagnose``;
 ``session.diagnose_log`` with a log about this output, its findings first), a routed
 template's handler beside the autoparser (``session.parse_routes``), the output tinted by
-the parse tree, the streaming scrubber (``session.stream``), a bug report, and the round
-trip (``session.roundtrip``).
+the parse tree, the streaming scrubber (``session.stream``), a bug report (proposing the fix
+chosen on the Doctor page for this template, when there is one), and the round trip
+(``session.roundtrip``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from explorer.session import PURE_CONTENT, TemplateSession
 from explorer.triage import Diagnosis
 from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
+from explorer.ui_support.links import CHOSEN_FIX_STATE
 from pages import _log_section as logs
 from pages import _roundtrip_section as rts
 from pages import _shared as sh
@@ -150,6 +152,11 @@ def _bug_report(session: TemplateSession, params: ChatParams, text: str, parsed:
         return
     with st.expander("Bug report (Markdown for a llama.cpp issue)"):
         result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
+        held = st.session_state.get(CHOSEN_FIX_STATE)
+        fix = held[1] if isinstance(held, tuple) and held[0] == session.sha256 else None
+        if fix is not None and not st.checkbox(f"Propose the fix chosen on the Doctor page: {fix.summary}",
+                                               value=True, key="try_bug_fix"):
+            fix = None
         analysis = None if session.analysis_error is not None else session.analysis
         md = ui.bug_report_markdown(
             title=f"Chat parsing of {source.display_name}: unexpected result",
@@ -158,7 +165,7 @@ def _bug_report(session: TemplateSession, params: ChatParams, text: str, parsed:
             analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False) if analysis else None,
             raw_output=text, parsed_json=json.dumps(result, indent=2, ensure_ascii=False),
             permalink=sh.permalink_url(st.session_state.get("_try_query")),
-            findings=why.findings if why is not None else None,
+            findings=why.findings if why is not None else None, fix=fix,
         )
         st.code(md, language="markdown")
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown")

@@ -7,7 +7,8 @@ search's other types), ``losses`` (the round trip's sentences classified: what t
 template does not render, what llama.cpp's parser loses, and the rest), ``classes`` (the
 failure classes of a template's round trip and health), ``corpus`` (the workaround
 substring and its uniqueness), ``edits`` (template edits), ``candidates`` (the candidate
-fixes per class), ``fixes`` (``propose_fixes``: candidates, verified), ``report``
+fixes per class), ``fixes`` (``propose_fixes``: candidates, verified), ``places`` (the
+template line of each finding and round-trip loss, from render provenance), ``report``
 (``doctor(session) -> DoctorReport``), ``batch`` (many templates over processes or a Dask
 cluster, as JSON lines) and ``text`` (a report or a summary table as text). Import them
 from their modules: this package's top level holds only the shared types, so that the fix

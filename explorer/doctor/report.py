@@ -3,8 +3,8 @@
 Input: a ``TemplateSession``; optionally a ``Request`` (the template's own replies of each
 kind are then also round-tripped through that request's parser), a corpus of
 (name, text) templates the fix search judges a workaround's substring against, and the
-fix search itself (``fixes``: True for ``explorer.doctor.fixes.propose_fixes``, False for
-none, or any function of that shape). Output: ``DoctorReport``:
+fix search itself (``fixes``: True for ``explorer.doctor.fixes.search_fixes``, False for
+none, or a ``FixFinder``). Output: ``DoctorReport``:
 
 - the route and why (the handler, the substring evidence with template lines);
 - the analysis health (``session.health``): findings with field, probe, template line;
@@ -15,7 +15,8 @@ none, or any function of that shape). Output: ``DoctorReport``:
 - the template's own canitoolcall fixture family, when it has one (``explorer.fixtures``);
 - the verdict: ``broken`` (tool calls or content never parse: the health says so, or the
   standard request cannot be applied at all), ``losses`` (and which), or ``full``;
-- the verified fixes, searched only for a template that is not ``full``.
+- the verified fixes, searched only for a template that is not ``full``, and the search's
+  failure classes: those without a sound fix say why (``DoctorReport.unfixed``).
 
 ``DoctorReport.to_json()`` is the CLI's JSON line. Fixture failures are warnings, not
 losses: a family's fixtures come from several models of the family, and a template is
@@ -24,6 +25,7 @@ judged by its own round trip and health.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,11 +34,12 @@ from typing import Literal
 from explorer.apply import Request
 from explorer.doctor.losses import (
     KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, Where, case_id, case_losses,
-    grammar_notes, no_template_line,
+    grammar_notes,
 )
-from explorer.doctor.model import Fix, RoundTripCount
+from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount
 from explorer.errors import ExplorerError
-from explorer.doctor.fixes import propose_fixes
+from explorer.doctor.fixes import search_fixes
+from explorer.doctor.places import TurnLines, health_place
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.health import Health, health_request
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
@@ -50,7 +53,8 @@ Verdict = Literal["full", "losses", "broken"]
 VERDICTS: tuple[Verdict, ...] = ("full", "losses", "broken")
 Source = Literal["route", "health", "request", "roundtrip", "grammar", "fixtures", "doctor"]
 GrammarScope = Literal["none", "default", "both"]  # which thinking settings' replies the grammar checks
-FixFinder = Callable[[TemplateSession, Sequence[str]], tuple[Fix, ...]]  # (session, corpus paths) -> verified fixes
+# (session, corpus paths) -> the whole search (its failure classes kept), or the verified fixes alone
+FixFinder = Callable[[TemplateSession, Sequence[str]], FixSearch | tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
 RANK: dict[str, int] = {"cause": 0, "warning": 1, "info": 2}
 REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
@@ -69,15 +73,17 @@ class DoctorFinding:
     where: FixWhere | Literal[""] = ""  # where the fix belongs
     field: str = ""  # the analysis field (health) or the message field (round trip)
     probe: str = ""
-    template_line: int | None = None
+    template_line: int | None = None  # 1-based, in the template as llama.cpp compiles it
     cases: tuple[str, ...] = ()  # "<message>/<thinking>" of the round trip, or fixture ids
     detail: str = ""
     fix_hint: str = ""
+    source_line: str = ""  # the text of ``template_line``
 
     def to_json(self) -> dict[str, object]:
         return {"check": self.check, "severity": self.severity, "summary": self.summary, "source": self.source,
                 "where": self.where, "field": self.field, "probe": self.probe, "template_line": self.template_line,
-                "cases": list(self.cases), "detail": self.detail, "fix_hint": self.fix_hint}
+                "source_line": self.source_line, "cases": list(self.cases), "detail": self.detail,
+                "fix_hint": self.fix_hint}
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,8 @@ class DoctorReport:
     fixtures: FamilyRun | None = None
     request: RequestReport | None = None
     fixes: tuple[Fix, ...] = ()
+    # the fix search's failure classes; ``no_fix`` says why none of a class' fixes can be sound
+    fix_classes: tuple[FailureClass, ...] = ()
     skipped: tuple[str, ...] = ()  # what the doctor did not run, and why
     tools: tuple[Mapping[str, object], ...] = field(default=(), repr=False)  # the round trip's tools
     seconds: float = field(default=0.0, compare=False)
@@ -190,6 +198,11 @@ class DoctorReport:
             return "broken"
         return "losses" if self.losses else "full"
 
+    @property
+    def unfixed(self) -> tuple[FailureClass, ...]:
+        """The failure classes without a sound fix, each saying why."""
+        return tuple(c for c in self.fix_classes if c.no_fix)
+
     def by_severity(self, severity: Severity) -> tuple[DoctorFinding, ...]:
         return tuple(f for f in self.findings if f.severity == severity)
 
@@ -198,6 +211,7 @@ class DoctorReport:
                 "losses": list(self.losses), "roundtrip": self.roundtrip.to_json(),
                 "roundtrip_as_a_model_writes": len(self.as_a_model_writes),
                 "findings": [f.to_json() for f in self.findings], "fixes": [f.to_json() for f in self.fixes],
+                "fix_classes": [c.to_json() for c in self.fix_classes],
                 "sha256": self.sha256, "route": self.route.to_json(),
                 "cases": [c.to_json() for c in self.cases],
                 "fixtures": self.fixtures.to_json() if self.fixtures is not None else None,
@@ -230,9 +244,15 @@ def route_report(session: TemplateSession) -> RouteReport:
                        tuple(f"{w.name}: {w.reason}" for w in routing.workarounds if w.applies))
 
 
-def _health_findings(health: Health) -> list[DoctorFinding]:
-    return [DoctorFinding(f.check, f.severity, f.summary, "health", f.fix_where, f.field, f.probe, f.template_line,
-                          detail=f.detail, fix_hint=f.fix_hint) for f in health.findings]
+def _health_findings(session: TemplateSession, health: Health) -> list[DoctorFinding]:
+    """The health's findings, each with its template line where one can be named
+    (``explorer.doctor.places.health_place``), and the probe."""
+    out = []
+    for f in health.findings:
+        line, probe = health_place(session, f, health)
+        out.append(DoctorFinding(f.check, f.severity, f.summary, "health", f.fix_where, f.field, probe, line,
+                                 detail=f.detail, fix_hint=f.fix_hint))
+    return out
 
 
 def _request_failures(session: TemplateSession) -> list[DoctorFinding]:
@@ -283,12 +303,16 @@ def _roundtrips(session: TemplateSession, grammar: GrammarScope) -> tuple[list[R
     return reports, notes, findings
 
 
-def _case_results(reports: Sequence[RoundTripReport], line_of: TemplateLineHook) -> list[CaseResult]:
+def _case_results(session: TemplateSession, reports: Sequence[RoundTripReport],
+                  line_of: TemplateLineHook | None) -> list[CaseResult]:
+    """Every case of every report, its losses placed in the template (``line_of``, by
+    default the provenance of the case's rendering: ``explorer.doctor.places``)."""
     out = []
     for report in reports:
+        hook = line_of if line_of is not None else TurnLines(session, report.tools)
         for case in report.cases:
             out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
-                                  tuple(case.diff or ()), case_losses(case, report.enable_thinking, line_of),
+                                  tuple(case.diff or ()), case_losses(case, report.enable_thinking, hook),
                                   case.grammar, tuple(grammar_notes(case, report.enable_thinking)),
                                   case.raw_output_stripped))
     return out
@@ -379,11 +403,14 @@ def _fixture_findings(run: FamilyRun) -> list[DoctorFinding]:
     return out
 
 
-def _request_report(session: TemplateSession, request: Request, line_of: TemplateLineHook) -> RequestReport:
+def _request_report(session: TemplateSession, request: Request, line_of: TemplateLineHook | None
+                    ) -> RequestReport:
     try:
         params = session.params(request)
     except ExplorerError as exc:
         return RequestReport("", "", "", (), str(exc))
+    if line_of is None:
+        line_of = TurnLines(session, request.tools or (), lambda _flag: request)
     replies = []
     for kind in REPLY_KINDS:
         try:
@@ -405,10 +432,11 @@ def _as_request_case(case: RoundTripCase, kind: ReplyKind) -> RoundTripCase:
     return replace(case, message_id=f"request:{kind}")
 
 
-def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> tuple[Fix, ...]:
-    """``explorer.doctor.fixes.propose_fixes``: the verified fixes, with the workaround
-    substring judged against the built-in examples and the ``corpus`` files or folders."""
-    return propose_fixes(session, corpus)
+def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> FixSearch:
+    """``explorer.doctor.fixes.search_fixes``: the failure classes and the verified fixes,
+    with the workaround substring judged against the built-in examples and the ``corpus``
+    files or folders."""
+    return search_fixes(session, corpus)
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -416,15 +444,16 @@ def default_fix_search(session: TemplateSession, corpus: Sequence[str]) -> tuple
 
 def doctor(session: TemplateSession, *, request: Request | None = None, corpus: Sequence[str] = (),
            fixes: bool | FixFinder = True, name: str | None = None, grammar: GrammarScope = "default",
-           fixtures: bool = True, line_of: TemplateLineHook = no_template_line) -> DoctorReport:
+           fixtures: bool = True, line_of: TemplateLineHook | None = None) -> DoctorReport:
     """The doctor's report on one template (see the module docstring).
 
     ``name``: how the report names the template (default its sha256's first 12 digits).
     ``grammar``: which thinking settings' replies get grammar verdicts ("default": the one
     llama-server uses for this template; "both"; "none"). ``fixtures``: run the fixture
     family (default on).
-    ``line_of``: where in the template a round-trip loss comes from (None until render
-    provenance is wired in)."""
+    ``line_of``: where in the template a round-trip loss comes from (default: the
+    provenance of the case's rendering, ``explorer.doctor.places.TurnLines``;
+    ``explorer.doctor.losses.no_template_line`` names none)."""
     started = time.perf_counter()
     label = name if name is not None else f"sha256:{session.sha256[:12]}"
     route = route_report(session)
@@ -445,7 +474,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
         findings += _request_failures(session)
     else:
         health = session.health
-        findings += _health_findings(health)
+        findings += _health_findings(session, health)
         failures = _request_failures(session)
         findings += failures
         if failures:
@@ -454,7 +483,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
             reports, notes, rt_findings = _roundtrips(session, grammar)
             skipped += notes
             findings += rt_findings
-            cases = _case_results(reports, line_of)
+            cases = _case_results(session, reports, line_of)
             tools = reports[0].tools if reports else ()
             findings += _loss_findings(cases) + _grammar_findings(cases)
             match = match_family(session.text, session) if fixtures else None
@@ -465,13 +494,23 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     if request_report is not None:
         findings += _request_loss_findings(request_report)
     broken = (health is not None and health.broken) or any(f.check in REQUEST_FAILS for f in findings)
-    ordered = tuple(sorted(findings, key=lambda f: RANK[f.severity]))
+    ordered = tuple(sorted(_with_source_lines(session, findings), key=lambda f: RANK[f.severity]))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
-                          health, family, request_report, (), tuple(skipped), tools)
+                          health, family, request_report, skipped=tuple(skipped), tools=tools)
     search = default_fix_search if fixes is True else fixes or None
     if search is not None and report.verdict != "full":  # nothing to fix otherwise
-        report = replace(report, fixes=search(session, corpus))
+        found = search(session, corpus)
+        report = (replace(report, fixes=found.fixes, fix_classes=found.classes) if isinstance(found, FixSearch)
+                  else replace(report, fixes=found))
     return replace(report, seconds=time.perf_counter() - started)
+
+
+def _with_source_lines(session: TemplateSession, findings: Sequence[DoctorFinding]) -> list[DoctorFinding]:
+    """Each finding with the text of the template line it names (as compiled: the lines
+    provenance counts), stripped and cut at 200 characters."""
+    lines = re.split(r"\r\n|\r|\n", session.compiled.source)
+    return [replace(f, source_line=lines[f.template_line - 1].strip()[:200])
+            if f.template_line is not None and 0 < f.template_line <= len(lines) else f for f in findings]
 
 
 def _request_loss_findings(report: RequestReport) -> list[DoctorFinding]:

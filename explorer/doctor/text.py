@@ -3,8 +3,9 @@
 Input: JSON lines as ``explorer.doctor.batch`` yields them (``DoctorReport.to_json()`` or
 an error line), so a report read back from ``--json`` output prints the same. Output:
 ``report_text`` (route and why, verdict, findings worst first with where and template
-line, the round trip per message, the fixture family, the fixes) and ``summary_table``
-(template, handler, verdict, round trip, causes, warnings, fixes).
+line, the round trip per message, the fixture family, the fixes, the failure classes
+without a sound fix and why) and ``summary_table`` (template, handler, verdict, round
+trip, causes, warnings, fixes, classes without a sound fix).
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def report_text(line: Line) -> str:
     for f in shown:
         where = _where(f)
         out.append(f"  [{_s(f, 'severity')}] {_s(f, 'check')}: {_s(f, 'summary')}" + (f" ({where})" if where else ""))
+        if f.get("source_line"):
+            out.append(f"      line {_s(f, 'template_line')}: {_s(f, 'source_line')}")
         if f.get("fix_hint") and f.get("source") == "health":
             out.append(f"      fix: {_s(f, 'fix_hint')}")
     fixtures = line.get("fixtures")
@@ -102,18 +105,26 @@ def report_text(line: Line) -> str:
         out.append(f"  [{_s(fix, 'kind')}] {_s(fix, 'summary')} (round trip {_s(before, 'equal')}/{_s(before, 'total')}"
                    f" -> {_s(after, 'equal')}/{_s(after, 'total')})")
         out += [f"      --set {s}" for s in _strings(fix, "set")]
+    unfixed = [c for c in _items(line, "fix_classes") if c.get("no_fix")]
+    if unfixed:
+        out += ["", f"no sound fix: {len(unfixed)} failure class(es)"]
+        for c in unfixed:
+            cases = _strings(c, "cases")
+            out.append(f"  [{_s(c, 'key')}] {_s(c, 'title')}" + (f" ({', '.join(cases[:6])})" if cases else ""))
+            out.append(f"      why: {_s(c, 'no_fix')}")
     out += [f"skipped: {s}" for s in _strings(line, "skipped")]
     return "\n".join(out)
 
 
-COLUMNS = ("template", "handler", "verdict", "round trip", "causes", "warnings", "fixes")
+COLUMNS = ("template", "handler", "verdict", "round trip", "causes", "warnings", "fixes", "no fix")
 
 
 def summary_row(line: Line) -> tuple[str, ...]:
     if isinstance(line.get("error"), Mapping):
-        return (_s(line, "template"), "-", "error: " + _s(line["error"], "kind"), "-", "-", "-", "-")
+        return (_s(line, "template"), "-", "error: " + _s(line["error"], "kind"), "-", "-", "-", "-", "-")
     return (_s(line, "template"), _s(line, "handler"), _s(line, "verdict"), roundtrip_cell(line),
-            str(_count(line, "cause")), str(_count(line, "warning")), str(len(_items(line, "fixes"))))
+            str(_count(line, "cause")), str(_count(line, "warning")), str(len(_items(line, "fixes"))),
+            str(sum(1 for c in _items(line, "fix_classes") if c.get("no_fix"))))
 
 
 def summary_table(lines: Sequence[Line]) -> str:

@@ -14,6 +14,7 @@ the cutting rules are the oracle README's ("Round-trip cases").
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any, Sequence
 
 from explorer.analysis import TemplateAnalysis, template_caps
@@ -95,6 +96,25 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                            tuple(params.additional_stops), parallel,
                            params.grammar_lazy, bool(params.grammar), tuple(cases), tools,
                            dialect=dialect, versus=versus, dialect_notes=notes)
+
+
+def with_grammar(report: RoundTripReport, template_text: str, *, templates: ChatTemplates | None = None,
+                 caps: Caps | None = None, analysis: TemplateAnalysis | None = None,
+                 change: RequestChange | None = None) -> RoundTripReport:
+    """``report`` (made with ``grammar=False``, llama.cpp's dialect) with the grammar
+    verdicts ``roundtrip_report(..., grammar=True)`` would have given it: the same
+    next-turn request is built again (from the same template, tools, thinking setting and
+    change) and its grammar judges the same cases, so the replies are not rendered and
+    parsed twice."""
+    templates = templates if templates is not None else as_templates(template_text)
+    tools = report.tools
+    compiled = templates.select(tools_to_template_json(list(tools) or None))
+    if caps is None or compiled is not templates.default:
+        caps = template_caps(compiled)
+    setting = LlamaSetting(templates, tools, caps, report.enable_thinking, change or RequestChange())
+    params = apply_template(templates, setting.request((USER,), True), caps=caps,
+                            analysis=analysis if compiled is templates.default else None)
+    return replace(report, cases=tuple(with_grammar_verdicts(list(report.cases), params)))
 
 
 def _explained(cases: list[RoundTripCase], params: ChatParams, parallel: bool,

@@ -6,7 +6,8 @@ for the route evidence, the findings, the round trip per message and the fixture
 links into the Probes, Analysis, Fixtures and Try it pages (relative URLs carrying the
 template, as the other pages' permalinks do), and per fix what the page offers: the round
 trip before and after, the text to show (the ``--set`` lines and the workaround lambda,
-the diff, or the request change) and the files to download.
+the diff, or the request change) and the files to download; the failure classes without a
+sound fix, with why; the bug report, with the fix the user chose.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from typing import Literal
 
 from explorer.doctor.model import Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
-from explorer.ui_support.links import RequestInputs, SourceRequest, encode_permalink, permalink_for, query_string
+from explorer.ui_support.links import (
+    CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
+    query_string,
+)
 
 BannerKind = Literal["success", "warning", "error"]
 
@@ -66,7 +70,8 @@ def _where(f: DoctorFinding) -> str:
 def finding_rows(findings: Sequence[DoctorFinding]) -> list[dict[str, object]]:
     return [{"severity": f.severity, "check": f.check, "summary": f.summary, "fix in": _where(f),
              "field": f.field or "-", "probe": f.probe or "-",
-             "template line": str(f.template_line) if f.template_line else "-"} for f in findings]
+             "template line": str(f.template_line) if f.template_line else "-",
+             "line's source": f.source_line[:120] or "-"} for f in findings]
 
 
 def health_findings(report: DoctorReport) -> tuple[DoctorFinding, ...]:
@@ -172,6 +177,12 @@ def fix_view(fix: Fix, template_name: str) -> FixView:
     return FixView(f"Request change: {fix.summary}", change, body, "json", (), notes)
 
 
+def unfixed_rows(report: DoctorReport) -> list[dict[str, object]]:
+    """One row per failure class the fix search found no sound fix for, with why."""
+    return [{"class": c.key, "what": c.title, "messages": ", ".join(c.cases) or "-",
+             "why no fix is sound": c.no_fix} for c in report.unfixed]
+
+
 def probe_links(report: DoctorReport, request: SourceRequest | None, text: str | None) -> list[tuple[str, str]]:
     """(probe, href) for every probe a finding names, once each."""
     out: list[tuple[str, str]] = []
@@ -188,12 +199,40 @@ def json_download(report: DoctorReport) -> Download:
                     f"{_stem(report.template)}-doctor.json", "application/json")
 
 
+def bug_report(report: DoctorReport, *, source_name: str, source_origin: str, template_text: str,
+               fix: Fix | None = None, permalink: str | None = None) -> str:
+    """The bug-report Markdown of the doctor's report: the verdict and round trip, the
+    findings that are not notes (with their template lines), and ``fix`` when one is chosen
+    (kind, summary, round trip before and after, the --set lines and lambda, the diff or the
+    request change)."""
+    rt = f"{report.roundtrip.equal}/{report.roundtrip.total}"
+    unfixed = "".join(f"\n- no sound fix for `{c.key}`: {c.no_fix}" for c in report.unfixed)
+    return bug_report_markdown(
+        title=f"Chat template {source_name}: doctor verdict {report.verdict}", source_name=source_name,
+        source_origin=source_origin, sha256=report.sha256, template_text=template_text, handler=report.handler,
+        permalink=permalink, findings=[f for f in report.findings if f.severity != "info"],
+        findings_title="What Template Explorer's doctor found",
+        expected=(f"Every assistant message comes back through llama.cpp's parser (round trip now {rt})."
+                  + unfixed) if report.verdict != "full" else None,
+        fix=fix)
+
+
+def fix_choices(report: DoctorReport) -> list[str]:
+    """The bug report's fix choices: none, then each fix's title (``fix_view``'s)."""
+    return ["no fix", *(f"{i + 1}. {fix_view(f, report.template).title}" for i, f in enumerate(report.fixes))]
+
+
+def chosen_fix(report: DoctorReport, choice: str | None) -> Fix | None:
+    choices = fix_choices(report)
+    return report.fixes[choices.index(choice) - 1] if choice in choices[1:] else None
+
+
 def counts(report: DoctorReport) -> Mapping[str, int]:
     return {s: len(report.by_severity(s)) for s in ("cause", "warning", "info")}
 
 
 __all__ = [
-    "Banner", "Download", "FixView", "banner", "case_rows", "counts", "evidence_rows", "finding_rows", "fix_view",
-    "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
-    "page_href", "probe_links", "roundtrip_findings", "try_href",
+    "CHOSEN_FIX_STATE", "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix",
+    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
+    "page_href", "probe_links", "roundtrip_findings", "try_href", "unfixed_rows",
 ]

@@ -2,7 +2,8 @@
 
 Input: how the user chose a template (example, paste, upload, Hub) and the page's view.
 Output: a reloadable ``SourceRequest``; query parameters that reproduce the view (the
-template text zlib-compressed when short) and back; a Markdown bug report.
+template text zlib-compressed when short) and back; a Markdown bug report, optionally
+with a verified fix the doctor proposed (``fix_markdown``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from explorer import sources
 from explorer.errors import SourceError
 from explorer.sources.model import TemplateSource
+
+if TYPE_CHECKING:
+    from explorer.doctor.model import Fix
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -287,8 +291,13 @@ def _findings_markdown(findings: Sequence[Any]) -> list[str]:
         place = getattr(f, "place", None)
         if place is not None:
             line += f" (at {place.describe()})"
-        if f.expected or f.found:
-            line += f" (expected {_inline(f.expected)}, found {_inline(f.found)})"
+        expected, found = getattr(f, "expected", ""), getattr(f, "found", "")
+        if expected or found:
+            line += f" (expected {_inline(expected)}, found {_inline(found)})"
+        template_line = getattr(f, "template_line", None)
+        if template_line:
+            source = getattr(f, "source_line", "")
+            line += f" (template line {template_line}" + (f": {_inline(source)})" if source else ")")
         if f.fix_hint:
             line += f" Fix: {f.fix_hint}"
         lines.append(line)
@@ -310,11 +319,15 @@ def bug_report_markdown(
     permalink: str | None = None,
     max_template_chars: int = 20_000,
     findings: Sequence[Any] | None = None,
+    findings_title: str = "Why (Template Explorer's triage)",
+    fix: Fix | None = None,
 ) -> str:
     """A self-contained Markdown bug report for llama.cpp's chat parsing of one template.
 
     ``findings``: the triage's findings (``explorer.triage.Finding``: check, severity,
-    summary, expected, found, fix_hint) so the report says why; left out when None.
+    summary, expected, found, fix_hint) or the doctor's (``DoctorFinding``, with template
+    lines) so the report says why, under ``findings_title``; left out when None.
+    ``fix``: a verified fix to propose (``fix_markdown``).
     """
     lines = [
         f"### {title}",
@@ -332,9 +345,11 @@ def bug_report_markdown(
     if parsed_json is not None:
         lines += ["", "**Parsed message**", "", _fence(parsed_json, "json")]
     if findings is not None:
-        lines += ["", "**Why (Template Explorer's triage)**", ""] + _findings_markdown(findings)
+        lines += ["", f"**{findings_title}**", ""] + _findings_markdown(findings)
     if expected:
         lines += ["", "**Expected**", "", expected]
+    if fix is not None:
+        lines += [""] + fix_markdown(fix)
     if analysis_json is not None:
         lines += ["", "<details><summary>Autoparser analysis</summary>", "", _fence(analysis_json, "json"), "", "</details>"]
     shown = template_text
@@ -344,3 +359,40 @@ def bug_report_markdown(
         note = f"\n\n(template truncated to {max_template_chars} of {len(template_text)} characters)"
     lines += ["", "<details><summary>Chat template</summary>", "", _fence(shown, "jinja") + note, "", "</details>"]
     return "\n".join(lines) + "\n"
+
+
+# The session-state key under which the Doctor page leaves the fix chosen for the bug
+# report, as (template sha256, Fix), for the Try it page's bug report to offer too.
+CHOSEN_FIX_STATE = "doctor_chosen_fix"
+
+FIX_KIND_WORDS = {"analysis-override": "an analysis override (a llama.cpp workaround lambda)",
+                  "template-edit": "a template edit", "request-change": "a change to the request"}
+
+
+def fix_markdown(fix: Fix) -> list[str]:
+    """A verified fix as bug-report Markdown lines: kind, summary, the round trip before and
+    after, then the ``--set`` lines and the workaround lambda, the diff, or the request
+    change (as llama-server's JSON body names it), and the fix's notes."""
+    before, after = fix.roundtrip_before, fix.roundtrip_after
+    lines = ["**Proposed fix (verified by Template Explorer's doctor)**", "",
+             f"- kind: `{fix.kind}` ({FIX_KIND_WORDS.get(fix.kind, fix.kind)})", f"- what: {fix.summary}",
+             f"- round trip: {before.equal}/{before.total} messages come back before, {after.equal}/{after.total} "
+             f"after ({after.equal - before.equal:+d}); no message that came back before is lost"]
+    if fix.classes:
+        lines.append("- for: " + ", ".join(f"`{c}`" for c in fix.classes))
+    if fix.kind == "analysis-override":
+        lines += ["", "Analysis overrides (`python -m explorer ... --set`):", "",
+                  _fence("\n".join(f"--set {s.spec}" for s in fix.overrides))]
+        if fix.substring:
+            lines += ["", f"The workaround keys on the substring {_inline(fix.substring)} ({fix.uniqueness})."]
+        if fix.workaround_cpp:
+            lines += ["", "Workaround lambda for llama.cpp:", "", _fence(fix.workaround_cpp, "cpp")]
+    elif fix.kind == "request-change":
+        change = fix.request_change.to_json() if fix.request_change is not None else {}
+        lines += ["", "Request change (llama-server's request body):", "",
+                  _fence(json.dumps(change, indent=2, ensure_ascii=False), "json")]
+    if fix.diff:
+        lines += ["", "Template edit (unified diff, `patch -p1`):", "", _fence(fix.diff, "diff")]
+    if fix.notes:
+        lines += [""] + [f"- note: {n}" for n in fix.notes]
+    return lines

@@ -125,3 +125,79 @@ def test_the_views_files_are_named_after_the_template() -> None:
     fix = Fix("template-edit", "x", RoundTripCount(1, 2), RoundTripCount(2, 2), diff="-a\n+b\n", patched_template="b")
     view = dv.fix_view(fix, report.template)
     assert [x.file_name for x in view.downloads] == ["chat_template-patched.jinja", "chat_template.diff"]
+
+
+def _fixes() -> tuple[Fix, ...]:
+    before = RoundTripCount(10, 18, ("a/false",))
+    return (
+        Fix("template-edit", "render reasoning in history turns", before, RoundTripCount(14, 18, ("a/false",)),
+            classes=("reasoning-dropped",), diff="--- a/t.jinja\n+++ b/t.jinja\n@@\n-x\n+y\n", patched_template=SOUND),
+        Fix("analysis-override", "set the call opener", before, RoundTripCount(12, 18, ("a/false",)),
+            overrides=(parse_setting("tools.format.per_call_start=<tool_call>"),), substring="<tool_call>",
+            substring_matches=("t.jinja",), workaround_cpp="[](const common_chat_template & tmpl) { /* x */ }"),
+        Fix("request-change", "send parallel_tool_calls", before, RoundTripCount(11, 18, ("a/false",)),
+            request_change=RequestChange(parallel_tool_calls=True)),
+    )
+
+
+def test_the_bug_report_carries_the_chosen_fix() -> None:
+    report = doctor_report.doctor(open_session(LOSSY), fixes=lambda session, corpus: _fixes(), name="lossy.jinja")
+    common = {"source_name": "lossy.jinja", "source_origin": "pasted text", "template_text": LOSSY}
+    plain = dv.bug_report(report, **common)
+    assert "Proposed fix" not in plain and "doctor verdict losses" in plain
+    assert "roundtrip-template-drops" in plain and "template line 4" in plain  # the findings, placed
+    edit, override, change = (dv.bug_report(report, **common, fix=f) for f in report.fixes)
+    assert "- kind: `template-edit`" in edit and "render reasoning in history turns" in edit
+    assert "10/18 messages come back before, 14/18 after (+4)" in edit and "+++ b/t.jinja" in edit
+    assert '--set tools.format.per_call_start="<tool_call>"' in override and "/* x */" in override
+    assert "unique in the corpus" in override
+    assert '"parallel_tool_calls": true' in change
+    assert dv.chosen_fix(report, dv.fix_choices(report)[2]) is report.fixes[1]
+    assert dv.chosen_fix(report, "no fix") is None
+
+
+def test_add_to_bug_report_puts_that_fix_into_the_pages_bug_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: _fixes())
+    at = doctor_page(ui.SourceRequest("text", text=LOSSY + "{# bug report #}"))
+    report_md = lambda: next(c.value for c in at.code if c.value.startswith("### Chat template"))  # noqa: E731
+    assert "Proposed fix" not in report_md()
+    at.button(key="doc_fix_bug_2").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert '"parallel_tool_calls": true' in report_md() and "- kind: `request-change`" in report_md()
+    assert at.selectbox(key="doc_bug_fix").value.startswith("3. Request change")
+    assert any(b.proto.label == "Download bug-report.md" for b in at.get("download_button"))
+
+
+def test_failure_classes_without_a_sound_fix_say_why() -> None:
+    from doctor_cases import TEMPLATES
+
+    report = doctor_report.doctor(open_session(TEMPLATES["calls-dropped"]), name="calls-dropped")
+    assert report.unfixed and all(c.no_fix for c in report.unfixed)
+    line = json.loads(json.dumps(report.to_json()))
+    assert {c["key"] for c in line["fix_classes"]} >= {c.key for c in report.unfixed}
+    assert all(c["no_fix"] for c in line["fix_classes"] if c["key"] == "calls-dropped")
+    from explorer.doctor.text import report_text, summary_table
+
+    shown = report_text(line)
+    assert "no sound fix:" in shown and "why: The template writes no tool call" in shown
+    assert summary_table([line]).splitlines()[0].endswith("no fix")
+    rows = dv.unfixed_rows(report)
+    assert rows and rows[0]["why no fix is sound"]
+    at = doctor_page(ui.SourceRequest("text", text=TEMPLATES["calls-dropped"]))
+    assert "No sound fix" in text(at) and "The template writes no tool call" in text(at)
+
+
+def test_try_its_bug_report_offers_the_fix_chosen_on_the_doctor_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: _fixes())
+    text_ = LOSSY + "{# try it #}"
+    at = doctor_page(ui.SourceRequest("text", text=text_))
+    at.button(key="doc_fix_bug_0").click().run()
+    sha, fix = at.session_state[dv.CHOSEN_FIX_STATE]
+    assert sha == open_session(text_).sha256 and fix.kind == "template-edit"
+    at.switch_page("pages/try_it_page.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    report = next(c.value for c in at.code if c.value.startswith("### Chat parsing"))
+    assert "- kind: `template-edit`" in report and "+++ b/t.jinja" in report
+    at.checkbox(key="try_bug_fix").uncheck().run()
+    report = next(c.value for c in at.code if c.value.startswith("### Chat parsing"))
+    assert "Proposed fix" not in report

@@ -102,14 +102,14 @@ def test_one_template_gets_a_readable_report(capsys: pytest.CaptureFixture[str],
     assert code == 0
     assert "verdict: losses" in out and "route: autoparser" in out
     assert "round trip: 10/18" in out
-    assert "[template-drops · template] the template drops reasoning_content" in out
+    assert "[template-drops · template, template line 4] the template drops reasoning_content" in out
 
 
 def test_many_templates_get_a_summary_table(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
     code, out, _ = _doctor(capsys, str(folder), "--no-fixes")
     assert code == 0
     header, *rows = out.splitlines()
-    assert header.split() == ["template", "handler", "verdict", "round", "trip", "causes", "warnings", "fixes"]
+    assert header.split() == ["template", "handler", "verdict", "round", "trip", "causes", "warnings", "fixes", "no", "fix"]
     assert rows[0].split()[:4] == [str(folder / "a_sound.jinja"), "autoparser", "full", "18/18"]
     assert rows[2].split()[2] == "broken"
     assert "3 template(s): broken 1, full 1, losses 1" in out
