@@ -15,6 +15,7 @@ grammar only constrains the text from the first trigger on, as llama.cpp's sampl
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -191,11 +192,38 @@ def describe_allowed(matcher: Any) -> str:
     return "one of " + ", ".join(parts) + more + (", or the end of the output" if ends else "")
 
 
-def check_constrained(gbnf: str, text: str, *, prefill: str = "", max_bytes: int | None = None) -> Verdict:
+def _validate(matcher: Any, tokens: list[int], max_seconds: float | None) -> tuple[int, bool]:
+    """(bytes the matcher took and consumed, whether the clock stopped it first). llguidance's
+    cost per byte can grow with the length of a lexeme (a long string argument of Gemma 4's
+    ``<|"|>`` form took 48 s for 2 KB), so a bounded check feeds it in chunks."""
+    if max_seconds is None:
+        taken = matcher.validate_tokens(tokens)
+        matcher.consume_tokens(tokens[:taken])
+        return taken, False
+    deadline = time.perf_counter() + max_seconds
+    done = 0
+    while done < len(tokens):
+        chunk = tokens[done:done + _CHUNK]
+        taken = matcher.validate_tokens(chunk)
+        matcher.consume_tokens(chunk[:taken])
+        done += taken
+        if taken < len(chunk):
+            return done, False
+        if done < len(tokens) and time.perf_counter() > deadline:
+            return done, True
+    return done, False
+
+
+_CHUNK = 256  # bytes per validate call in a bounded check
+
+
+def check_constrained(gbnf: str, text: str, *, prefill: str = "", max_bytes: int | None = None,
+                      max_seconds: float | None = None) -> Verdict:
     """One text the grammar constrains from its first byte (a lazy grammar's fed text, or an
     eager grammar's output after ``prefill``). With ``max_bytes`` only that many bytes are
-    checked (``truncated``; accepted then means every checked byte was taken). A refusal
-    says in ``allowed`` what the grammar would have taken there."""
+    checked, with ``max_seconds`` only as many as llguidance reads in that time (either way
+    ``truncated``, and ``consumed`` says how many; accepted then means every checked byte was
+    taken). A refusal says in ``allowed`` what the grammar would have taken there."""
     import llguidance
 
     grammar = compile_gbnf(gbnf)
@@ -214,9 +242,11 @@ def check_constrained(gbnf: str, text: str, *, prefill: str = "", max_bytes: int
                            f"{taken}", allowed=describe_allowed(matcher), truncated=truncated)
         matcher.consume_tokens(head)
     tokens = list(part)
-    taken = matcher.validate_tokens(tokens)
-    matcher.consume_tokens(tokens[:taken])
+    taken, timed_out = _validate(matcher, tokens, max_seconds)
     complete = matcher.is_accepting()
+    if timed_out:
+        return Verdict(text, True, taken, 0, complete, f"only the first {taken} bytes were checked (time bound)",
+                       truncated=True)
     if taken < len(tokens):
         return Verdict(text, False, taken, 0, complete, f"grammar refused byte {taken} of what it was given "
                        f"({bytes(part[taken:taken + 1])!r})", allowed=describe_allowed(matcher), truncated=truncated)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from explorer.errors import GrammarError
 from explorer.grammar.limits import grammar_limits
 from explorer.triage.facts import Facts
-from explorer.triage.grammar_view import GRAMMAR_CHECK_BYTES, GrammarView, view
+from explorer.triage.grammar_view import GRAMMAR_CHECK_SECONDS, GRAMMAR_CHECK_BYTES, GrammarView, view
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, shown
 
 SAMPLER_INIT = "common_sampler_init (common/sampling.cpp)"
@@ -294,8 +294,9 @@ def grammar_accepts(f: Facts) -> tuple[Finding, ...]:
             summary=f"Only the first {run.checked_bytes} of {run.total_bytes} bytes the grammar constrains were "
                     "checked against it (the triage bounds the grammar check to stay fast on long outputs)"
                     + (": the grammar takes all of them." if run.ok else "."),
-            detail=f"The grammar check stops after {GRAMMAR_CHECK_BYTES} bytes; a refusal later in the output is "
-                   "not looked for.", fix_where="llama.cpp"))
+            detail=f"The grammar check stops after {GRAMMAR_CHECK_BYTES} bytes or {GRAMMAR_CHECK_SECONDS} s of "
+                   "llguidance (its cost per byte grows with a long lexeme, such as one long string argument); a "
+                   "refusal later in the output is not looked for.", fix_where="llama.cpp"))
     if run.ok or _trigger_in_text(v) or (v.parser == "accepts" and not (run.refused is None and v.parser_wants_more)):
         return tuple(out)  # agreement, a wake-up in the wrong place, or a disagreement: other findings say it
     if run.refused is None and (v.parser == "unsure" or v.parser_wants_more):

@@ -32,6 +32,9 @@ from explorer.triage.model import shown
 from explorer.triage.textscan import TAG
 
 GRAMMAR_CHECK_BYTES = 16_000  # ~20 ms of llguidance; a 100 KB output's triage stays within 0.5 s
+# llguidance's cost per byte can grow with a lexeme's length (a long Gemma 4 string argument:
+# 48 s for 2 KB), so the check also stops on the clock; what it did not read is said.
+GRAMMAR_CHECK_SECONDS = 0.25
 CHAR_LEVEL_CHARS = 200  # the Earley reading grows fast: 200 characters take ~0.07 s, 400 up to 2 s
 
 # Special tokens at the end of the output: llama.cpp stops on the first (an end-of-generation
@@ -224,7 +227,9 @@ def _stop_tokens(f: Facts, fed: str, refused_fed: int, verdict: Verdict, lazy: b
     head = fed[:starts[-1]]
     for shorter in dict.fromkeys((head, head.rstrip())):
         try:
-            if check_constrained(f.params.grammar, shorter, prefill="" if lazy else f.gp).accepted:
+            shorter_verdict = check_constrained(f.params.grammar, shorter, prefill="" if lazy else f.gp,
+                                                max_bytes=GRAMMAR_CHECK_BYTES, max_seconds=GRAMMAR_CHECK_SECONDS)
+            if shorter_verdict.accepted and not shorter_verdict.truncated:
                 first = TAG.match(fed, starts[-1])
                 return first.group() if first else fed[starts[-1]:].strip()
         except Exception:  # noqa: BLE001 - an explanation must never break the parse it explains
@@ -237,10 +242,10 @@ def _run(f: Facts, fed: str, to_output: Callable[[int], int], parser: ParserSays
     data = fed.encode("utf-8", "surrogatepass")
     try:
         verdict = check_constrained(f.params.grammar, fed, prefill="" if lazy else f.gp,
-                                    max_bytes=GRAMMAR_CHECK_BYTES)
+                                    max_bytes=GRAMMAR_CHECK_BYTES, max_seconds=GRAMMAR_CHECK_SECONDS)
     except Exception as exc:  # noqa: BLE001 - llguidance's own errors, or a grammar it cannot read
         return GrammarRun(None, error=str(exc), total_bytes=len(data))
-    checked = min(len(data), GRAMMAR_CHECK_BYTES)
+    checked = verdict.consumed_bytes if verdict.truncated else min(len(data), GRAMMAR_CHECK_BYTES)
     if verdict.accepted:
         return GrammarRun(verdict, checked_bytes=checked, total_bytes=len(data))
     if verdict.message.startswith("grammar refused the prefill"):

@@ -281,3 +281,19 @@ def test_llama_cpp_grammar_parser_limits_read_from_the_gbnf() -> None:
     worst = refusal('root ::= "x" ([a-z]{0,100}){0,20}\n')  # 101 rules x 20
     assert worst.message == TOO_MANY_RULES and worst.repetition == "([a-z]{0,100}){0,20}"
     assert refusal('root ::= a{50} b{50}\na ::= "a"\nb ::= "b"\n') is None  # each element counts alone
+
+
+def test_a_bounded_check_stops_on_the_clock_and_says_how_far_it_read() -> None:
+    from explorer.grammar.check import check_constrained
+
+    grammar = 'root ::= "<c>" [a-z ]* "</c>"'
+    text = "<c>" + "a long argument " * 100 + "</c>"
+    whole = check_constrained(grammar, text)
+    assert whole.accepted and not whole.truncated and whole.consumed_bytes == len(text)
+    # no time at all: one chunk is read, the verdict says it was cut short and how far it read
+    cut = check_constrained(grammar, text, max_seconds=0.0)
+    assert cut.truncated and cut.accepted and cut.consumed_bytes == 256 < len(text)
+    assert "time bound" in cut.message
+    # a refusal inside the first chunk is still a refusal, with the clock or without it
+    bad = check_constrained(grammar, "<c>A</c>", max_seconds=0.0)
+    assert not bad.accepted and not bad.truncated and bad.consumed_bytes == 3

@@ -9,12 +9,13 @@ least one "cause" finding. The counts per check are printed.
 from __future__ import annotations
 
 import collections
+import functools
 import json
 
 from canitoolcall.fixtures import load_fixtures
 from oracle_data import ORACLE, requires_oracle
 
-from explorer.analysis import template_analysis
+from explorer.analysis import TemplateAnalysis, template_analysis
 from explorer.apply import Request
 from explorer.handlers.pipeline import apply_template
 from explorer.render import compile_template
@@ -37,8 +38,14 @@ def _diagnose(row: dict, fixture) -> object:
                   chat_template_kwargs=row["chat_template_kwargs"])
     params = apply_template(source, req)
     assert params.parser == row["parser"], row["id"]
-    analysis = template_analysis(compile_template(source)) if params.handler == "autoparser" else None
+    analysis = _analysis_of(row["template"]) if params.handler == "autoparser" else None
     return diagnose(params, req, fixture.raw_output, analysis=analysis)
+
+
+@functools.lru_cache(maxsize=None)
+def _analysis_of(template: str) -> TemplateAnalysis:
+    """One analysis per oracle template (it does not depend on the request)."""
+    return template_analysis(compile_template((ORACLE / "templates" / template).read_text(encoding="utf-8")))
 
 
 # a few templates, all their fixtures (passing ones too: the checks must stay quiet enough)
