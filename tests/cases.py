@@ -170,7 +170,7 @@ def route_params(handler: str, spec: ParserSpec | None, source: str, **request) 
 
 # --- triage: one place per finding ------------------------------------------------------
 
-_WHERE = re.compile(r"output character (\d+) \(line (\d+), column (\d+)\)")
+_WHERE = re.compile(r"output character (\d+), line (\d+), column (\d+)")
 _LLAMA_OFFSET = re.compile(r"llama\.cpp offset (\d+)|\(offset (\d+)\)")
 _POS = re.compile(r"\bpos (\d+)")
 _ANY_POSITION = re.compile(r"\b(?:character|line|column|offset|pos) \d+")

@@ -154,8 +154,8 @@ def _reported_stop(f: Facts, reported: str) -> Finding:
         where = ("points into the generation prompt: its parse gave up before the output (here: the output's "
                  f"start, {place.where()})")
     else:
-        where = (f"points at {place.where()}, llama.cpp offset {place.llama_offset} (its warning \"unparsed "
-                 f"{f.params.format} output:\" prints the text from there)")
+        where = (f"points at {place.where()} (its warning \"unparsed {f.params.format} output:\" prints the "
+                 "text from there)")
     return Finding(
         check="parse-error", severity="info",
         summary=f"llama.cpp's error {where}: the start of the part that failed to match, not the mismatch "

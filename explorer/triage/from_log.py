@@ -122,8 +122,8 @@ def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, form
         return (Finding(
             check=CHECK, severity="info",
             summary=f"The log records {r.failure.source} without a place in this output; our parse of it stops at "
-                    f"{place.where()}, llama.cpp offset {place.llama_offset} (llama.cpp 0c1e5709's warning "
-                    f"\"unparsed {format} output:\" prints the text from there).",
+                    f"{place.where()} (llama.cpp 0c1e5709's warning \"unparsed {format} output:\" prints the "
+                    "text from there).",
             detail=detail, span=(place.char, place.end), found=found, place=place),)
     place, found = _place(output, generation_prompt, r.char)
     agree = we_fail and (our_at, our_in_prompt) == (r.char, r.in_prompt)
@@ -147,7 +147,7 @@ def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, form
            "the request the switches describe (tools, tool_choice, enable_thinking, reasoning_format, chat template "
            "kwargs) or the template is not the one the server had")
     where = ("in the generation prompt, before the output (here: " + ours.where() + ")" if our_in_prompt
-             else f"at {ours.where()}, llama.cpp offset {ours.llama_offset}")
+             else f"at {ours.where()}")
     return (first, Finding(
         check=CHECK, severity="warning", fix_where="request",
         summary=f"Our parse of this output stops {where}, not where the log says: {why}.",

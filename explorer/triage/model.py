@@ -60,26 +60,28 @@ class Place:
         return cls(start, stop, gp_bytes + pos, pos, line, column)
 
     def where(self) -> str:
-        """The place as a summary names it (the one wording the triage uses)."""
-        return f"output character {self.char} (line {self.line}, column {self.column})"
+        """The place as a summary names it (the one wording the triage uses): llama-server's
+        own numbers first, as a user finds them in its log, then the output's."""
+        return (f"llama.cpp offset {self.llama_offset} (older builds' pos {self.pos}; output character {self.char}, "
+                f"line {self.line}, column {self.column})")
 
     def coordinates(self) -> tuple[tuple[str, str], ...]:
         """(coordinate, how to read it) for each coordinate a user meets, for display."""
         chars = f"{self.char}" if self.end <= self.char + 1 else f"{self.char}–{self.end}"
         return (
-            ("output character", f"{chars} (code points into the model output, from 0)"),
-            ("line:column", f"{self.line}:{self.column} (in the output, from 1; columns in characters)"),
             ("llama.cpp offset", (f"{self.llama_offset} (bytes into generation prompt + output: llama.cpp "
                                   f"0c1e5709's result.end, whose warning \"unparsed … output:\" prints the text "
                                   f"from here; the explorer's error prints it as \"(offset {self.llama_offset})\")")),
             ("older builds' pos", (f"{self.pos} (bytes into the output alone: \"Failed to parse input at pos "
                                    f"{self.pos}\")")),
+            ("output character", f"{chars} (code points into the model output, from 0)"),
+            ("line:column", f"{self.line}:{self.column} (in the output, from 1; columns in characters)"),
         )
 
     def describe(self) -> str:
-        return (f"output character {self.char} (line {self.line}, column {self.column}); llama.cpp offset "
-                f"{self.llama_offset} (generation prompt + output, bytes; 0c1e5709's \"unparsed … output:\" "
-                f"starts here); older builds' pos {self.pos} (output, bytes)")
+        return (f"llama.cpp offset {self.llama_offset} (generation prompt + output, bytes; 0c1e5709's "
+                f"\"unparsed … output:\" starts here); older builds' pos {self.pos} (output, bytes); output "
+                f"character {self.char} (line {self.line}, column {self.column})")
 
     def to_json(self) -> dict[str, int]:
         return {"char": self.char, "end": self.end, "llama_offset": self.llama_offset, "pos": self.pos,

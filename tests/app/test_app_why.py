@@ -136,7 +136,7 @@ def test_try_it_reads_a_pasted_log():
     text = shown(at)
     assert "llama-server's log: older builds' error" in text
     assert f"its number {pos} counts bytes of the model output alone" in text
-    assert f"output character {at_char} (line 2, column 1)" in text
+    assert f"output character {at_char}, line 2, column 1)" in text
     assert "older builds' pos" in text  # the place in every coordinate
 
 

@@ -2,8 +2,8 @@
 
 For every finding with a span: ``found`` is the output text at the span (or a prefix of
 it), or ``END_OF_OUTPUT`` for an empty span at the end; ``place`` is that span in every
-coordinate; every position the summary names ("output character N (line L, column C)",
-"llama.cpp offset N", "pos N", "(offset N)") is that place's, and no other position
+coordinate; every position the summary names ("llama.cpp offset O (older builds' pos P;
+output character N, line L, column C)", "pos N", "(offset N)") is that place's, and no other position
 wording (a hand-made "character N", "line N of the JSON") is left. Outputs are our own,
 on our example templates and the small routed templates of tests/cases.py.
 """
@@ -129,9 +129,10 @@ def test_one_finding_when_llama_cpps_offset_is_the_mismatch():
 def test_place_counts_characters_bytes_and_lines():
     place = Place.of("é\nab", "<gp>", 3)
     assert (place.char, place.line, place.column, place.pos, place.llama_offset) == (3, 2, 2, 4, 8)
-    assert place.where() == "output character 3 (line 2, column 2)"
+    # llama-server's own numbers first: a user comes with the log's offset or pos
+    assert place.where() == "llama.cpp offset 8 (older builds' pos 4; output character 3, line 2, column 2)"
     names = [name for name, _ in place.coordinates()]
-    assert names == ["output character", "line:column", "llama.cpp offset", "older builds' pos"]
+    assert names == ["llama.cpp offset", "older builds' pos", "output character", "line:column"]
 
 
 PIECES = st.sampled_from(["<tool_call>", "<tool_call>\n", "<tool_call >", "</tool_call>", "<think>", "</think>",

@@ -146,7 +146,7 @@ def test_json_arguments_cut_at_an_open_brace(hermes):
     f = only(d, "arguments-json")
     brace = output.rindex("{")
     assert f.severity == "cause" and f.span == (brace, brace + 1)
-    assert '"{" alone' in f.summary and f"output character {brace} (line 2" in f.summary
+    assert '"{" alone' in f.summary and f"output character {brace}, line 2" in f.summary
     assert "their JSON stops after 1 of 1 characters" in f.summary  # where it stops, counted in the one place
     assert f.quirk and f.fix_where == "request" and "common_chat_parse" in f.llama_cpp
     # the JSON-format truncation warning of malformed-arguments, now marked as llama.cpp's quirk
