@@ -8,6 +8,7 @@ same call broken at its end (a parse error: the furthest-failure pass runs), an 
 near miss repeated through the whole output, a bare JSON call repeated, marker soup, and
 tagged arguments: a huge value, values closed without their newline, parameters out of order;
 Python-style calls;
+a Gemma 4 call with one long string argument when ../shared holds llama.cpp's template;
 then the broken call read from a llama-server log (``why --from-log``: 0c1e5709's warning
 and its === BEGIN === dump of generation prompt + output, then the diagnosis and the log's
 findings).
@@ -154,6 +155,13 @@ def main() -> int:
         counts: list[int] = []
         log_s = best(lambda: counts.append(from_log()), args.repeat)
         print(f"{name:<26} {'broken, from log':<18} {'':>9} {log_s * 1000:10.1f} {'':>8} {counts[-1]}")
+    gemma = ROOT.parent / "shared" / "oracle" / "templates" / "google-gemma-4-31B-it.jinja"
+    if gemma.is_file():  # llguidance's cost per byte grows inside one long Gemma 4 string argument
+        text = gemma.read_text(encoding="utf-8")
+        long_call = '<|tool_call>call:get_weather{city:<|"|>' + "Paris " * (args.kb * 1000 // 6) + '<|"|>}<tool_call|>'
+        why_s, why_found = why_time(text, long_call, request, args.repeat)
+        slowest = max(slowest, (why_s, "gemma-4 (../shared), one long string argument"))
+        print(f"{'gemma-4 (../shared)':<26} {'long string arg':<18} {'':>9} {'':>10} {why_s * 1000:8.1f} {why_found}")
     verdict = "within" if slowest[0] * 1000 <= TARGET_MS else "OVER"
     print(f"\nslowest why: {slowest[0] * 1000:.1f} ms ({slowest[1]}), {verdict} the {TARGET_MS:.0f} ms target "
           f"for {args.kb} KB")

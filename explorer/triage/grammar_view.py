@@ -34,7 +34,7 @@ from explorer.triage.textscan import TAG
 GRAMMAR_CHECK_BYTES = 16_000  # ~20 ms of llguidance; a 100 KB output's triage stays within 0.5 s
 # llguidance's cost per byte can grow with a lexeme's length (a long Gemma 4 string argument:
 # 48 s for 2 KB), so the check also stops on the clock; what it did not read is said.
-GRAMMAR_CHECK_SECONDS = 0.25
+GRAMMAR_CHECK_SECONDS = 0.15
 CHAR_LEVEL_CHARS = 200  # the Earley reading grows fast: 200 characters take ~0.07 s, 400 up to 2 s
 
 # Special tokens at the end of the output: llama.cpp stops on the first (an end-of-generation
