@@ -211,3 +211,21 @@ def remarks(d: Any) -> tuple[Any, ...]:
     """A diagnosis' findings other than the lazy grammar's wake-up note (the info a clean
     call gets: where the grammar woke and that it accepts the output)."""
     return tuple(f for f in d.findings if not (f.check == "grammar-trigger" and f.severity == "info"))
+
+
+# --- triage: a tool, a Qwen3-Coder call of it, and finding lookups ------------------------
+
+WEATHER_CITY = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\n{city}\n</parameter>\n</function>\n</tool_call>"
+
+
+def only(d: Any, check: str) -> Any:
+    """The one finding of ``check`` (the assertion lists every finding when there is not one)."""
+    found = d.by_check(check)
+    assert len(found) == 1, [(f.check, f.severity, f.summary) for f in d.findings]
+    return found[0]
+
+
+def checks_of(d: Any) -> set[str]:
+    return {f.check for f in d.findings}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import TAGGED, remarks
+from cases import QWEN_CALL, TAGGED, checks_of, only, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
@@ -31,31 +31,12 @@ EDIT = {"type": "function", "function": {"name": "Edit", "parameters": {"type": 
     "file_path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"},
     "replace_all": {"type": "boolean"}}, "required": ["file_path", "old_string", "new_string"]}}}
 
-QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\n{city}\n</parameter>\n</function>\n</tool_call>"
 
 
 def qwen_edit(*names: str, wrap: tuple[str, str] = ("<tool_call>\n", "</tool_call>")) -> str:
     values = {"file_path": "/src/app.py", "old_string": "x = 1", "new_string": "x = 2", "replace_all": "true"}
     args = "".join(f"<parameter={n}>\n{values[n]}\n</parameter>\n" for n in names)
     return f"{wrap[0]}<function=Edit>\n{args}</function>\n{wrap[1]}"
-
-
-def only(d, check: str):
-    found = d.by_check(check)
-    assert len(found) == 1, [(f.check, f.severity, f.summary) for f in d.findings]
-    return found[0]
-
-
-def checks_of(d) -> set[str]:
-    return {f.check for f in d.findings}
-
-
-@pytest.fixture(scope="module")
-def qwen() -> TemplateSession:
-    s = TemplateSession(TAGGED)
-    assert s.handler == "qwen3-coder"
-    assert s.sample_reply("call", s.request(tools=[WEATHER])) == QWEN_CALL.format(city="Paris")
-    return s
 
 
 @pytest.fixture(scope="module")

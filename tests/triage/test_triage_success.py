@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import TAGGED, remarks
+from cases import QWEN_CALL, checks_of, only, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.session import TemplateSession
@@ -24,7 +24,6 @@ from explorer.sources import from_example
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}
 
-QWEN_CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\n{city}\n</parameter>\n</function>\n</tool_call>"
 HERMES_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 
 
@@ -34,24 +33,6 @@ def session(source: str) -> TemplateSession:
 
 def why(s: TemplateSession, output: str, **kw):
     return s.diagnose(output, s.request(tools=[WEATHER], **kw))
-
-
-def only(d, check: str):
-    found = d.by_check(check)
-    assert len(found) == 1, [(f.check, f.severity, f.summary) for f in d.findings]
-    return found[0]
-
-
-def checks_of(d) -> set[str]:
-    return {f.check for f in d.findings}
-
-
-@pytest.fixture(scope="module")
-def qwen() -> TemplateSession:
-    s = session(TAGGED)
-    assert s.handler == "qwen3-coder"
-    assert s.sample_reply("call", s.request(tools=[WEATHER])) == QWEN_CALL.format(city="Paris")
-    return s
 
 
 @pytest.fixture(scope="module")
