@@ -17,7 +17,6 @@ stops inside the budget without a subprocess.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 from typing import Any, Callable, Iterable, Iterator
@@ -31,6 +30,7 @@ from jinja2.utils import Namespace, _PassArg
 
 from explorer.render import jinja_compat_builtins as lb
 from explorer.render import jinja_compat_llama as ll
+from explorer.render import transformers_env as te
 from explorer.errors import RenderLimitError
 from explorer.render.jinja_compat_state import current, mark, mark_deep
 
@@ -391,19 +391,6 @@ def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     functools.update_wrapper(budgeted, fn)
     return runtime_only(budgeted)
-
-
-def _hf_tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-               sort_keys: bool = False) -> str:
-    if isinstance(indent, int) and indent > 0:
-        nodes, depth = ll.json_shape(x)
-        current().check_size(nodes * depth * indent, "tojson output")
-    elif isinstance(indent, str):
-        nodes, depth = ll.json_shape(x)
-        current().check_size(nodes * depth * len(indent), "tojson output")
-    out = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    current().check_size(len(out), "tojson output")
-    return out
 
 
 class _AnyName(dict):
@@ -848,9 +835,11 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         env: jinja2.Environment = TransformersSandbox(**options)
         for name, fn in list(env.filters.items()):
             env.filters[name] = _budgeted_filter(name, fn)
-        env.filters["tojson"] = runtime_only(_hf_tojson)
+        env.filters["tojson"] = runtime_only(te.tojson)
         env.globals["raise_exception"] = raise_exception
-        env.globals["range"] = _checked_range
+        env.globals["range"] = te.budgeted_range
+        env.globals["dict"] = te.TemplateDict()
+        env.globals["namespace"] = te.TemplateNamespace
         return env
     if dialect != "llama.cpp":
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
