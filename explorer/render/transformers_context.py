@@ -7,8 +7,8 @@ template variables ``apply_chat_template(..., tokenize=False)`` passes to
 - each message is a dict; a key whose value is None is dropped (``content: null`` on a
   tool-call turn is undefined, not ``None``; 5.23 on), top level only;
 - a message's reasoning is copied between ``reasoning_content`` and ``thinking`` (the
-  first non-null of ``reasoning_content``, ``thinking``, ``reasoning``; ``thinking`` keeps
-  its own value and place when the message has one; 5.21.1 on);
+  first non-null of ``reasoning_content``, ``thinking``, ``reasoning``; ``thinking`` is
+  the first key, with the message's own value when it has one; 5.21.1 on);
 - ``messages``, ``tools`` (None without tools), ``documents`` (None without) and
   ``add_generation_prompt`` are always defined; the special tokens and the caller's
   keyword arguments follow, so ``enable_thinking`` is defined only when the caller
@@ -50,8 +50,7 @@ def transformers_messages(messages: Any) -> list[dict[str, Any]]:
         if None in message.values():
             message = {key: value for key, value in message.items() if value is not None}
         reasoning = next((message[key] for key in REASONING_FIELDS if message.get(key) is not None), None)
-        # a message with both names keeps them as they are (the rebuilt dict would be equal)
-        if reasoning is not None and not ("thinking" in message and "reasoning_content" in message):
+        if reasoning is not None:  # ``thinking`` comes first even when the message has its own
             message = {"thinking": reasoning, **message, "reasoning_content": reasoning}
         out.append(message)
     return out
