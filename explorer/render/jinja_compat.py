@@ -19,6 +19,8 @@ from __future__ import annotations
 import functools
 import math
 import re
+import time
+from types import BuiltinMethodType
 from typing import Any, Callable, Iterable, Iterator
 
 import jinja2
@@ -32,7 +34,7 @@ from explorer.render import jinja_compat_builtins as lb
 from explorer.render import jinja_compat_llama as ll
 from explorer.render import transformers_env as te
 from explorer.errors import RenderLimitError
-from explorer.render.jinja_compat_state import current, mark, mark_deep
+from explorer.render.jinja_compat_state import _FALLBACK, _STATE, current, mark, mark_deep
 
 DIALECTS = ("llama.cpp", "transformers")
 
@@ -146,9 +148,9 @@ class _Rewriter:
     def rewrite(self, node: nodes.Node) -> nodes.Node:
         if isinstance(node, nodes.For):
             pairs = nodes.Const(isinstance(node.target, nodes.Tuple))
-            node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
+            node.iter = (_env_call if self.llama else _hook_filter)("jx_loop", [node.iter, pairs], node.lineno)
         elif isinstance(node, nodes.Concat):
-            return _env_call("jx_concat", list(node.nodes), node.lineno)
+            return (_env_call if self.llama else _hook_filter)("jx_concat", list(node.nodes), node.lineno)
         elif self.llama and isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
             # jinja2 slices with Python's [] directly; llama.cpp's bounds and byte strings differ
             bounds = [v if v is not None else nodes.Const(None) for v in (node.arg.start, node.arg.stop, node.arg.step)]
@@ -196,6 +198,14 @@ def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
     call = nodes.Call(nodes.EnvironmentAttribute(hook), args, [], None, None)
     call.set_lineno(lineno, override=True)
     return call
+
+
+def _hook_filter(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Filter:
+    """The transformers dialect's hooks as (context-taking, never folded) filters: a sandbox
+    calls an environment attribute through ``environment.call``, a filter directly."""
+    node = nodes.Filter(args[0], hook, args[1:], [], None, None)
+    node.set_lineno(lineno, override=True)
+    return node
 
 
 # --- the sandbox -------------------------------------------------------------------------
@@ -266,8 +276,10 @@ class _TimedSequence:
 
     def __iter__(self) -> Iterator[Any]:
         state = current()
+        clock, deadline = time.monotonic, state.deadline
         for item in self._items:
-            state.check_time()
+            if clock() > deadline:
+                state.check_time()
             yield item
 
 
@@ -304,7 +316,18 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
 
     intercepted_binops = frozenset({"+", "*", "**", "%"})
 
+    # The hooks below run for every call and '+' a template makes: each is one frame, with
+    # the common case (a str result, a str + str) checked first (the render-time ratio
+    # against transformers, benchmarks/bench_render.py --against-transformers).
+
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "+" and left.__class__ is str and right.__class__ is str:
+            state = _STATE.get() or _FALLBACK
+            size = len(left) + len(right)
+            if size > state.max_chars or state.allocated + size > state.max_allocated:
+                state.check_size(size, "concatenation result")
+            state.allocated += size
+            return left + right
         self.check_binop(operator, left, right)
         if operator == "%" and isinstance(left, str):
             values = right if isinstance(right, tuple) else (right,)
@@ -313,21 +336,85 @@ class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
-        if isinstance(owner, str):
-            if __obj.__name__ in ("format", "format_map"):
-                _check_numbers(owner, (), {})
-            elif __obj.__name__ in _PADDING_METHODS:
-                _check_numbers("", args, kwargs)
-            if __obj.__name__ == "replace" and len(args) >= 2 and isinstance(args[0], str):
-                hits = len(owner) + 1 if not args[0] else owner.count(args[0])
-                current().check_size(len(owner) + hits * len(str(args[1])), "replace() result")
-        return _checked_result(super().call(__context, __obj, *args, **kwargs), "call result")
+        # jinja2's SandboxedEnvironment.call inlined (is_safe_callable, then context.call)
+        state = _STATE.get() or _FALLBACK
+        if _monotonic() > state.deadline:
+            state.check_time()
+        cls = __obj.__class__
+        if cls is BuiltinMethodType:  # a Python method: it cannot call back into the template
+            owner = __obj.__self__
+            if isinstance(owner, str):
+                _check_str_method(state, owner, __obj.__name__, args, kwargs)
+            result = __context.call(__obj, *args, **kwargs)
+        else:
+            if cls is not Macro:
+                owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
+                if isinstance(owner, str):
+                    _check_str_method(state, owner, __obj.__name__, args, kwargs)
+            if getattr(__obj, "unsafe_callable", False) or getattr(__obj, "alters_data", False):
+                raise SecurityError(f"{__obj!r} is not safely callable")
+            state.depth += 1
+            if state.depth > state.max_depth:
+                state.depth -= 1
+                raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
+            try:
+                result = __context.call(__obj, *args, **kwargs)
+            finally:
+                state.depth -= 1
+        if result.__class__ is str:
+            size = len(result)
+            if size > state.max_chars or state.allocated + size > state.max_allocated:
+                state.check_size(size, "call result")
+            state.allocated += size
+        elif isinstance(result, str):
+            state.check_size(len(result), "call result")
+        return result
 
     def jx_concat(self, *values: Any) -> str:
         out = "".join(map(str, values))
         current().check_size(len(out), "'~' result")
         return out
+
+
+_monotonic = time.monotonic
+
+
+@jinja2.pass_context
+def _loop_filter(context: Any, iterable: Any, pairs: bool = False) -> Iterable[Any]:
+    """The transformers dialect's loop hook (a filter: see ``_hook_filter``)."""
+    state = _STATE.get() or _FALLBACK
+    if _monotonic() > state.deadline:
+        state.check_time()
+    try:
+        size = len(iterable)
+    except TypeError:
+        return _guarded(iterable)
+    if size <= _SHORT_LOOP_LEN:  # messages, tools, properties: each iteration starts checked code
+        return iterable
+    return _TimedSequence(iterable) if size <= _GUARDED_LOOP_LEN else _guarded(iterable)
+
+
+@jinja2.pass_context
+def _concat_filter(context: Any, *values: Any) -> str:
+    """The transformers dialect's ``~`` (a filter: see ``_hook_filter``)."""
+    out = "".join(map(str, values))
+    current().check_size(len(out), "'~' result")
+    return out
+
+# A loop this short is iterated as it is (the transformers dialect): the deadline is checked
+# when it starts, and its body's calls, filters, inner loops and '+' check it again.
+_SHORT_LOOP_LEN = 16
+
+
+def _check_str_method(state: Any, owner: str, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Python string methods that allocate their result in one C call: sized beforehand."""
+    if name in ("format", "format_map"):
+        _check_numbers(owner, (), {})
+    elif name in _PADDING_METHODS:
+        _check_numbers("", args, kwargs)
+    if name == "replace" and len(args) >= 2 and isinstance(args[0], str):
+        hits = len(owner) + 1 if not args[0] else owner.count(args[0])
+        state.check_size(len(owner) + hits * len(str(args[1])), "replace() result")
 
 
 # A width/precision of 7+ digits inside a format field: str.format ("{:>N}") or printf ("%N").
@@ -376,21 +463,43 @@ def runtime_only(fn: Callable[..., Any]) -> Callable[..., Any]:
     return jinja2.pass_context(wrapped)
 
 
-def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A jinja2 built-in filter with its result size (and sizing arguments) checked."""
-    has_env_arg = _PassArg.from_obj(fn) is not None
-    sized = name in _SIZED_FILTERS
+# Built-in filters whose time and result are bounded by values the budget already checked
+# (no sizing argument, no sort or join over a sequence): left as jinja2 has them.
+_BOUNDED_FILTERS = frozenset({"abs", "capitalize", "count", "d", "default", "e", "escape", "first", "float", "int",
+                              "items", "last", "length", "lower", "safe", "string", "title", "trim", "upper"})
 
-    def budgeted(*args: Any, **kwargs: Any) -> Any:
+
+def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A jinja2 built-in filter with its result size (and sizing arguments) checked; like
+    ``runtime_only``, one context-taking function, so jinja2 never runs it while compiling."""
+    if name in _BOUNDED_FILTERS:
+        return fn
+    kind = _PassArg.from_obj(fn)
+    sized = name in _SIZED_FILTERS
+    what = f"'{fn.__name__}' result"
+
+    def budgeted(context: Any, *args: Any, **kwargs: Any) -> Any:
         # Filters are called directly (not through ``call``), and one can be a long C call
         # (sorting a million items), so a chain of them re-checks the deadline at each link.
-        current().check_time()
+        state = _STATE.get() or _FALLBACK
+        if _monotonic() > state.deadline:
+            state.check_time()
         if sized:
-            _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
-        return _checked_result(fn(*args, **kwargs), f"'{fn.__name__}' result")
+            _check_numbers("", args[1:], kwargs)
+        if kind is None:
+            result = fn(*args, **kwargs)
+        elif kind is _PassArg.context:
+            result = fn(context, *args, **kwargs)
+        elif kind is _PassArg.eval_context:
+            result = fn(context.eval_ctx, *args, **kwargs)
+        else:
+            result = fn(context.environment, *args, **kwargs)
+        if isinstance(result, str):
+            state.check_size(len(result), what)
+        return result
 
     functools.update_wrapper(budgeted, fn)
-    return runtime_only(budgeted)
+    return jinja2.pass_context(budgeted)
 
 
 class _AnyName(dict):
@@ -836,6 +945,8 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         for name, fn in list(env.filters.items()):
             env.filters[name] = _budgeted_filter(name, fn)
         env.filters["tojson"] = runtime_only(te.tojson)
+        env.filters["jx_loop"] = _loop_filter
+        env.filters["jx_concat"] = _concat_filter
         env.globals["raise_exception"] = raise_exception
         env.globals["range"] = te.budgeted_range
         env.globals["dict"] = te.TemplateDict()

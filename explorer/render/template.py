@@ -282,17 +282,19 @@ def render_context(
     error: ExplorerError | None = None
     try:
         parts: list[str] = []
+        append, cap = parts.append, limits.max_output_chars
         total = 0
-        chunks = template.generate(ctx)
-        for chunk in chunks:
-            total += len(chunk)
-            if total > limits.max_output_chars:
-                _raise_in_template(chunks, RenderLimitError(
-                    f"output passed the {limits.max_output_chars:,} character cap"
-                ))
-            parts.append(chunk)
-            if not len(parts) & 255:
-                state.check_time()
+        # the template's own generator (Template.generate's wrapper costs a frame per chunk);
+        # a failure's traceback is rewritten to template lines below, as generate does
+        chunks = template.root_render_func(template.new_context(ctx))
+        try:
+            for chunk in chunks:
+                total += len(chunk)
+                if total > cap:
+                    _raise_in_template(chunks, RenderLimitError(f"output passed the {cap:,} character cap"))
+                append(chunk)
+        except Exception:  # noqa: BLE001 - re-raised with the template's line numbers
+            template.environment.handle_exception()
         return "".join(parts)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
         error = _translate(exc, source)

@@ -44,12 +44,17 @@ def transformers_messages(messages: Any) -> list[dict[str, Any]]:
     is a new dict, the others are shared (the immutable sandbox cannot change them)."""
     out: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
-        if not isinstance(message, dict):
+        if message.__class__ is not dict and not isinstance(message, dict):
             raise RequestError(f"message {index}: transformers takes each message as a JSON object, "
                                f"got {type(message).__name__}")
         if None in message.values():
             message = {key: value for key, value in message.items() if value is not None}
-        reasoning = next((message[key] for key in REASONING_FIELDS if message.get(key) is not None), None)
+        # the first of REASONING_FIELDS the message has (None values are gone by now)
+        reasoning = message.get("reasoning_content")
+        if reasoning is None:
+            reasoning = message.get("thinking")
+            if reasoning is None:
+                reasoning = message.get("reasoning")
         if reasoning is not None:  # ``thinking`` comes first even when the message has its own
             message = {"thinking": reasoning, **message, "reasoning_content": reasoning}
         out.append(message)
