@@ -124,7 +124,7 @@ class TransformersSandbox(Budgeted, ImmutableSandboxedEnvironment):
             state = _STATE.get() or _FALLBACK
             size = len(left) + len(right)
             if size > state.max_chars or state.allocated + size > state.max_allocated:
-                state.check_size(size, "concatenation result")
+                state.check_size(size, "concatenation result")  # raises
             state.allocated += size
             return left + right
         self.check_binop(operator, left, right)
@@ -163,7 +163,7 @@ class TransformersSandbox(Budgeted, ImmutableSandboxedEnvironment):
         if result.__class__ is str:
             size = len(result)
             if size > state.max_chars or state.allocated + size > state.max_allocated:
-                state.check_size(size, "call result")
+                state.check_size(size, "call result")  # raises
             state.allocated += size
         elif isinstance(result, str):
             state.check_size(len(result), "call result")
