@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explorer.probes import Probe
+    from explorer.analysis.probes import Probe
 
 
 @dataclass(frozen=True)

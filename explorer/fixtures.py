@@ -50,7 +50,7 @@ from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
 
 from explorer.apply import Request
-from explorer.chat_output import ChatMessage
+from explorer.output.parse import ChatMessage
 from explorer.errors import ExplorerError
 from explorer.session import TemplateSession
 

@@ -30,13 +30,13 @@ from explorer.apply import ReasoningPrefill, Request, apply_request, classify_re
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
 from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
-from explorer.chat_output import ChatMessage, OutputParse, analyse_output
+from explorer.output.parse import ChatMessage, OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
 from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.grammar.check import Verdict, check_grammar
-from explorer.handlers.compare import FieldDifference, RouteComparison, compare_routes, parse_both
-from explorer.health import Health, template_health
-from explorer.handlers.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
+from explorer.apply.compare import FieldDifference, RouteComparison, compare_routes, parse_both
+from explorer.triage.health import Health, template_health
+from explorer.apply.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import (
@@ -47,7 +47,7 @@ from explorer.roundtrip.report import with_grammar
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
-from explorer.streaming import StreamStep, char_chunks, stream
+from explorer.output.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
 from explorer.triage.checks_grammar import build_failure
 from explorer.triage.from_log import LogDiagnosis, with_log
@@ -285,7 +285,7 @@ class TemplateSession:
 
     @property
     def health(self) -> Health:
-        """Whether llama.cpp's own reading of the template is broken (``explorer.health``)."""
+        """Whether llama.cpp's own reading of the template is broken (``explorer.triage.health``)."""
         return self._remember_whole(("health",), lambda: template_health(self))
 
     def diagnose(self, output: str, request: Request, *, partial: bool = False) -> Diagnosis:

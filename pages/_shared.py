@@ -25,7 +25,7 @@ from explorer import sources
 from explorer import ui_support as ui
 from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.render import Dialect
 from explorer.roundtrip import TransformersCall
 from explorer.routing import AUTOPARSER

@@ -17,7 +17,7 @@ import streamlit as st
 from explorer import ui_support as ui
 from explorer.apply import Request
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.peg import Arena
 from explorer.session import REPLY_KINDS, TemplateSession
 from pages import _shared as sh

@@ -14,7 +14,7 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.errors import AnalysisError, ExplorerError
-from explorer.probes import PROBES, Probe
+from explorer.analysis.probes import PROBES, Probe
 from explorer.session import TemplateSession
 from explorer.ui_support.provenance_view import MarkerLine, provenance_html
 from pages import _shared as sh

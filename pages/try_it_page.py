@@ -19,9 +19,9 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.apply import Request
-from explorer.chat_output import ChatMessage, OutputParse
+from explorer.output.parse import ChatMessage, OutputParse
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession
 from explorer.triage import Diagnosis

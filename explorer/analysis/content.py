@@ -9,8 +9,8 @@ from __future__ import annotations
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import END, MARKER, REST, SPACE, lit, optional, seq, tag
 from explorer.analysis.model import ContentMode, ReasoningMode
-from explorer.diff import trim_whitespace
-from explorer.probes import ASSISTANT_MSG
+from explorer.analysis.diff import trim_whitespace
+from explorer.analysis.probes import ASSISTANT_MSG
 
 _WRAPPED = seq(tag("pre", seq(MARKER, SPACE)), lit(ASSISTANT_MSG), SPACE, tag("post", seq(MARKER, SPACE)), REST)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from explorer.diff import WHITESPACE
+from explorer.analysis.diff import WHITESPACE
 
 Tags = tuple[tuple[str, str], ...]
 Result = tuple[int, Tags] | None

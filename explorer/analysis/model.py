@@ -14,7 +14,7 @@ from typing import Any
 
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.errors import AnalysisError, OverrideError
-from explorer.probes import Probe
+from explorer.analysis.probes import Probe
 
 
 class ReasoningMode(str, Enum):

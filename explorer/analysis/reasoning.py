@@ -10,8 +10,8 @@ from __future__ import annotations
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import MARKER, REST, SPACE, lit, optional, seq, tag
 from explorer.analysis.model import ReasoningMode
-from explorer.diff import SegmentType, prune_whitespace_segments, segmentize_markers, trim_whitespace
-from explorer.probes import THINKING_CONTENT
+from explorer.analysis.diff import SegmentType, prune_whitespace_segments, segmentize_markers, trim_whitespace
+from explorer.analysis.probes import THINKING_CONTENT
 
 # The reasoning text between two markers, or followed by one closing marker.
 _WRAPPED = seq(tag("pre", seq(MARKER, SPACE)), lit(THINKING_CONTENT),

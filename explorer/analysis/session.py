@@ -1,6 +1,6 @@
 """Running probes: render both sides, diff them, remember everything.
 
-Input: a compiled template, its capabilities, and probe names (``explorer.probes``).
+Input: a compiled template, its capabilities, and probe names (``explorer.analysis.probes``).
 Output: ``Comparison`` objects for the analyzers (outputs and diff, or None when a
 render threw, as llama.cpp's ``compare_variants`` returns nullopt) and, at the end,
 the frozen ``Probe`` trace.
@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from explorer.diff import DiffSplit, DiffStep, DiffTrace, calculate_diff_split, trace_diff
+from explorer.analysis.diff import DiffSplit, DiffStep, DiffTrace, calculate_diff_split, trace_diff
 from explorer.errors import ExplorerError
-from explorer.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
+from explorer.analysis.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
 from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, fixed_clock, render
 
 from explorer.analysis.model import JinjaCaps

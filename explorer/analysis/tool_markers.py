@@ -15,9 +15,9 @@ from explorer.analysis.matcher import (
 )
 from explorer.analysis.model import CallIdPosition, ToolFormat
 from explorer.analysis.session import Comparison
-from explorer.diff import common_prefix_len, trim_leading_whitespace, trim_whitespace, until_common_prefix
+from explorer.analysis.diff import common_prefix_len, trim_leading_whitespace, trim_whitespace, until_common_prefix
 from explorer.errors import AnalysisError, Location
-from explorer.probes import ARG_FIRST, ARG_SECOND, CALL_ID_001, CALL_ID_999, FUN_FIRST, FUN_SECOND
+from explorer.analysis.probes import ARG_FIRST, ARG_SECOND, CALL_ID_001, CALL_ID_999, FUN_FIRST, FUN_SECOND
 
 _NAME = seq(tag("pre", until(FUN_FIRST)), lit(FUN_FIRST), tag("post", NON_MARKER_TEXT))
 _JSON_NAME_SUFFIX = seq(

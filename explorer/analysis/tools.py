@@ -17,9 +17,9 @@ from explorer.analysis.matcher import (
 from explorer.analysis.model import JinjaCaps, ToolFormat
 from explorer.analysis.session import from_bytes, to_bytes
 from explorer.analysis import tool_markers
-from explorer.diff import calculate_diff_split, trim_leading_whitespace, trim_whitespace
+from explorer.analysis.diff import calculate_diff_split, trim_leading_whitespace, trim_whitespace
 from explorer.errors import AnalysisError, Location
-from explorer.probes import ARG_FIRST, FUN_FIRST
+from explorer.analysis.probes import ARG_FIRST, FUN_FIRST
 
 _NOT_FOUND = 1 << 62  # std::string::npos sorts after every real position
 

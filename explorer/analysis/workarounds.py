@@ -14,7 +14,7 @@ from typing import Any
 
 from explorer.analysis.draft import Draft
 from explorer.analysis.model import ContentMode, ReasoningMode, ToolFormat
-from explorer.diff import trim_whitespace
+from explorer.analysis.diff import trim_whitespace
 
 # A value is a constant, or a function of the current draft (for trims and appends).
 Value = Any | Callable[[Draft], Any]

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from explorer.diff import trim_whitespace
+from explorer.analysis.diff import trim_whitespace
 from explorer.caps import Caps
 from explorer.errors import RequestError
 

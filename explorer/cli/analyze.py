@@ -4,7 +4,7 @@ Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``). Out
 JSON object with the oracle's schema -- ``caps``, ``routed``, ``autoparser`` (every
 field, same names and enum spellings), ``generation_prompt`` (thinking false/true) --
 plus ``health`` (whether llama.cpp's reading of the template is broken, first: see
-``explorer.health``), ``provenance`` (where each field came from), ``workarounds``,
+``explorer.triage.health``), ``provenance`` (where each field came from), ``workarounds``,
 ``failures`` and ``probes`` (the trace; ``--no-trace`` omits it).
 """
 

@@ -34,14 +34,14 @@ from pathlib import Path
 from typing import IO, TypeAlias
 
 from explorer.apply import Request
-from explorer.chat_output import DEFAULT_FORMAT, OutputParse, analyse_output, exception_json, explain_mismatch
+from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, exception_json, explain_mismatch
 from explorer.errors import ExplorerError, SourceError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
 from explorer.session import TemplateSession, open_session, request_key
 from explorer.sources import resolve_spec
-from explorer.streaming import stream_summary
+from explorer.output.streaming import stream_summary
 
 JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
 JSONObject: TypeAlias = "dict[str, JSON]"

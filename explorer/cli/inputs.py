@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from explorer.analysis.overrides import parse_setting
 from explorer.apply import Request
-from explorer.chat_output import decode_output_bytes
+from explorer.output.parse import decode_output_bytes
 from explorer.errors import SourceError
 from explorer.render import Dialect
 from explorer.session import TemplateSession, open_session

@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.chat_output import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
+from explorer.output.parse import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
 from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_search
 from explorer.cli.inputs import (
     add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
@@ -32,7 +32,7 @@ from explorer.cli.inputs import (
 from explorer.errors import PegError, SourceError
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
-from explorer.streaming import char_chunks, stream
+from explorer.output.streaming import char_chunks, stream
 
 
 @dataclass(frozen=True)

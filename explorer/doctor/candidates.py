@@ -28,10 +28,10 @@ from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits
 from explorer.doctor.model import FailureClass, FixKind
 from explorer.apply import Request
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams
-from explorer.health import SENTINELS, health_request
+from explorer.apply.pipeline import ChatParams
+from explorer.triage.health import SENTINELS, health_request
 from explorer.peg.expectations import END_OF_INPUT, furthest_failure
-from explorer.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999
+from explorer.analysis.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999
 from explorer.roundtrip import DEFAULT_TOOLS, RequestChange
 from explorer.roundtrip.run import USER, LlamaSetting
 from explorer.routing import AUTOPARSER

@@ -6,7 +6,7 @@ thinking, optionally under a ``RequestChange``) and the template's ``FailureClas
 (``failure_classes``): each lost case is classed by the round trip's own explanation
 sentences (``explorer.roundtrip.explain``), a consequence folded into its cause (calls read
 as reasoning are the opened thinking block's loss), and each health finding that is not
-information (``explorer.health``) is a class of its own.
+information (``explorer.triage.health``) is a class of its own.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ CLASS_TITLES: dict[str, str] = {
     "reasoning-not-extracted": "the reasoning is rendered but not extracted",
     "extra-content": "content keeps extra text",
     "other": "a difference the explanation does not classify",
-    # health findings (explorer.health), when llama.cpp uses the autoparser's reading
+    # health findings (explorer.triage.health), when llama.cpp uses the autoparser's reading
     "sentinel-in-marker": "a marker holds or cuts into a probe's own text",
     "content-unmatchable": "wrapped content without a delimiter the parser can match",
     "no-call-opener": "no text opens a tool call, so no lazy grammar constrains calls",

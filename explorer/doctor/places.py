@@ -36,7 +36,7 @@ from explorer.apply import Request
 from explorer.doctor.losses import Loss, Lost
 from explorer.errors import ExplorerError
 from explorer.analysis.lines import MarkerLines
-from explorer.health import KIND_WORDS, Health, health_request
+from explorer.triage.health import KIND_WORDS, Health, health_request
 from explorer.peg.expectations import furthest_failure
 from explorer.render import CompiledTemplate, RenderedText, RenderInputs, render_with_provenance
 from explorer.render.template import FIXED_CLOCK

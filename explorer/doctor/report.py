@@ -41,7 +41,7 @@ from explorer.errors import ExplorerError
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
 from explorer.fixtures import FamilyRun, match_family, run_family
-from explorer.health import Health, health_request
+from explorer.triage.health import Health, health_request
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.explain import explain_case

@@ -6,7 +6,7 @@ grammar, triggers, preserved tokens, stops), byte-identical to what
 ``peg_generator::generate_parser`` returns. The builder (``explorer.peg.builder.Builder``,
 exported here as ``PegBuilder``) and ``Arena`` are the PEG package's, the JSON tool
 layouts are shared with the specialised handlers (``explorer.handlers``), which
-also own the whole apply pipeline (``explorer.handlers.pipeline.apply_template``).
+also own the whole apply pipeline (``explorer.apply.pipeline.apply_template``).
 """
 
 from explorer.generator.autoparser import build_parser

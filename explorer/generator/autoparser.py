@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.diff import trim_whitespace
+from explorer.analysis.diff import trim_whitespace
 from explorer.errors import AnalysisError
 from explorer.generator.chat_builder import (
     CONTENT, REASONING, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
@@ -19,7 +19,7 @@ from explorer.generator.chat_builder import (
 from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
 from explorer.generator.spec import GenerationParams, ParserSpec
 from explorer.grammar.gbnf import tool_parameters
-from explorer.grammar.schema import ObjectSchema, may_be_string, schema_from_json
+from explorer.schema import ObjectSchema, may_be_string, schema_from_json
 from explorer.peg.arena import Arena
 
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.grammar.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
-from explorer.grammar.schema import value_types
+from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
+from explorer.schema import value_types
 from explorer.peg.builder import Builder
 
 

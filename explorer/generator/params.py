@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.diff import trim_whitespace
+from explorer.analysis.diff import trim_whitespace
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
 from explorer.generator.spec import GenerationParams, ParserSpec

@@ -9,7 +9,7 @@ make the two packages import each other.
 
 from explorer.grammar.check import Verdict, check_grammar
 from explorer.grammar.json_schema import build_grammar, format_literal, json_schema_to_grammar
-from explorer.grammar.schema import SchemaDocument, schema_from_json
+from explorer.schema import SchemaDocument, schema_from_json
 
 __all__ = [
     "SchemaDocument", "Verdict", "build_grammar", "check_grammar", "format_literal", "json_schema_to_grammar",

@@ -17,7 +17,7 @@ from typing import Any
 from explorer.errors import GrammarError, PegError
 from explorer.grammar.automaton import excluding_grammar, including_grammar
 from explorer.grammar.json_schema import GrammarBuilder, build_grammar, format_literal
-from explorer.grammar.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
+from explorer.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.nodes import (
     ALL_KINDS, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode,

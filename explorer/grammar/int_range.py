@@ -7,7 +7,7 @@ the rule body llama.cpp's ``build_min_max_int`` writes, digit range by digit ran
 from __future__ import annotations
 
 from explorer.errors import GrammarError
-from explorer.grammar.schema import INT64_MAX, INT64_MIN
+from explorer.schema import INT64_MAX, INT64_MIN
 
 INT_MAX = 2**31 - 1
 

@@ -20,7 +20,7 @@ from explorer.errors import GrammarError
 from explorer.grammar.int_range import build_min_max_int
 from explorer.grammar.pattern import InvalidPattern, UnsupportedPattern, pattern_to_rule
 from explorer.grammar.repetition import INT_MAX, build_repetition
-from explorer.grammar.schema import (
+from explorer.schema import (
     INT64_MAX, INT64_MIN, FORMAT_NONE, FORMAT_UUID, AllOfSchema, AnyOfSchema, AnySchema,
     ArraySchema, BooleanSchema, ConstSchema, EnumSchema, IntegerSchema, NullSchema,
     NumberSchema, ObjectSchema, RefSchema, SchemaNode, StringSchema, TupleSchema, schema_from_json,

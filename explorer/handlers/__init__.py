@@ -3,7 +3,7 @@
 Input: nothing. Output: the declarations: ``Route`` and ``Handler`` (``base``), every
 handler class in routing order (``HANDLER_CLASSES``, ``ROUTES``) and the lookups by
 name (``registry``). The whole apply pipeline (``apply_template``, ``ChatParams``) is
-``explorer.handlers.pipeline``; it is not re-exported here because it runs the apply
+``explorer.apply.pipeline``; it is not re-exported here because it runs the apply
 stage, which itself reads these declarations.
 """
 

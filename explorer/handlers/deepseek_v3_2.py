@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 
 from explorer.generator.params import GrammarTrigger
-from explorer.grammar.schema import may_be_string
+from explorer.schema import may_be_string
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
 )

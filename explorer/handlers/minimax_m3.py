@@ -7,7 +7,7 @@ is mapped by the ``peg-minimax-m3`` mapper (objects, arrays and items as nested 
 
 from __future__ import annotations
 
-from explorer.grammar.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
+from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 from explorer.handlers.base import (
     PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )

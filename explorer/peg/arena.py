@@ -24,7 +24,7 @@ from explorer.peg.nodes import (
 from explorer.peg.notation import arena_notation, expr, llama_dump
 
 if TYPE_CHECKING:  # only the annotation: the arena keeps schema nodes, it never reads them
-    from explorer.grammar.schema import SchemaNode
+    from explorer.schema import SchemaNode
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any, Union
 
 from explorer.errors import PegError
-from explorer.grammar.schema import SchemaNode, schema_from_json
+from explorer.schema import SchemaNode, schema_from_json
 from explorer.peg.arena import Arena, node_json
 from explorer.peg.nodes import (
     INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,

@@ -13,7 +13,7 @@ into a Python ``str`` (llama.cpp counts bytes; for valid UTF-8 the answers coinc
 Each parser is compiled once into a closure ``fn(pos) -> (status, start, end, nodes)``.
 A closure that looks at the end of the text sets ``ctx.touched``: the incremental mode
 (``memo=True``) caches every result that did not, because such a result cannot change
-when the text grows (see ``explorer.streaming``).
+when the text grows (see ``explorer.output.streaming``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.diff import WHITESPACE
+from explorer.analysis.diff import WHITESPACE
 
 
 @dataclass(frozen=True)

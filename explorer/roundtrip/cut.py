@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.diff import WHITESPACE, common_prefix_len
+from explorer.analysis.diff import WHITESPACE, common_prefix_len
 
 # A cut moved back stops after one of these, so it never falls inside a marker like <think>.
 BOUNDARY = frozenset(">]}): \t\r\n")

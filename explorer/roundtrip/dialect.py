@@ -33,7 +33,7 @@ from explorer.roundtrip.compare import arguments_equal
 from explorer.comparison import DiffOp, char_diff
 from explorer.roundtrip.model import RoundTripCase, exception_json
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 
 @dataclass(frozen=True)
 class TransformersCall:

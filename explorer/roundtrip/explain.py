@@ -16,7 +16,7 @@ from typing import Any
 from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.cut import WHITESPACE
 from explorer.roundtrip.model import RoundTripCase
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 
 
 def _short(text: str, n: int = 60) -> str:

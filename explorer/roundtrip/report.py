@@ -7,7 +7,7 @@ of the oracle harness (rendering, cut, end marker, strip, parse, comparison), a 
 explanation of what was lost, and grammar verdicts.
 
 Each step is llama.cpp's: ``explorer.apply`` renders (chat.cpp's message workarounds
-included), ``explorer.handlers.pipeline.apply_template`` builds the request's parser, and
+included), ``explorer.apply.pipeline.apply_template`` builds the request's parser, and
 the cutting rules are the oracle README's ("Round-trip cases").
 """
 
@@ -22,7 +22,7 @@ from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.caps import Caps
 from explorer.errors import RequestError
-from explorer.handlers.pipeline import ChatParams, apply_template
+from explorer.apply.pipeline import ChatParams, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case

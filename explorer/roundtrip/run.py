@@ -19,9 +19,9 @@ from explorer.apply import AppliedPrompt, Request, apply_request
 from explorer.apply.request import REASONING_FORMATS
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
-from explorer.chat_output import exception_json as parse_exception_json
+from explorer.output.parse import exception_json as parse_exception_json
 from explorer.errors import ExplorerError, OutputParseError, RequestError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
 from explorer.roundtrip.model import RoundTripCase, exception_json

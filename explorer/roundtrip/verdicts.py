@@ -21,7 +21,7 @@ from explorer.grammar.check import check_grammar
 from explorer.grammar.triggers import lazy_feed
 from explorer.roundtrip.gbnf_earley import recognize
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 
 
 def misspell(name: str) -> str:

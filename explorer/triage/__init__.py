@@ -1,7 +1,7 @@
 """Triage: why llama.cpp parsed a model output the way it did.
 
 Input: the chat params llama.cpp built for a request
-(``explorer.handlers.pipeline.apply_template``), the request, the raw model output and
+(``explorer.apply.pipeline.apply_template``), the request, the raw model output and
 optionally the autoparser analysis. Output: a
 ``Diagnosis``: the parse exactly as llama.cpp returns it (message or error) plus
 ``Finding``s -- "your tool call came back as content because the opener was

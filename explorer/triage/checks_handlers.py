@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from explorer.handlers.garbles import GarbleInput
 from explorer.handlers.registry import find_route
-from explorer.triage.checks_tools import is_cause
 from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, shown
 
@@ -46,7 +45,7 @@ def handler_format(f: Facts) -> tuple[Finding, ...]:
     for g in route.garbles:
         for start, end, found, expected in g.find(given):
             span = (start, max(end, start + 1) if end <= len(f.output) else end)
-            if (start, end) in seen or not (g.always or is_cause(f, (start, end))) or _inside_json(f, start):
+            if (start, end) in seen or not (g.always or f.is_cause((start, end))) or _inside_json(f, start):
                 continue
             seen.add((start, end))
             severity = g.severity

@@ -15,6 +15,7 @@ from dataclasses import replace
 from explorer.peg.chat_mappers import json_brace_depth
 
 from explorer.triage import checks_format
+from explorer.triage.checks_handlers import handler_format
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
@@ -24,14 +25,6 @@ from explorer.triage.textscan import FENCE, describe_difference, near_misses, si
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
 _HINT_KEYWORDS = ("tool", "call", "function", "action")
-
-
-def is_cause(f: Facts, span: tuple[int, int]) -> bool:
-    """Whether text at ``span`` explains the result: the parse failed, the text ended up in
-    content, or it is nowhere in the message (dropped). Inside reasoning, or inside a call
-    that parsed, a look-alike is the model's business and no finding is made."""
-    text = f.output[span[0]:span[1]].strip()
-    return f.failed or f.in_content(text) or not f.kept(text)
 
 
 def _preserved_note(f: Facts, marker: str) -> str:
@@ -146,7 +139,7 @@ def _marker_misses(f: Facts) -> list[Finding]:
         if role == "a tool call":
             misses += [(m.start, m.end, m.text, "similar tag") for m in similar_tags(f.output, marker.text, known)]
         for start, end, found, kind in misses:
-            if start in seen or _opener_here(f, start, marker.text) or not is_cause(f, (start, end)):
+            if start in seen or _opener_here(f, start, marker.text) or not f.is_cause((start, end)):
                 continue
             seen.add(start)
             key = (marker.text, marker.origin, found, kind, role)
@@ -171,7 +164,7 @@ def _fence_misses(f: Facts) -> list[Finding]:
             continue
         close = f.output.find("```", obj.end)
         end = close + 3 if close >= 0 else obj.end
-        if not is_cause(f, (m.start(), end)):
+        if not f.is_cause((m.start(), end)):
             continue
         marker = f.openers[0]
         out.append(Finding(
@@ -195,7 +188,7 @@ def _bare_json_misses(f: Facts) -> list[Finding]:
         before = f.output[max(0, obj.start - 200):obj.start].rstrip()
         if any(before.endswith(m.text.strip()) for m in f.openers) or before.endswith(("```json", "```", "[")):
             continue
-        if any(m.text.strip() in before[-80:] for m in f.openers) or not is_cause(f, (obj.start, obj.end)):
+        if any(m.text.strip() in before[-80:] for m in f.openers) or not f.is_cause((obj.start, obj.end)):
             continue  # inside a call that has an opener (e.g. after the function name)
         out.append(Finding(
             check="opener-near-miss", severity="cause",
@@ -263,7 +256,7 @@ def unknown_function(f: Facts) -> tuple[Finding, ...]:
     out: list[Finding] = []
     seen: set[int] = set()
     for start, end, name in _names_after_affixes(f) + _names_in_json(f):
-        if name in f.tool_names or start in seen or not is_cause(f, (start, end)):
+        if name in f.tool_names or start in seen or not f.is_cause((start, end)):
             continue
         seen.add(start)
         close = difflib.get_close_matches(name, f.tool_names, n=1, cutoff=0.5)
@@ -299,7 +292,7 @@ def call_json_keys(f: Facts) -> tuple[Finding, ...]:
         missing = [k for k in required if k not in keys]
         shared = [k for k in keys if k in wanted]
         misordered = shared != [k for k in wanted if k in shared]
-        if not (unknown or missing or misordered) or not is_cause(f, (obj.start, obj.end)):
+        if not (unknown or missing or misordered) or not f.is_cause((obj.start, obj.end)):
             continue
         problems = []
         if unknown:
@@ -365,7 +358,7 @@ def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
                 out.append(_truncated(f, start))
                 break  # every later start lies inside this cut-short call
             continue
-        if not is_cause(f, (start, at)):
+        if not f.is_cause((start, at)):
             continue
         found = f.output[at:at + 12] or END_OF_OUTPUT
         place = f.place(at, at if found == END_OF_OUTPUT else at + len(found))
@@ -479,8 +472,6 @@ def _looks_like_markup(tail: str, f: Facts) -> bool:
 def tool_mentioned(f: Facts) -> tuple[Finding, ...]:
     if f.failed or f.calls or f.tool_parser_reason is not None or f.parse.result.end < len(f.parse.input):
         return ()
-    from explorer.triage.checks_handlers import handler_format
-
     if any(m.text.strip() and m.text.strip() in f.output for m in f.openers):
         return ()  # "nothing matched the start of a call" would be false: the opener is there (in reasoning)
     for name in f.tool_names:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.errors import ExplorerError, OutputParseError
-from explorer.chat_output import ChatMessage, OutputParse, ToolCall, analyse_output
-from explorer.handlers.pipeline import ChatParams
+from explorer.output.parse import ChatMessage, OutputParse, ToolCall, analyse_output
+from explorer.apply.pipeline import ChatParams
 from explorer.jsonscan import JsonObject, json_objects
 from explorer.peg.arena import Arena
 from explorer.triage import markers as mk
@@ -133,6 +133,13 @@ class Facts:
 
     def in_content(self, text: str) -> bool:
         return self.message is not None and bool(text) and text in self.message.content
+
+    def is_cause(self, span: tuple[int, int]) -> bool:
+        """Whether text at ``span`` explains the result: the parse failed, the text ended up in
+        content, or it is nowhere in the message (dropped). Inside reasoning, or inside a call
+        that parsed, a look-alike is the model's business and no finding is made."""
+        text = self.output[span[0]:span[1]].strip()
+        return self.failed or self.in_content(text) or not self.kept(text)
 
     # --- the request ----------------------------------------------------------------
 

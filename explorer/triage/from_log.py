@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from explorer.chat_output import OutputParse
+from explorer.output.parse import OutputParse
 from explorer.triage.logs import LogReading, locate, read_log
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, Place, shown
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from explorer.chat_output import ChatMessage
+    from explorer.output.parse import ChatMessage
     from explorer.errors import GrammarError, OutputParseError
     from explorer.triage.facts import Facts
 
@@ -216,7 +216,7 @@ class Diagnosis:
                 "describes it. The notes below only say where things are (e.g. where the lazy grammar wakes).")
 
     def to_json(self) -> dict[str, Any]:
-        from explorer.chat_output import exception_json
+        from explorer.output.parse import exception_json
 
         return {
             "handler": self.handler,

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.triage import (
     checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
     checks_tools, consistency, partial,
@@ -114,7 +114,7 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     ``apply`` (the template's params for another request, optional: a session's
     ``params``): lets the reasoning checks say whether the other enable_thinking setting
     would open reasoning. ``template_findings``: what is wrong with llama.cpp's reading of
-    the template itself (``explorer.health``); they come first, whatever the output.
+    the template itself (``explorer.triage.health``); they come first, whatever the output.
     ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
     parse, and what is still being written is reported as in progress, not as a cause.
     ``sample_call`` (optional: a session's ``sample_reply("call", request)``): the template's

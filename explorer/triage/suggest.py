@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from explorer.apply import Request
-from explorer.chat_output import OutputParse, analyse_output
+from explorer.output.parse import OutputParse, analyse_output
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams
+from explorer.apply.pipeline import ChatParams
 from explorer.triage.calls import WrittenCall, call_formats, parsed_calls
 from explorer.triage.facts import Facts
 from explorer.triage.model import Suggestion, shown

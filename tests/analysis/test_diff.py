@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.diff import (
+from explorer.analysis.diff import (
     DiffSplit,
     Segment,
     SegmentType,

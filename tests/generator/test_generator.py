@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.chat_output import parse_output
+from explorer.output.parse import parse_output
 from explorer.errors import AnalysisError, RequestError
 from explorer.generator import GenerationParams, ParserSpec, generate_params
 from explorer.generator.stl_order import hash_bytes, unordered_map_order

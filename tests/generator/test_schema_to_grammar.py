@@ -10,7 +10,7 @@ import pytest
 from explorer.errors import GrammarError
 from explorer.grammar import build_grammar, json_schema_to_grammar, schema_from_json
 from explorer.grammar.json_schema import build_repetition, format_literal
-from explorer.grammar.schema import ObjectSchema, may_be_string
+from explorer.schema import ObjectSchema, may_be_string
 from oracle_data import DATA_DIR
 
 VECTORS = json.loads((DATA_DIR / "json_schema_to_grammar_vectors.json").read_text("utf-8"))

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.sources import from_example, list_examples
 
 USER = {"role": "user", "content": "What is the weather in Paris?"}

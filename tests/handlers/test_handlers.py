@@ -13,13 +13,13 @@ import json
 import pytest
 
 from explorer.apply import Request
-from explorer.chat_output import parse_output
+from explorer.output.parse import parse_output
 from explorer.errors import OutputParseError
-from explorer.grammar.schema import schema_from_json
+from explorer.schema import schema_from_json
 from explorer.handlers import HANDLER_CLASSES, find_handler, handler_named, route_names
 from explorer.handlers.base import GenerationParams
 from explorer.handlers.peg import HandlerPeg, value_types
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.peg.arena import load_arena
 from explorer.routing import AUTOPARSER
 

@@ -1,4 +1,4 @@
-"""explorer.handlers.compare: a routed template's handler next to the autoparser it bypasses."""
+"""explorer.apply.compare: a routed template's handler next to the autoparser it bypasses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from oracle_data import SHARED, requires_oracle
 
 from explorer.apply import Request
-from explorer.handlers.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, FieldDifference, compare_routes,
+from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, FieldDifference, compare_routes,
                                        message_differences, parse_both)
 from explorer.routing import route
 
@@ -106,7 +106,7 @@ def test_an_unrouted_template_compares_the_autoparser_with_itself():
 
 
 def test_an_error_on_one_side_differs_from_a_message():
-    from explorer.chat_output import ChatMessage
+    from explorer.output.parse import ChatMessage
     from explorer.errors import OutputParseError
 
     diffs = message_differences(ChatMessage(content="x"), OutputParseError("expected end, found 'y' at 3"))

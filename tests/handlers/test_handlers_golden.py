@@ -32,7 +32,7 @@ from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
 from explorer.cli.batch import replay_row
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 
 
 WEATHER = {"type": "function", "function": {

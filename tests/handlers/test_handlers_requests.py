@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 
-from explorer.chat_output import parse_output
+from explorer.output.parse import parse_output
 from explorer.errors import ExplorerError
 from explorer.generator import ParserSpec
 from explorer.grammar.check import check_grammar, compile_gbnf

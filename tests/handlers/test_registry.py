@@ -117,4 +117,4 @@ def test_declarations_load_without_the_stages_that_read_them() -> None:
     loaded = json.loads(out)
     stages = {m.split(".")[1] for m in loaded}
     assert not stages & {"triage", "apply", "routing"}, stages
-    assert "explorer.handlers.pipeline" not in loaded
+    assert "explorer.apply.pipeline" not in loaded

@@ -21,7 +21,7 @@ import pytest
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 
 # llama.cpp's models/templates at 0c1e5709, byte for byte (../shared/oracle/README.md)
 TEMPLATES = ORACLE / "templates"

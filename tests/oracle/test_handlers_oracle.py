@@ -18,7 +18,7 @@ from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, orac
 
 from explorer.apply import Request, standard_request
 from explorer.cli.batch import fixture_outputs, replay_row
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 
 pytestmark = requires_oracle
 

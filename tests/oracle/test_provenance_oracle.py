@@ -14,7 +14,7 @@ import pytest
 from explorer.analysis import template_caps
 from explorer.analysis.session import probe_render_inputs
 from explorer.errors import ExplorerError
-from explorer.probes import PROBES
+from explorer.analysis.probes import PROBES
 from explorer.render import (
     CompiledTemplate,
     RenderInputs,

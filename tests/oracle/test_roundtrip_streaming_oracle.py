@@ -17,12 +17,12 @@ from typing import Any
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 from explorer.apply import Request
-from explorer.chat_output import exception_json
+from explorer.output.parse import exception_json
 from explorer.errors import OutputParseError
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.peg import load_arena
 from explorer.roundtrip.compare import compare
-from explorer.streaming import stream_summary
+from explorer.output.streaming import stream_summary
 
 pytestmark = requires_oracle
 

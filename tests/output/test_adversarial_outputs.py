@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.chat_output import ChatMessage, parse_output
+from explorer.output.parse import ChatMessage, parse_output
 from explorer.errors import OutputParseError
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.peg.arena import Arena, load_arena
 from explorer.sources import from_example, list_examples
 

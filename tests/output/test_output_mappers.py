@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.chat_output import (
+from explorer.output.parse import (
     ChatMessage, ToolCall, analyse_output, decode_output_bytes, parse_output,
 )
 from explorer.errors import OutputParseError
@@ -159,7 +159,7 @@ def simple_tokenize(text: str) -> list[str]:
 @pytest.mark.parametrize(("arena_fn", "text"), [(qwen3_coder_arena, QWEN3_CODER_INPUT),
                                                 (lambda: json_tools_arena(["get_current_weather"]), QWEN3_JSON_INPUT)])
 def test_token_by_token_parses_never_fail_and_diff_cleanly(arena_fn, text):
-    from explorer.streaming import stream
+    from explorer.output.streaming import stream
 
     steps = list(stream(arena_fn(), simple_tokenize(text)))
     assert all(s.error is None and s.diff_error is None for s in steps)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from explorer.chat_output import analyse_output, exception_json
+from explorer.output.parse import analyse_output, exception_json
 from explorer.peg import load_arena
-from explorer.streaming import stream_summary
+from explorer.output.streaming import stream_summary
 from oracle_data import ORACLE, requires_oracle
 
 STREAM_FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",

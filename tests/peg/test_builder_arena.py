@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cases import HERMES, WEATHER, tagged_spec
 
-from explorer.chat_output import parse_output
+from explorer.output.parse import parse_output
 from explorer.generator import GenerationParams, ParserSpec, generate_params
 from explorer.peg import build_arena, load_arena
 from explorer.peg.engine import Engine

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.apply import Request
-from explorer.chat_output import analyse_output, explain_mismatch
+from explorer.output.parse import analyse_output, explain_mismatch
 from explorer.cli import main
 from explorer.errors import OutputParseError
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.peg import NEED_MORE_INPUT, Builder, build_arena, load_arena
 from explorer.peg.engine import MAX_NODE_DEPTH, Engine, engine_for
 from explorer.peg.expectations import (

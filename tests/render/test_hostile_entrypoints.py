@@ -56,7 +56,7 @@ from explorer.errors import (
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import MAX_TEXT_TEMPLATE_BYTES, from_text, from_upload
 from oracle_data import HOSTILE_DIR

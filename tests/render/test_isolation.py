@@ -24,7 +24,7 @@ import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
 from explorer.analysis import analyze_template
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.render import RenderLimits, compile_template
 from explorer.sources import from_example
 from oracle_data import HOSTILE_DIR

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 
 from explorer.analysis import TemplateAnalysis
-from explorer.health import _format_findings, template_health
+from explorer.triage.health import _format_findings, template_health
 from explorer.session import open_session
 from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 

@@ -16,7 +16,7 @@ from explorer.analysis import template_analysis
 from explorer.apply import Request
 from explorer.cli import main
 from explorer.errors import OutputParseError
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.sources import from_example
 from explorer.triage import CHECK_IDS, CHECKS, build_facts, diagnose, run_checks
@@ -403,7 +403,7 @@ def test_parse_error_negative():
 def _unanchored_params(additional_stops: tuple[str, ...] = ()):
     """A hand-built parser with no end-of-input, like some llama.cpp handlers: content up to
     <call>, then optionally <call>NAME</call>."""
-    from explorer.handlers.pipeline import ChatParams
+    from explorer.apply.pipeline import ChatParams
     from explorer.peg.builder import build_arena
 
     arena = build_arena(lambda p: p.sequence([

@@ -13,7 +13,7 @@ from oracle_data import ORACLE, requires_oracle
 
 from explorer.analysis import template_analysis
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.session import open_session
 from explorer.sources import from_example

@@ -18,7 +18,7 @@ import pytest
 from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
 from explorer.apply import Request
 from explorer.cli import main
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.routing import route
 from explorer.triage import build_facts, diagnose
 from explorer.triage.patterns import compile_trigger, example_text, to_python
@@ -205,7 +205,7 @@ def test_every_prefix_of_a_clean_output_is_in_progress_not_a_cause(source, outpu
 
 
 def test_partial_parse_is_llama_cpp_partial_parse():
-    from explorer.chat_output import analyse_output
+    from explorer.output.parse import analyse_output
     from explorer.peg.arena import load_arena
 
     r = req()

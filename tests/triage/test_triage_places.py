@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from explorer.analysis import template_analysis
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.sources import from_example
 from explorer.triage import diagnose

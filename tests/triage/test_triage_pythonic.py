@@ -12,7 +12,7 @@ from __future__ import annotations
 from cases import LLAMA32_PYTHONIC, PYTHONIC_CALL
 
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.session import open_session
 from explorer.sources import from_example, from_text
 from explorer.triage import diagnose

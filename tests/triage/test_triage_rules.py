@@ -18,7 +18,7 @@ from cases import QWEN_CALL, TAGGED, checks_of, only, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.handlers.pipeline import apply_template
+from explorer.apply.pipeline import apply_template
 from explorer.session import TemplateSession
 from explorer.sources import from_example
 from explorer.triage import build_facts, diagnose

@@ -20,7 +20,7 @@ from typing import Any
 from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
 from explorer.apply import Request, apply_request
 from explorer.caps import Caps
-from explorer.chat_output import ChatMessage, parse_output
+from explorer.output.parse import ChatMessage, parse_output
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, generate_params

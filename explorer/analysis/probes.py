@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.diff import DiffSplit, DiffStep
+from explorer.analysis.diff import DiffSplit, DiffStep
 
 # --- sentinels (chat-diff-analyzer.cpp) ----------------------------------------
 

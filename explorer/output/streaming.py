@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.chat_output import (
+from explorer.output.parse import (
     DEFAULT_FORMAT, ChatMessage, ToolCall, analyse_output, decode_output_bytes, exception_json,
 )
 from explorer.errors import OutputParseError

@@ -15,7 +15,7 @@ from typing import Any
 from explorer.apply import Request
 from explorer.apply.templates import ChatTemplates
 from explorer.errors import ExplorerError
-from explorer.handlers.pipeline import ChatParams, apply_autoparser, apply_template
+from explorer.apply.pipeline import ChatParams, apply_autoparser, apply_template
 from explorer.render import CompiledTemplate
 from explorer.analysis.model import TemplateAnalysis
 from explorer.caps import Caps

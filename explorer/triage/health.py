@@ -26,7 +26,7 @@ from explorer.analysis.model import ContentMode, ToolFormat
 from explorer.analysis.overrides import string_fields
 from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import AnalysisError, ExplorerError
-from explorer.probes import (
+from explorer.analysis.probes import (
     ARG_FIRST, ARG_SECOND, ASSISTANT_MSG, CALL_ID_001, CALL_ID_002, CALL_ID_999, FUN_FIRST, FUN_SECOND,
     THINKING_CONTENT, USER_MSG, USER_MSG_TWO,
 )
