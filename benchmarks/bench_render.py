@@ -1,12 +1,21 @@
-"""Time rendering: the explorer's dialects against plain jinja2, and capability detection.
+"""Time rendering: the explorer's dialects against plain jinja2 and real transformers.
 
 Usage: python benchmarks/bench_render.py [FOLDER] [--repeat N]
+       python benchmarks/bench_render.py [FOLDER] --against-transformers [--repeat N]
 
 For each ``*.jinja`` template, renders the oracle's standard request (user "Hello", one
 tool, generation prompt, thinking on) with: plain jinja2 (transformers' environment
 without our hooks), ``dialect="llama.cpp"`` and ``dialect="transformers"``; prints the mean
 microseconds per render, and the milliseconds of ``detect_caps`` on a compiled template
-(7 probe renders plus the one-off instrumented compile). Not part of the test run.
+(7 probe renders plus the one-off instrumented compile).
+
+``--against-transformers``: the transformers dialect against transformers' own
+``render_jinja_template`` (called as ``apply_chat_template(tokenize=False)`` calls it,
+after ``_normalize_chat_messages``) in one run, on every conversation of
+tests/transformers_set.py with enable_thinking not passed; each pair is timed in
+alternating rounds on the same inputs, the best round of each side in CPU time counting (renders where
+either side raises are left out). Prints the ratio of the summed times, ours / transformers; the target is 1.03 or less
+(exit 1 above it). Not part of the test run.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
 
@@ -53,11 +63,76 @@ def plain_environment() -> ImmutableSandboxedEnvironment:
     return env
 
 
+RATIO_TARGET = 1.03
+
+
+def against_transformers(folder: Path, repeat: int) -> int:
+    """Our transformers dialect / transformers' render_jinja_template, total render time."""
+    import transformers.utils.chat_template_utils as hf_utils
+    from transformers_set import CONVERSATIONS
+
+    def theirs_fn(text: str, data: dict, agp: bool):
+        def run() -> str:
+            msgs = hf_utils._normalize_chat_messages(data["messages"])
+            out, _ = hf_utils.render_jinja_template(conversations=[msgs], tools=data["tools"],
+                                                    documents=data["documents"], chat_template=text,
+                                                    add_generation_prompt=agp, bos_token="<s>", eos_token="</s>")
+            return out[0]
+        return run
+
+    def ours_fn(text: str, data: dict, agp: bool):
+        def run() -> str:
+            return render(compile_template(text, "transformers"), RenderInputs(
+                messages=data["messages"], tools=data["tools"], documents=data["documents"],
+                add_generation_prompt=agp, bos_token="<s>", eos_token="</s>"), clock=lambda: FIXED_CLOCK)
+        return run
+
+    total_ours = total_theirs = 0.0
+    pairs = 0
+    for path in sorted(folder.glob("*.jinja")):
+        text = path.read_text(encoding="utf-8")
+        t_ours = t_theirs = 0.0
+        for conv in CONVERSATIONS.values():
+            data = conv.copy()
+            a, b = ours_fn(text, data, conv.add_generation_prompt), theirs_fn(text, data, conv.add_generation_prompt)
+            try:
+                a(), b()
+            except Exception:  # noqa: BLE001 - a render either side refuses is not timed
+                continue
+            # the best of 10 alternating rounds per side, in CPU time: robust to a loaded machine
+            rounds, best_a, best_b = max(1, repeat // 10), float("inf"), float("inf")
+            for r in range(10):
+                for fn in ((a, b) if r % 2 == 0 else (b, a)):
+                    start = time.process_time()
+                    for _ in range(rounds):
+                        fn()
+                    spent = (time.process_time() - start) / rounds
+                    if fn is a:
+                        best_a = min(best_a, spent)
+                    else:
+                        best_b = min(best_b, spent)
+            t_ours += best_a
+            t_theirs += best_b
+            pairs += 1
+        if t_theirs:
+            print(f"{path.stem:50s} ours / transformers {t_ours / t_theirs:5.3f}")
+        total_ours += t_ours
+        total_theirs += t_theirs
+    ratio = total_ours / total_theirs
+    print(f"\n{pairs} (template, conversation) pairs; total render time ours / transformers: {ratio:.3f} "
+          f"(target {RATIO_TARGET})")
+    return 0 if ratio <= RATIO_TARGET else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("folder", nargs="?", type=Path, default=DEFAULT_FOLDER)
     ap.add_argument("--repeat", type=int, default=300)
+    ap.add_argument("--against-transformers", action="store_true",
+                    help="the transformers dialect against real transformers' render_jinja_template")
     args = ap.parse_args()
+    if args.against_transformers:
+        return against_transformers(args.folder, args.repeat)
     env = plain_environment()
     inputs = RenderInputs(messages=MESSAGES, tools=[TOOL], add_generation_prompt=True,
                           extra_context=chat_extra_context())

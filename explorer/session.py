@@ -39,7 +39,9 @@ from explorer.triage.health import Health, template_health
 from explorer.apply.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
 from explorer.render import CompiledTemplate, Dialect
-from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, roundtrip_report
+from explorer.roundtrip import (
+    DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, TransformersCall, roundtrip_report,
+)
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.report import with_grammar
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
@@ -371,24 +373,28 @@ class TemplateSession:
 
     def roundtrip(self, enable_thinking: bool, *, dialect: Dialect = "llama.cpp",
                   messages: Sequence[object] = DEFAULT_MESSAGES, tools: Sequence[Mapping[str, object]] = DEFAULT_TOOLS,
-                  grammar: bool = True, explain: bool = True, change: RequestChange | None = None
-                  ) -> RoundTripReport:
+                  grammar: bool = True, explain: bool = True, change: RequestChange | None = None,
+                  trained_as: TransformersCall = TransformersCall()) -> RoundTripReport:
         """Render assistant turns, cut the replies out, parse them back with llama.cpp's
         next-turn parser. ``dialect="transformers"``: the replies as the model was trained
-        on them (jinja2), still parsed by llama.cpp. The llama.cpp side always renders in
-        llama.cpp's dialect, whatever this session's dialect (with this session's overrides).
+        on them (jinja2), still parsed by llama.cpp; ``trained_as`` says how
+        apply_chat_template is called (enable_thinking passed or not, a fixed date). The
+        llama.cpp side always renders in llama.cpp's dialect, whatever this session's
+        dialect (with this session's overrides).
         ``change``: a client's changes to the oracle's request (``explorer.roundtrip.RequestChange``)."""
         if self.dialect != "llama.cpp":
             return open_session(self.text, overrides=self.overrides).roundtrip(
                 enable_thinking, dialect=dialect, messages=messages, tools=tools, grammar=grammar, explain=explain,
-                change=change)
+                change=change, trained_as=trained_as)
         change = None if change is None or change.empty else change
+        trained = trained_as if dialect == "transformers" else TransformersCall()
         key = ("roundtrip", enable_thinking, dialect, json.dumps([messages, tools], sort_keys=True, default=str),
-               grammar, explain, change)
+               grammar, explain, change, trained)
         return self._remember_whole(key, lambda: roundtrip_report(
             self.text, enable_thinking=enable_thinking, messages=messages, tools=tools, grammar=grammar,
             explain=explain, dialect=dialect, templates=self.templates, caps=self.caps,
-            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change))
+            analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change,
+            trained_as=trained))
 
     def compare(self, other: TemplateSession, request: Request | None = None, *,
                 enable_thinking: bool = True, change: RequestChange | None = None) -> SessionComparison:

@@ -116,8 +116,10 @@ def compute(session: TemplateSession, enable_thinking: bool) -> Outcome:
     the active what-if's request change."""
     change = sh.active().whatif.change
     try:
+        call = sh.transformers_call()
+        flag = enable_thinking if call.thinking_passed else session.supports_enable_thinking
         with st.spinner("Round-tripping the template's own replies…"):
-            return session.roundtrip(enable_thinking, dialect=sh.dialect(), change=change), None
+            return session.roundtrip(flag, dialect=sh.dialect(), change=change, trained_as=call), None
     except Exception as exc:  # noqa: BLE001 - shown in place in the Round trip section
         if not isinstance(exc, ExplorerError):
             traceback.print_exc()

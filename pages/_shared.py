@@ -27,6 +27,7 @@ from explorer.apply import GET_WEATHER_TOOL, Request
 from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
 from explorer.render import Dialect
+from explorer.roundtrip import TransformersCall
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
@@ -345,7 +346,8 @@ def table(rows: list[dict[str, object]]) -> None:
 
 
 INCOMING_KEY = "_incoming_view"
-LINK_KEYS = ("example", "hf", "t", "page", "focus", "o", "think", "tc", "tools", "skip", *WHATIF_PARAMS)
+LINK_KEYS = ("example", "hf", "t", "page", "focus", "o", "think", "tc", "tools", "skip", "date", "dialect",
+             *WHATIF_PARAMS)
 
 
 def apply_permalink(page_for: Callable[[str], StreamlitPage | None], current_page: str) -> None:
@@ -407,7 +409,9 @@ def _apply_request_inputs(inputs: ui.RequestInputs) -> None:
     values = {THINKING_KEY: d.thinking if inputs.thinking is None else inputs.thinking,
               CHOICE_KEY: inputs.tool_choice or d.tool_choice,
               TOOLS_KEY: d.tools_json if inputs.tools_json is None else inputs.tools_json,
-              SKIP_KEY: inputs.skip_chat_parsing}
+              SKIP_KEY: inputs.skip_chat_parsing, PASSED_KEY: inputs.thinking_passed, DATE_KEY: inputs.date or ""}
+    if inputs.dialect is not None:
+        st.session_state[DIALECT_KEY] = st.session_state["w_" + DIALECT_KEY] = inputs.dialect
     for store_key, value in values.items():
         st.session_state[store_key] = value
         for key in [k for k in st.session_state if isinstance(k, str) and k.endswith("_" + store_key)]:
@@ -454,6 +458,7 @@ def permalink_url(query: str | None) -> str | None:
 
 TOOLS_KEY, THINKING_KEY, CHOICE_KEY = "req_tools", "req_thinking", "req_tool_choice"
 SKIP_KEY = "req_skip_chat_parsing"
+PASSED_KEY, DATE_KEY = "req_thinking_passed", "req_date"  # enable_thinking passed at all; transformers' date
 
 
 @dataclass(frozen=True)
@@ -464,6 +469,8 @@ class RequestSettings:
     thinking: bool
     tool_choice: str = "auto"
     skip_chat_parsing: bool = False  # llama-server --skip-chat-parsing (force_pure_content)
+    thinking_passed: bool = True  # False: enable_thinking is not passed (transformers: undefined)
+    date: str = ""  # transformers' strftime_now date (ISO); empty: the real clock
 
 
 def default_settings() -> RequestSettings:
@@ -476,7 +483,8 @@ def settings() -> RequestSettings:
     d = default_settings()
     state = st.session_state
     return RequestSettings(state.get(TOOLS_KEY, d.tools_json), bool(state.get(THINKING_KEY, d.thinking)),
-                           state.get(CHOICE_KEY, d.tool_choice), bool(state.get(SKIP_KEY, d.skip_chat_parsing)))
+                           state.get(CHOICE_KEY, d.tool_choice), bool(state.get(SKIP_KEY, d.skip_chat_parsing)),
+                           bool(state.get(PASSED_KEY, d.thinking_passed)), str(state.get(DATE_KEY, d.date)))
 
 
 def request_inputs(chosen: RequestSettings) -> ui.RequestInputs:
@@ -486,16 +494,25 @@ def request_inputs(chosen: RequestSettings) -> ui.RequestInputs:
         thinking=None if chosen.thinking == d.thinking else chosen.thinking,
         tool_choice=None if chosen.tool_choice == d.tool_choice else chosen.tool_choice,
         tools_json=None if chosen.tools_json == d.tools_json else chosen.tools_json,
-        skip_chat_parsing=chosen.skip_chat_parsing)
+        skip_chat_parsing=chosen.skip_chat_parsing, thinking_passed=chosen.thinking_passed,
+        date=chosen.date.strip() or None, dialect=None if dialect() == "llama.cpp" else dialect())
 
 
 def page_request(session: TemplateSession, chosen: RequestSettings) -> Request:
     """The session's request for the settings: one user turn, the tools, parallel calls
     when the template has them (raises RequestError for tools that are not valid JSON)."""
-    flag = chosen.thinking
+    flag = chosen.thinking if chosen.thinking_passed else None  # None: llama-server's default
+    kwargs = {} if flag is None else {"enable_thinking": flag, "thinking": flag}
     return session.request(tools=ui.parse_tools_json(chosen.tools_json), tool_choice=chosen.tool_choice,
-                           enable_thinking=flag, chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
+                           enable_thinking=flag, chat_template_kwargs=kwargs,
                            force_pure_content=chosen.skip_chat_parsing)
+
+
+def transformers_call() -> TransformersCall:
+    """How the transformers round trip calls apply_chat_template (the controls' enable_thinking
+    passed or not, the date field); raises RequestError for a date that is not ISO 8601."""
+    chosen = settings()
+    return ui.transformers_call(chosen.thinking_passed, chosen.date if dialect() == "transformers" else "")
 
 
 def _persisted(widget_key: str, store_key: str, default: object) -> None:
@@ -518,18 +535,29 @@ def _tools_label(tools_json: str) -> str:
 def request_controls(page: str, session: TemplateSession) -> Request | None:
     """The request's thinking flag, --skip-chat-parsing, tool_choice and tools (shared by
     the pages that use them); the session's request for them, or None (the error shown)."""
-    keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY, SKIP_KEY)}
+    keys = {k: f"{page}_{k}" for k in (TOOLS_KEY, THINKING_KEY, CHOICE_KEY, SKIP_KEY, PASSED_KEY, DATE_KEY)}
     d = default_settings()
+    _persisted(keys[PASSED_KEY], PASSED_KEY, d.thinking_passed)
+    _persisted(keys[DATE_KEY], DATE_KEY, d.date)
     _persisted(keys[THINKING_KEY], THINKING_KEY, d.thinking)
     _persisted(keys[CHOICE_KEY], CHOICE_KEY, d.tool_choice)
     _persisted(keys[TOOLS_KEY], TOOLS_KEY, d.tools_json)
     _persisted(keys[SKIP_KEY], SKIP_KEY, d.skip_chat_parsing)
     c1, c2 = st.columns([1, 1])
-    c1.toggle("enable_thinking", key=keys[THINKING_KEY])
+    passed = c1.toggle("pass enable_thinking", key=keys[PASSED_KEY],
+                       help="Off: the request does not pass enable_thinking (llama-server then uses its default, "
+                            "whether the template supports thinking; transformers leaves it undefined, as "
+                            "apply_chat_template without enable_thinking=)")
+    c1.toggle("enable_thinking", key=keys[THINKING_KEY], disabled=not passed)
     c1.toggle("--skip-chat-parsing", key=keys[SKIP_KEY],
               help="llama-server's --skip-chat-parsing (force_pure_content): no handler, no autoparser; "
                    "the whole output is content")
     c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
+    if dialect() == "transformers":
+        c2.text_input("Date for strftime_now (transformers)", key=keys[DATE_KEY], placeholder="the real clock",
+                      help="ISO date, e.g. 2026-11-29 (or 2026-11-29T14:30), for a reproducible render; empty: "
+                           "today, as transformers reads the real clock. llama.cpp's side keeps its recorded "
+                           "run date.")
     with st.expander(_tools_label(st.session_state[keys[TOOLS_KEY]])):
         st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
     for k, wk in keys.items():

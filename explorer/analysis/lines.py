@@ -38,7 +38,7 @@ import jinja2
 
 from explorer.analysis.model import FIELD_NAMES, TemplateAnalysis, field_value
 from explorer.analysis.roles import PRESERVED_TOKEN_FIELDS
-from explorer.analysis.session import from_bytes, probe_render_inputs, to_bytes
+from explorer.analysis.session import PROBE_CLOCK, from_bytes, probe_render_inputs, to_bytes
 from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.errors import ExplorerError
 from explorer.analysis.probes import Probe
@@ -171,7 +171,7 @@ class LineFinder:
         inputs = probe_render_inputs(probe.inputs_a if side == "A" else probe.inputs_b, self.analysis.jinja_caps,
                                      bos_token=self.bos_token, eos_token=self.eos_token)
         try:
-            out = render_with_provenance(self.tmpl, inputs)
+            out = render_with_provenance(self.tmpl, inputs, clock=PROBE_CLOCK)
         except ExplorerError as exc:
             return f"side {side} does not render: {exc.message}"
         if recorded is not None and from_bytes(to_bytes(out.text)) != recorded:

@@ -20,7 +20,7 @@ from typing import Any
 from explorer.analysis.diff import DiffSplit, DiffStep, DiffTrace, calculate_diff_split, trace_diff
 from explorer.errors import ExplorerError
 from explorer.analysis.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
-from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, render
+from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, fixed_clock, render
 
 from explorer.analysis.model import JinjaCaps
 
@@ -65,6 +65,9 @@ _KEYS: dict[int, tuple[ProbeInputs, str]] = {}
 # A probe render normally takes a millisecond; these bound hostile templates (llama.cpp
 # itself has no limit and would hang on an endless loop).
 PROBE_RENDER_SECONDS = 1.0
+# Probes render with the oracle's run date in both dialects: an analysis is a function of
+# the template alone (a transformers-dialect render's default clock is the real one).
+PROBE_CLOCK = fixed_clock
 ANALYSIS_RENDER_BUDGET_SECONDS = 6.0
 TIMEOUTS_BEFORE_GIVING_UP = 2
 
@@ -172,7 +175,7 @@ class ProbeSession:
                         limits: RenderLimits) -> str | ProbeFailure:
         render_inputs = _render_inputs(messages, inputs, self.bos_token, self.eos_token)
         try:
-            return to_bytes(render(self.tmpl, render_inputs, limits=limits))
+            return to_bytes(render(self.tmpl, render_inputs, limits=limits, clock=PROBE_CLOCK))
         except ExplorerError as exc:
             loc = exc.location
             return ProbeFailure(
@@ -247,13 +250,13 @@ def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, c
     for inputs in (a, b):
         messages = _normalize_content(json.loads(json.dumps(list(inputs.messages))), caps)
         extra = dict(inputs.extra_context or {})
-        extra["enable_thinking"] = inputs.enable_thinking
+        extra["enable_thinking"] = True if inputs.enable_thinking is None else inputs.enable_thinking
         try:
             outputs.append(to_bytes(render(tmpl, RenderInputs(
                 messages=messages, tools=inputs.tools, add_generation_prompt=inputs.add_generation_prompt,
                 enable_thinking=inputs.enable_thinking, bos_token=inputs.bos_token,
                 eos_token=inputs.eos_token, extra_context=extra,
-            ))))
+            ), clock=PROBE_CLOCK)))
         except Exception:  # noqa: BLE001 - the reference catches everything and gives up
             return None
     diff = _decode_split(calculate_diff_split(outputs[0], outputs[1]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,26 @@ def parse_bool(text: str) -> bool:
     if text.lower() in ("false", "0", "no"):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, found {text!r}")
+
+
+THINKING_UNSET = "unset"
+
+
+def parse_thinking(text: str) -> bool | None:
+    """``--thinking``: true/false, or ``unset`` (None: the caller does not pass enable_thinking)."""
+    if text.lower() in (THINKING_UNSET, "none", "not-passed"):
+        return None
+    return parse_bool(text)
+
+
+def parse_date(text: str) -> datetime:
+    """``--date``: an ISO 8601 date (midnight) or date and time, e.g. 2026-11-29 or
+    2026-11-29T14:30; the clock ``strftime_now`` (and llama.cpp's date variables) read."""
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an ISO date such as 2026-11-29 or 2026-11-29T14:30, "
+                                         f"found {text!r}") from None
 
 
 def load_template_text(spec: str) -> tuple[str, TemplateSource]:
@@ -102,13 +123,27 @@ def read_json(path: str, what: str) -> Any:
 def messages_and_tools(data: Any, path: str) -> tuple[list[Any], list[Any] | None]:
     """A messages file: a list of messages, or an object with ``messages`` (and ``tools``),
     possibly under ``inputs`` (an oracle analysis file)."""
-    if isinstance(data, dict) and isinstance(data.get("inputs"), dict):
-        data = data["inputs"]
+    data = _inputs_object(data)
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         return data["messages"], data.get("tools")
     if isinstance(data, list):
         return data, None
     raise SourceError(f"{path}: expected a JSON list of messages or an object with 'messages'")
+
+
+def documents_of(data: Any, path: str) -> list[Any] | None:
+    """A messages file's ``documents`` (transformers' RAG argument), when it has any."""
+    data = _inputs_object(data)
+    documents = data.get("documents") if isinstance(data, dict) else None
+    if documents is not None and not isinstance(documents, list):
+        raise SourceError(f"{path}: 'documents' must be a JSON list of objects")
+    return documents
+
+
+def _inputs_object(data: Any) -> Any:
+    if isinstance(data, dict) and isinstance(data.get("inputs"), dict):
+        return data["inputs"]
+    return data
 
 
 def read_tools(path: str) -> list[Any]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from explorer.cli.inputs import add_override_argument, add_template_argument, session_from_args, parse_bool
+from explorer.cli.inputs import (
+    THINKING_UNSET, add_override_argument, add_template_argument, parse_date, parse_thinking, session_from_args,
+)
 from explorer.render.jinja_compat import DIALECTS
-from explorer.roundtrip import RoundTripCase, RoundTripReport
+from explorer.roundtrip import RoundTripCase, RoundTripReport, TransformersCall
 from explorer.ui_support.roundtrip_view import dialect_headline, dialect_summary
 
 
@@ -26,8 +28,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                     "next turn, compare, and check the reply against the request's grammar.")
     add_template_argument(p)
     add_override_argument(p)
-    p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
-                   help="enable_thinking (default true)")
+    p.add_argument("--thinking", type=parse_thinking, default=True, metavar=f"true|false|{THINKING_UNSET}",
+                   help="enable_thinking (default true). With --dialect transformers, unset calls "
+                        "apply_chat_template without enable_thinking/thinking (llama.cpp's side then "
+                        "renders with llama-server's default: whether the template supports thinking)")
+    p.add_argument("--date", type=parse_date, default=None, metavar="YYYY-MM-DD[THH:MM[:SS]]",
+                   help="--dialect transformers: fix the date strftime_now prints (default: the real clock)")
     p.add_argument("--dialect", choices=DIALECTS, default="llama.cpp",
                    help="the engine that renders the replies: llama.cpp's (default) or transformers' "
                         "(the text the model was trained on, set next to llama.cpp's per message); "
@@ -81,7 +87,9 @@ def format_table(report: RoundTripReport) -> str:
 
 def run(args: argparse.Namespace) -> int:
     session, _source = session_from_args(args)
-    report = session.roundtrip(args.thinking, grammar=not args.no_grammar, dialect=args.dialect)
+    thinking = session.supports_enable_thinking if args.thinking is None else args.thinking
+    trained_as = TransformersCall(thinking_passed=args.thinking is not None, date=args.date)
+    report = session.roundtrip(thinking, grammar=not args.no_grammar, dialect=args.dialect, trained_as=trained_as)
     health = [f for f in session.health.findings if f.severity != "info"]
     if args.json:
         print(json.dumps(report.to_json() | {"health": [f.to_json() for f in health]}, ensure_ascii=False, indent=2))

@@ -9,7 +9,9 @@ the ``llama.cpp`` dialect, reproduce llama.cpp's own Jinja engine (see
 Compiling rewrites the jinja2 syntax tree so that loops (``jx_loop``), ``~``
 (``jx_concat``), ordering comparisons (``jx_order``), free names inside macros
 (``jx_scoped``) and, for capability detection, identifiers (``jx_mark``) go through
-environment hooks. Budgets are cooperative: every sandboxed call, loop, ``+``/``*``/
+environment hooks (in the transformers dialect, loops and ``~`` go through context
+filters of the same names: ``explorer.render.transformers_env``). Budgets are cooperative
+(``explorer.render.jinja_compat_budget``): every sandboxed call, loop, ``+``/``*``/
 ``**``/``%``/``~`` and output chunk checks the per-render state, so a runaway template
 stops inside the budget without a subprocess.
 """
@@ -17,21 +19,22 @@ stops inside the budget without a subprocess.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 import jinja2
 from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.runtime import LoopContext, Macro, Undefined
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
-from jinja2.utils import Namespace, _PassArg
+from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.utils import Namespace
 
 from explorer.render import jinja_compat_builtins as lb
 from explorer.render import jinja_compat_llama as ll
+from explorer.render import transformers_env as te
 from explorer.errors import RenderLimitError
+from explorer.render.jinja_compat_budget import GUARDED_LOOP_LEN, Budgeted, runtime_only
 from explorer.render.jinja_compat_state import current, mark, mark_deep
 
 DIALECTS = ("llama.cpp", "transformers")
@@ -40,9 +43,6 @@ DIALECTS = ("llama.cpp", "transformers")
 MACRO_TABLE = "_jx_macro_required"
 # Keyword argument carrying the caller's scope snapshot into a macro call.
 SCOPE_KW = "_jx_scope"
-
-# A list this long is iterated through a generator that re-checks the deadline.
-_GUARDED_LOOP_LEN = 10_000
 
 
 class TemplateRaised(Exception):
@@ -146,9 +146,9 @@ class _Rewriter:
     def rewrite(self, node: nodes.Node) -> nodes.Node:
         if isinstance(node, nodes.For):
             pairs = nodes.Const(isinstance(node.target, nodes.Tuple))
-            node.iter = _env_call("jx_loop", [node.iter, pairs], node.lineno)
+            node.iter = (_env_call if self.llama else _hook_filter)("jx_loop", [node.iter, pairs], node.lineno)
         elif isinstance(node, nodes.Concat):
-            return _env_call("jx_concat", list(node.nodes), node.lineno)
+            return (_env_call if self.llama else _hook_filter)("jx_concat", list(node.nodes), node.lineno)
         elif self.llama and isinstance(node, nodes.Getitem) and isinstance(node.arg, nodes.Slice):
             # jinja2 slices with Python's [] directly; llama.cpp's bounds and byte strings differ
             bounds = [v if v is not None else nodes.Const(None) for v in (node.arg.start, node.arg.stop, node.arg.step)]
@@ -198,86 +198,15 @@ def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
     return call
 
 
+def _hook_filter(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Filter:
+    """The transformers dialect's hooks as (context-taking, never folded) filters: a sandbox
+    calls an environment attribute through ``environment.call``, a filter directly."""
+    node = nodes.Filter(args[0], hook, args[1:], [], None, None)
+    node.set_lineno(lineno, override=True)
+    return node
+
+
 # --- the sandbox -------------------------------------------------------------------------
-
-
-class _Budgeted:
-    """Hooks shared by both dialects: deadlines, call depth and size caps."""
-
-    intercepted_binops = frozenset({"+", "*", "**"})
-
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        state = current()
-        state.check_time()
-        state.depth += 1
-        if state.depth > state.max_depth:
-            raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
-        try:
-            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]
-        finally:
-            state.depth -= 1
-
-    def jx_loop(self, iterable: Any, pairs: bool = False) -> Iterable[Any]:
-        current().check_time()
-        try:
-            size = len(iterable)
-        except TypeError:
-            return _guarded(iterable)
-        return _TimedSequence(iterable) if size <= _GUARDED_LOOP_LEN else _guarded(iterable)
-
-    def check_binop(self, operator: str, left: Any, right: Any) -> None:
-        state = current()
-        if operator == "*":
-            for seq, n in ((left, right), (right, left)):
-                if isinstance(seq, (str, list, tuple)) and isinstance(n, int):
-                    state.check_size(len(seq) * max(n, 0), "repetition result")
-            if isinstance(left, int) and isinstance(right, int):
-                _check_bits(abs(left).bit_length() + abs(right).bit_length(), left, "*", right)
-        elif operator == "+":
-            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-                state.check_size(len(left) + len(right), "concatenation result")
-        elif operator == "**":
-            if isinstance(left, int) and isinstance(right, int) and abs(left) > 1 and right > 0:
-                _check_bits(abs(left).bit_length() * right, left, "**", right)
-
-
-# Python integers are exact: one multiplication or power of huge numbers is a long C call.
-_MAX_INT_BITS = 1_000_000
-
-
-def _check_bits(bits: int, left: int, op: str, right: int) -> None:
-    if bits > _MAX_INT_BITS:
-        shown = [x if abs(x) < 10**12 else f"<{abs(x).bit_length()}-bit integer>" for x in (left, right)]
-        raise RenderLimitError(f"{shown[0]} {op} {shown[1]} is too large to compute (about {bits:,} bits)")
-
-
-class _TimedSequence:
-    """A short loop's items, re-checking the deadline before each one: the body of a short
-    loop can itself be slow (a filter over a huge list), so counting items is not enough.
-    Keeps ``len`` so that ``loop.length`` does not have to drain the iterator."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Any) -> None:
-        self._items = items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __iter__(self) -> Iterator[Any]:
-        state = current()
-        for item in self._items:
-            state.check_time()
-            yield item
-
-
-def _guarded(iterable: Iterable[Any]) -> Iterator[Any]:
-    state = current()
-    for n, item in enumerate(iterable):
-        if not n & 1023:
-            state.check_time()
-        yield item
-
 
 def _checked_range(*args: Any) -> list[int] | range:
     for a in args:
@@ -291,119 +220,7 @@ def _checked_range(*args: Any) -> list[int] | range:
     state = current()
     if len(rng) > state.max_range:
         raise RenderLimitError(f"range of {len(rng):,} items is over the {state.max_range:,} item cap")
-    return list(rng) if len(rng) <= _GUARDED_LOOP_LEN else rng
-
-
-class TransformersSandbox(_Budgeted, ImmutableSandboxedEnvironment):
-    """transformers' environment: plain jinja2 semantics, budgets added.
-
-    Python's string methods, filters and ``%`` formatting allocate their result in one C
-    call, so sizes are checked before the call (numbers in the arguments or the format
-    string) as well as after it.
-    """
-
-    intercepted_binops = frozenset({"+", "*", "**", "%"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        self.check_binop(operator, left, right)
-        if operator == "%" and isinstance(left, str):
-            values = right if isinstance(right, tuple) else (right,)
-            _check_numbers(left, values if "*" in left else (), {})  # '%*s' takes its width from the values
-            return _checked_result(super().call_binop(context, operator, left, right), "'%' result")
-        return super().call_binop(context, operator, left, right)
-
-    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
-        owner = getattr(getattr(__obj, "__wrapped__", __obj), "__self__", None)
-        if isinstance(owner, str):
-            if __obj.__name__ in ("format", "format_map"):
-                _check_numbers(owner, (), {})
-            elif __obj.__name__ in _PADDING_METHODS:
-                _check_numbers("", args, kwargs)
-            if __obj.__name__ == "replace" and len(args) >= 2 and isinstance(args[0], str):
-                hits = len(owner) + 1 if not args[0] else owner.count(args[0])
-                current().check_size(len(owner) + hits * len(str(args[1])), "replace() result")
-        return _checked_result(super().call(__context, __obj, *args, **kwargs), "call result")
-
-    def jx_concat(self, *values: Any) -> str:
-        out = "".join(map(str, values))
-        current().check_size(len(out), "'~' result")
-        return out
-
-
-# A width/precision of 7+ digits inside a format field: str.format ("{:>N}") or printf ("%N").
-_FORMAT_WIDTH = re.compile(r"\{[^{}]*?(\d{7,})[^{}]*\}|%[-+ #0]*(\d{7,})|%[-+ #0]*\d*\.(\d{7,})")
-# Python string methods and jinja2 filters whose numeric arguments size their result.
-_PADDING_METHODS = frozenset({"center", "ljust", "rjust", "zfill", "expandtabs"})
-_SIZED_FILTERS = frozenset({"center", "indent", "wordwrap", "truncate", "format", "batch", "slice"})
-
-
-def _check_numbers(fmt: str, args: Any, kwargs: dict[str, Any]) -> None:
-    """Refuse widths/counts beyond the size cap before Python allocates the result."""
-    state = current()
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, int) and not isinstance(value, bool):
-            state.check_size(value, "requested width")
-    for groups in _FORMAT_WIDTH.findall(fmt):
-        for digits in groups:
-            if digits:
-                state.check_size(int(digits), "requested width")
-
-
-def _checked_result(value: Any, what: str) -> Any:
-    if isinstance(value, str):
-        current().check_size(len(value), what)
-    return value
-
-
-def runtime_only(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The filter, marked so that jinja2 never runs it at compile time.
-
-    jinja2 folds filters on constants while compiling, outside any render budget; a
-    context-taking filter is never folded. The original pass_* argument is forwarded.
-    """
-    kind = _PassArg.from_obj(fn)
-
-    def wrapped(context: Any, *args: Any, **kwargs: Any) -> Any:
-        if kind is _PassArg.context:
-            return fn(context, *args, **kwargs)
-        if kind is _PassArg.eval_context:
-            return fn(context.eval_ctx, *args, **kwargs)
-        if kind is _PassArg.environment:
-            return fn(context.environment, *args, **kwargs)
-        return fn(*args, **kwargs)
-
-    functools.update_wrapper(wrapped, fn)
-    return jinja2.pass_context(wrapped)
-
-
-def _budgeted_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A jinja2 built-in filter with its result size (and sizing arguments) checked."""
-    has_env_arg = _PassArg.from_obj(fn) is not None
-    sized = name in _SIZED_FILTERS
-
-    def budgeted(*args: Any, **kwargs: Any) -> Any:
-        # Filters are called directly (not through ``call``), and one can be a long C call
-        # (sorting a million items), so a chain of them re-checks the deadline at each link.
-        current().check_time()
-        if sized:
-            _check_numbers("", args[2 if has_env_arg else 1 :], kwargs)
-        return _checked_result(fn(*args, **kwargs), f"'{fn.__name__}' result")
-
-    functools.update_wrapper(budgeted, fn)
-    return runtime_only(budgeted)
-
-
-def _hf_tojson(x: Any, ensure_ascii: bool = False, indent: Any = None, separators: Any = None,
-               sort_keys: bool = False) -> str:
-    if isinstance(indent, int) and indent > 0:
-        nodes, depth = ll.json_shape(x)
-        current().check_size(nodes * depth * indent, "tojson output")
-    elif isinstance(indent, str):
-        nodes, depth = ll.json_shape(x)
-        current().check_size(nodes * depth * len(indent), "tojson output")
-    out = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    current().check_size(len(out), "tojson output")
-    return out
+    return list(rng) if len(rng) <= GUARDED_LOOP_LEN else rng
 
 
 class _AnyName(dict):
@@ -432,7 +249,7 @@ def _unknown_test(name: str) -> Callable[..., Any]:
     return fail
 
 
-class LlamaSandbox(_Budgeted, SandboxedEnvironment):
+class LlamaSandbox(Budgeted, SandboxedEnvironment):
     """llama.cpp's engine semantics on top of the jinja2 sandbox."""
 
     intercepted_binops = frozenset({"+", "-", "*", "%"})
@@ -845,13 +662,7 @@ def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
         extensions=["jinja2.ext.loopcontrols", GenerationExtension],
     )
     if dialect == "transformers":
-        env: jinja2.Environment = TransformersSandbox(**options)
-        for name, fn in list(env.filters.items()):
-            env.filters[name] = _budgeted_filter(name, fn)
-        env.filters["tojson"] = runtime_only(_hf_tojson)
-        env.globals["raise_exception"] = raise_exception
-        env.globals["range"] = _checked_range
-        return env
+        return te.transformers_environment(options, raise_exception)
     if dialect != "llama.cpp":
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {DIALECTS}")
     cls = LlamaStatsSandbox if stats else LlamaSandbox

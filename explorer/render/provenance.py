@@ -45,7 +45,6 @@ from explorer.render.template import (
     _raise_in_template,
     _translate,
     build_context,
-    fixed_clock,
 )
 
 Json = None | bool | int | str | list["Json"] | dict[str, "Json"]
@@ -125,9 +124,10 @@ def render_with_provenance(
     inputs: RenderInputs,
     *,
     limits: RenderLimits = RenderLimits(),
-    clock: Callable[[], datetime] = fixed_clock,
+    clock: Callable[[], datetime] | None = None,
 ) -> RenderedText:
-    """``render`` with provenance: the same text (or the same error), plus its spans."""
+    """``render`` with provenance: the same text (or the same error), plus its spans
+    (``clock`` None: the dialect's default, as ``render``)."""
     ctx = build_context(inputs, tmpl.dialect, clock, copy=tmpl.may_mutate_inputs)
     return render_context_with_provenance(tmpl.provenance_template(), tmpl.source, ctx, limits=limits)
 

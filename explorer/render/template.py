@@ -8,8 +8,8 @@ the template's own message.
 Two dialects share the jinja2 parser and the Hugging Face transformers environment
 (sandbox, trim_blocks, lstrip_blocks, loopcontrols, ``generation`` blocks):
 ``"llama.cpp"`` (default) reproduces llama.cpp's own Jinja engine and the context its
-``common_chat_template_direct_apply_impl`` builds; ``"transformers"`` is plain
-transformers. The differences are listed in docs/jinja-differences.md.
+``common_chat_template_direct_apply_impl`` builds; ``"transformers"`` is plain jinja2 with
+the context ``apply_chat_template`` builds (explorer.render.transformers_context). The differences are listed in docs/jinja-differences.md.
 
 Every render runs under ``RenderLimits``: a wall-time budget, an output/string size cap, a
 call-depth cap and a range-size cap, checked cooperatively by the sandbox hooks.
@@ -43,6 +43,8 @@ from explorer.render.jinja_compat import TemplateRaised, compile_ast, environmen
 from explorer.render.jinja_compat_llama import LlamaError
 from explorer.render.jinja_compat_state import RenderState, activate, deactivate
 from explorer.render.provenance_codegen import ProvenanceTemplate, compile_provenance
+from explorer.render.transformers_context import transformers_context
+from explorer.render.transformers_env import strftime_now_for
 
 Dialect = Literal["llama.cpp", "transformers"]
 
@@ -72,15 +74,23 @@ class RenderLimits:
 
 @dataclass(frozen=True)
 class RenderInputs:
-    """The context llama.cpp passes to a template."""
+    """What the caller passes to a template; each dialect's context rules make the
+    template's variables of it (``build_context``).
+
+    ``enable_thinking`` None is "not passed": the llama.cpp dialect passes llama.cpp's
+    default (true) anyway, the transformers dialect leaves the variable undefined, as
+    ``apply_chat_template`` does without the keyword. ``documents`` is transformers'
+    argument (llama.cpp never passes it).
+    """
 
     messages: tuple[Any, ...] | list[Any] = ()
     tools: tuple[Any, ...] | list[Any] | None = None
     add_generation_prompt: bool = False
-    enable_thinking: bool = True
+    enable_thinking: bool | None = None
     bos_token: str = ""
     eos_token: str = ""
     extra_context: dict[str, Any] | None = None
+    documents: tuple[Any, ...] | list[Any] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,39 +176,40 @@ def chat_extra_context(clock: Callable[[], datetime] = fixed_clock) -> dict[str,
     return {"datetime": now.strftime("%b %d %Y"), "date_string": now.strftime("%d %b %Y")}
 
 
+def default_clock(dialect: Dialect) -> Callable[[], datetime]:
+    """The clock ``strftime_now`` reads when the caller fixes none: the real one in the
+    transformers dialect (``datetime.now``, as transformers), the oracle's run date in the
+    llama.cpp dialect (so that renders compare with llama.cpp's recorded outputs)."""
+    return datetime.now if dialect == "transformers" else fixed_clock
+
+
 def build_context(
-    inputs: RenderInputs, dialect: Dialect, clock: Callable[[], datetime] = fixed_clock, *, copy: bool = True
+    inputs: RenderInputs, dialect: Dialect, clock: Callable[[], datetime] | None = None, *, copy: bool = True
 ) -> dict[str, Any]:
     """The template variables, exactly as the dialect's caller passes them.
 
     ``copy=False`` shares the caller's lists and dicts (only safe for templates that
-    cannot mutate them, see ``CompiledTemplate.may_mutate_inputs``).
+    cannot mutate them, see ``CompiledTemplate.may_mutate_inputs``). ``clock`` None: the
+    dialect's ``default_clock``.
     """
-    _copy = _deep_copy if copy else _shallow
+    clock = clock or default_clock(dialect)
     if dialect == "transformers":
-        ctx: dict[str, Any] = {
-            "messages": _copy(list(inputs.messages)),
-            "tools": None if inputs.tools is None else _copy(list(inputs.tools)),
-            "documents": None,
-            "add_generation_prompt": inputs.add_generation_prompt,
-            "bos_token": inputs.bos_token,
-            "eos_token": inputs.eos_token,
-            "enable_thinking": inputs.enable_thinking,
-        }
-        ctx.update(_copy(inputs.extra_context or {}))
-    else:
-        ctx = {
-            "messages": _copy(list(inputs.messages)),
-            "bos_token": inputs.bos_token,
-            "eos_token": inputs.eos_token,
-            "enable_thinking": inputs.enable_thinking,
-        }
-        if inputs.tools:
-            ctx["tools"] = _copy(list(inputs.tools))
-        ctx.update(_copy(inputs.extra_context or {}))
-        if inputs.add_generation_prompt:
-            ctx["add_generation_prompt"] = True
-        apply_reasoning_switches(ctx)
+        ctx = transformers_context(inputs)
+        ctx.setdefault("strftime_now", strftime_now_for(clock))
+        return ctx
+    _copy = _deep_copy if copy else _shallow
+    ctx = {
+        "messages": _copy(list(inputs.messages)),
+        "bos_token": inputs.bos_token,
+        "eos_token": inputs.eos_token,
+        "enable_thinking": True if inputs.enable_thinking is None else inputs.enable_thinking,
+    }
+    if inputs.tools:
+        ctx["tools"] = _copy(list(inputs.tools))
+    ctx.update(_copy(inputs.extra_context or {}))
+    if inputs.add_generation_prompt:
+        ctx["add_generation_prompt"] = True
+    apply_reasoning_switches(ctx)
     ctx.setdefault("strftime_now", _strftime(clock))
     return ctx
 
@@ -247,9 +258,10 @@ def render(
     inputs: RenderInputs,
     *,
     limits: RenderLimits = RenderLimits(),
-    clock: Callable[[], datetime] = fixed_clock,
+    clock: Callable[[], datetime] | None = None,
 ) -> str:
-    """Render ``inputs`` with the template's dialect, within ``limits``."""
+    """Render ``inputs`` with the template's dialect, within ``limits``; ``clock`` None:
+    the dialect's ``default_clock``."""
     ctx = build_context(inputs, tmpl.dialect, clock, copy=tmpl.may_mutate_inputs)
     return render_context(tmpl.template, tmpl.source, ctx, limits=limits)
 
@@ -270,17 +282,19 @@ def render_context(
     error: ExplorerError | None = None
     try:
         parts: list[str] = []
+        append, cap = parts.append, limits.max_output_chars
         total = 0
-        chunks = template.generate(ctx)
-        for chunk in chunks:
-            total += len(chunk)
-            if total > limits.max_output_chars:
-                _raise_in_template(chunks, RenderLimitError(
-                    f"output passed the {limits.max_output_chars:,} character cap"
-                ))
-            parts.append(chunk)
-            if not len(parts) & 255:
-                state.check_time()
+        # the template's own generator (Template.generate's wrapper costs a frame per chunk);
+        # a failure's traceback is rewritten to template lines below, as generate does
+        chunks = template.root_render_func(template.new_context(ctx))
+        try:
+            for chunk in chunks:
+                total += len(chunk)
+                if total > cap:
+                    _raise_in_template(chunks, RenderLimitError(f"output passed the {cap:,} character cap"))
+                append(chunk)
+        except Exception:  # noqa: BLE001 - re-raised with the template's line numbers
+            template.environment.handle_exception()
         return "".join(parts)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
         error = _translate(exc, source)

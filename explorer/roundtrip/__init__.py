@@ -12,11 +12,13 @@ from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_m
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.report import DIALECTS, roundtrip_report
 from explorer.roundtrip.run import RequestChange
-from explorer.roundtrip.dialect import DialectComparison, TransformersSetting, compare_dialects, transformers_cases
+from explorer.roundtrip.dialect import (
+    DialectComparison, TransformersCall, TransformersSetting, compare_dialects, transformers_cases,
+)
 
 __all__ = [
     "DEFAULT_MESSAGES", "DEFAULT_TOOLS", "ORACLE_MESSAGES", "ORACLE_TOOLS",
     "Comparison", "compare", "Cut", "EndMarker", "Strip", "cut_reply", "probe_end_marker", "strip_end",
     "DIALECTS", "GrammarVerdict", "RequestChange", "RoundTripCase", "RoundTripReport", "roundtrip_report",
-    "DialectComparison", "TransformersSetting", "compare_dialects", "transformers_cases",
+    "DialectComparison", "TransformersCall", "TransformersSetting", "compare_dialects", "transformers_cases",
 ]

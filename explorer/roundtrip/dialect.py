@@ -12,15 +12,19 @@ two replies, their character diff, whether they parse to the same message).
 transformers renders the template exactly as published (no llama.cpp source patches, no
 ChatML fallback, no touch-ups of the rendered text) with its own context
 (``explorer.render.build_context``: no date variables, ``tools`` and
-``add_generation_prompt`` always defined), but with the very messages and tools
-llama.cpp's template receives, so that every difference is the engines'.
+``add_generation_prompt`` always defined, None-valued message keys dropped, reasoning
+aliased, the real clock), but with the very messages and tools llama.cpp's template
+receives, so that every difference is the engines'. ``TransformersCall`` says how the
+caller calls ``apply_chat_template``: with the round trip's thinking flag as
+``enable_thinking``/``thinking`` or without them, and with a fixed date or the real clock.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from datetime import datetime
+from typing import Any, Callable, Sequence
 
 from explorer.apply.context import diff_suffix
 from explorer.errors import ExplorerError, TemplateError
@@ -30,6 +34,21 @@ from explorer.comparison import DiffOp, char_diff
 from explorer.roundtrip.model import RoundTripCase, exception_json
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
 from explorer.apply.pipeline import ChatParams
+
+@dataclass(frozen=True)
+class TransformersCall:
+    """How ``apply_chat_template`` is called: ``thinking_passed`` False leaves
+    ``enable_thinking`` and ``thinking`` undefined (llama.cpp's side then renders with its
+    own default); ``date`` fixes ``strftime_now``'s clock (None: the real clock)."""
+
+    thinking_passed: bool = True
+    date: datetime | None = None
+
+    @property
+    def clock(self) -> Callable[[], datetime] | None:
+        date = self.date
+        return None if date is None else (lambda: date)
+
 
 @dataclass(frozen=True)
 class TransformersSetting:
@@ -45,16 +64,18 @@ class TransformersSetting:
     template: CompiledTemplate | None
     compile_error: TemplateError | None
     llama: LlamaSetting
+    call: TransformersCall = TransformersCall()
 
     @classmethod
-    def load(cls, template_text: str, llama: LlamaSetting) -> "TransformersSetting":
+    def load(cls, template_text: str, llama: LlamaSetting,
+             call: TransformersCall = TransformersCall()) -> "TransformersSetting":
         try:
             if not template_text.strip() or template_text.strip() == "chatml":
                 raise TemplateError("transformers has no chat template to render: llama.cpp's built-in "
                                     "fallback is llama.cpp's alone")
-            return cls(compile_template(template_text, "transformers"), None, llama)
+            return cls(compile_template(template_text, "transformers"), None, llama, call)
         except TemplateError as exc:
-            return cls(None, exc, llama)
+            return cls(None, exc, llama, call)
 
     def _inputs(self, messages: tuple[dict[str, Any], ...], add_generation_prompt: bool) -> RenderInputs:
         flag = self.llama.enable_thinking
@@ -65,6 +86,8 @@ class TransformersSetting:
             conversation, tools = [USER, *messages], list(self.llama.tools) or None
         # apply_chat_template(..., enable_thinking=flag, thinking=flag): the round trip's
         # chat_template_kwargs reach the template as plain variables
+        if not self.call.thinking_passed:
+            return RenderInputs(messages=conversation, tools=tools, add_generation_prompt=add_generation_prompt)
         return RenderInputs(messages=conversation, tools=tools, add_generation_prompt=add_generation_prompt,
                             enable_thinking=flag, extra_context={"thinking": flag})
 
@@ -72,7 +95,7 @@ class TransformersSetting:
         if self.template is None:
             assert self.compile_error is not None
             raise self.compile_error
-        return render(self.template, self._inputs(messages, add_generation_prompt))
+        return render(self.template, self._inputs(messages, add_generation_prompt), clock=self.call.clock)
 
     def render(self, *messages: dict[str, Any]) -> str:
         return self._render(messages, False)
@@ -84,13 +107,14 @@ class TransformersSetting:
 
 
 def transformers_cases(template_text: str, llama: LlamaSetting, params: ChatParams,
-                       messages: Sequence[tuple[str, dict[str, Any]]]) -> tuple[list[RoundTripCase], tuple[str, ...]]:
+                       messages: Sequence[tuple[str, dict[str, Any]]], call: TransformersCall = TransformersCall(),
+                       ) -> tuple[list[RoundTripCase], tuple[str, ...]]:
     """Every message rendered by transformers, cut by the oracle's rules, parsed with ``params``.
 
     The reply is cut at transformers' own next-turn prompt (the prompt the model saw in
     training); when transformers cannot render that prompt, at llama.cpp's (said in the notes).
     """
-    setting = TransformersSetting.load(template_text, llama)
+    setting = TransformersSetting.load(template_text, llama, call)
     notes: list[str] = []
     if setting.compile_error is not None:
         notes.append(f"transformers cannot load the template: {setting.compile_error}")

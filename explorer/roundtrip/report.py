@@ -24,7 +24,7 @@ from explorer.caps import Caps
 from explorer.errors import RequestError
 from explorer.apply.pipeline import ChatParams, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
-from explorer.roundtrip.dialect import compare_dialects, transformers_cases
+from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case
 from explorer.roundtrip.model import RoundTripCase, RoundTripReport
 from explorer.roundtrip.run import USER, LlamaSetting, RequestChange, render_end_marker, run_case
@@ -49,7 +49,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp",
                      templates: ChatTemplates | None = None, caps: Caps | None = None,
                      analysis: TemplateAnalysis | None = None,
-                     change: RequestChange | None = None) -> RoundTripReport:
+                     change: RequestChange | None = None,
+                     trained_as: TransformersCall = TransformersCall()) -> RoundTripReport:
     """The round trip of every message through ``template_text``.
 
     ``messages``: (id, assistant message) pairs, or bare messages (numbered from 1).
@@ -62,7 +63,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     (``explorer.session``); made from ``template_text`` otherwise.
     ``change``: what the client changes in the oracle's request (thinking, template kwargs,
     reasoning format, parallel calls), for the renderings and the next-turn request alike.
-    Raises ``ExplorerError`` when the template cannot be loaded or the next-turn request
+    ``trained_as``: how the transformers dialect calls apply_chat_template (enable_thinking
+    passed or not, a fixed date). Raises ``ExplorerError`` when the template cannot be loaded or the next-turn request
     itself fails (nothing can be parsed then).
     """
     if dialect not in DIALECTS:
@@ -85,7 +87,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     versus: tuple[Any, ...] = ()
     notes: tuple[str, ...] = ()
     if dialect == "transformers":
-        trained, notes = transformers_cases(template_text, setting, params, numbered)
+        trained, notes = transformers_cases(template_text, setting, params, numbered, trained_as)
         if explain:
             trained = _explained(trained, params, parallel, engine="transformers")
         versus = tuple(compare_dialects(own, other) for own, other in zip(cases, trained))

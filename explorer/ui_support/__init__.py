@@ -23,7 +23,7 @@ from explorer.ui_support.links import (
     decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
 )
 from explorer.comparison import FieldChange, compare_fields, flatten_json
-from explorer.ui_support.requests import FixtureVerdict, fixture_verdict, parse_tools_json
+from explorer.ui_support.requests import FixtureVerdict, fixture_verdict, parse_tools_json, transformers_call
 from explorer.ui_support.text import (
     DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, mono_block,
     source_excerpt, visible_whitespace, visible_whitespace_html,
@@ -32,7 +32,7 @@ from explorer.ui_support.text import (
 __all__ = [
     "DIM", "GLYPH", "LEFT_BG", "LEFT_STRONG", "LLAMA_CPP_COMMIT", "MONO", "PERMALINK_TEXT_LIMIT", "PROBE_GROUPS",
     "RIGHT_BG", "RIGHT_STRONG", "SPAN_PALETTE", "WS_GLYPHS", "FieldChange", "FixtureVerdict", "GbnfLexer",
-    "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
+    "transformers_call", "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
     "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text",
     "decode_permalink", "decompress_text", "encode_permalink", "fixture_verdict",
     "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",

@@ -14,10 +14,12 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from explorer import sources
 from explorer.errors import SourceError
+from explorer.render.jinja_compat import DIALECTS
 from explorer.sources.model import TemplateSource
 
 if TYPE_CHECKING:
@@ -124,6 +126,9 @@ class RequestInputs:
     tool_choice: str | None = None
     tools_json: str | None = None  # the tools box's text
     skip_chat_parsing: bool = False
+    thinking_passed: bool = True  # False: the request does not pass enable_thinking (think=u)
+    date: str | None = None  # the fixed date of transformers' strftime_now (ISO), None: the real clock
+    dialect: str | None = None  # the Jinja dialect the view was built in, None: llama.cpp
 
     @property
     def is_default(self) -> bool:
@@ -181,7 +186,8 @@ def permalink_for(
 
 def encode_permalink(link: Permalink) -> dict[str, str]:
     """Query parameters for a permalink (keys: page, focus, example, hf, t, o; the request's
-    think, tc, tools, skip when they differ from the app's defaults)."""
+    think (1, 0, or u: not passed), tc, tools, skip, date and dialect when they differ from
+    the app's defaults)."""
     params: dict[str, str] = {}
     if link.page:
         params["page"] = link.page
@@ -200,7 +206,9 @@ def encode_permalink(link: Permalink) -> dict[str, str]:
 
 def _encode_inputs(inputs: RequestInputs) -> dict[str, str]:
     params: dict[str, str] = {}
-    if inputs.thinking is not None:
+    if not inputs.thinking_passed:
+        params["think"] = "u"
+    elif inputs.thinking is not None:
         params["think"] = "1" if inputs.thinking else "0"
     if inputs.tool_choice is not None:
         params["tc"] = inputs.tool_choice
@@ -208,6 +216,10 @@ def _encode_inputs(inputs: RequestInputs) -> dict[str, str]:
         params["tools"] = compress_text(inputs.tools_json)
     if inputs.skip_chat_parsing:
         params["skip"] = "1"
+    if inputs.date:
+        params["date"] = inputs.date
+    if inputs.dialect and inputs.dialect != "llama.cpp":
+        params["dialect"] = inputs.dialect
     return params
 
 
@@ -225,9 +237,30 @@ def _decode_inputs(params: Mapping[str, Any]) -> RequestInputs:
     if choice is not None and choice not in TOOL_CHOICES:
         raise SourceError(f"link parameter tc: expected one of {', '.join(TOOL_CHOICES)}, found {choice[:20]!r}")
     tools = _one(params, "tools")
-    return RequestInputs(thinking=_flag(params, "think"), tool_choice=choice,
+    think = _one(params, "think")
+    if think is not None and think not in ("0", "1", "u"):
+        raise SourceError(f"link parameter think: expected 0, 1 or u (not passed), found {think[:20]!r}")
+    unset = think == "u"
+    date = _one(params, "date")
+    if date is not None:
+        date = parse_date_field(date, "link parameter date").isoformat() if date else None
+    dialect = _one(params, "dialect")
+    if dialect is not None and dialect not in DIALECTS:
+        raise SourceError(f"link parameter dialect: expected one of {', '.join(DIALECTS)}, found {dialect[:20]!r}")
+    return RequestInputs(thinking=None if unset else _flag(params, "think"), tool_choice=choice,
                          tools_json=decompress_text(tools) if tools else None,
-                         skip_chat_parsing=bool(_flag(params, "skip")))
+                         skip_chat_parsing=bool(_flag(params, "skip")), thinking_passed=not unset, date=date,
+                         dialect=dialect)
+
+
+def parse_date_field(text: str, what: str = "date") -> datetime:
+    """A fixed date as a user types it (ISO 8601: 2026-11-29, or with a time 2026-11-29T14:30);
+    raises SourceError naming ``what``."""
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise SourceError(f"{what}: expected an ISO date such as 2026-11-29 or 2026-11-29T14:30, "
+                          f"found {text[:40]!r}") from None
 
 
 def _one(params: Mapping[str, Any], key: str) -> str | None:

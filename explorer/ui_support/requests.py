@@ -1,17 +1,33 @@
 """What the Try-it and Fixtures pages feed the library, and how they judge it.
 
-Input: the user's tools JSON. Output: tools lists (or RequestError); and, re-exported from
-``explorer.fixtures``, fixture verdicts by canitoolcall's own checks.
+Input: the user's tools JSON, whether the request passes enable_thinking and the date
+field. Output: tools lists (or RequestError); the ``TransformersCall`` the transformers
+round trip renders with (or RequestError for a date that is not ISO 8601); and,
+re-exported from ``explorer.fixtures``, fixture verdicts by canitoolcall's own checks.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from explorer.errors import RequestError
+from explorer.errors import RequestError, SourceError
+from explorer.roundtrip import TransformersCall
+from explorer.ui_support.links import parse_date_field
 
 
 # --- request inputs -------------------------------------------------------------------
+
+
+def transformers_call(thinking_passed: bool, date_text: str) -> TransformersCall:
+    """How the app calls apply_chat_template: enable_thinking passed or not, and the date
+    field (empty: the real clock)."""
+    if not date_text.strip():
+        return TransformersCall(thinking_passed=thinking_passed)
+    try:
+        date = parse_date_field(date_text)
+    except SourceError as exc:
+        raise RequestError(exc.message) from None
+    return TransformersCall(thinking_passed=thinking_passed, date=date)
 
 
 def parse_tools_json(text: str) -> list[dict[str, Any]] | None:

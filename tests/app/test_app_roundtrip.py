@@ -9,6 +9,7 @@ trips (the oracle's roundtrip.jsonl), never from our output.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -695,3 +696,33 @@ def test_the_round_trip_still_shows_when_the_picked_dialect_cannot_build_a_parse
     assert "Round trip" in [h.value for h in at.subheader]
     assert "Parsed message" not in [h.value for h in at.subheader]
     assert any("transformers" in e.label for e in at.expander)
+
+
+# A ChatML template whose assistant turns show the year strftime_now prints and whether
+# enable_thinking is defined: what the Try page's request controls pass to transformers.
+DATED = ("{%- for m in messages %}<|im_start|>{{ m.role }}\n"
+         "{%- if m.role == 'assistant' %}[{{ strftime_now('%Y') }}|{{ enable_thinking is defined }}]{% endif %}"
+         "{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+
+
+def test_the_request_controls_fix_the_date_and_can_leave_enable_thinking_unpassed():
+    at = page(ui.SourceRequest("text", text=DATED), dialect="transformers", req_thinking_passed=False,
+              req_date="2031-03-07")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.text_input(key="try_req_date").value == "2031-03-07"
+    assert at.toggle(key="try_req_thinking").disabled
+    headlines = [m.value for m in at.markdown if m.value.startswith("Message a:")]
+    # transformers: the fixed date and no enable_thinking; llama.cpp: its run date, always passed
+    assert headlines and "[2031\\|False" in headlines[0] and "[2026\\|True" in headlines[0], headlines
+    at.text_input(key="try_req_date").set_value("").run()
+    at.toggle(key="try_req_thinking_passed").set_value(True).run()
+    # the real clock now, enable_thinking passed: as llama.cpp's reply except in another year than its run date
+    table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
+    verdict = dict(zip(table["message"], table["trained vs llama.cpp"]))["a"]
+    assert verdict.startswith("= same reply" if datetime.now().year == 2026 else "≠ reply"), verdict
+
+
+def test_a_bad_date_is_said_in_the_round_trip_section():
+    at = page(ui.SourceRequest("text", text=DATED), dialect="transformers", req_date="March 7")
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("expected an ISO date" in e.value for e in at.error), [e.value for e in at.error]

@@ -227,8 +227,33 @@ def test_a_permalink_carries_the_request_inputs_that_differ_from_the_defaults():
     assert ui.decode_permalink({"example": "x"}).inputs.is_default
 
 
+def test_a_permalink_carries_enable_thinking_not_passed_the_date_and_the_dialect():
+    inputs = ui.RequestInputs(thinking_passed=False, date="2031-03-07T00:00:00", dialect="transformers")
+    link = ui.Permalink(page="try", example="x", inputs=inputs)
+    params = ui.encode_permalink(link)
+    assert (params["think"], params["date"], params["dialect"]) == ("u", "2031-03-07T00:00:00", "transformers")
+    assert ui.decode_permalink(params) == link
+    # a date as a user types it comes back in one ISO form
+    assert ui.decode_permalink({"example": "x", "date": "2031-03-07"}).inputs.date == "2031-03-07T00:00:00"
+    assert "dialect" not in ui.encode_permalink(ui.Permalink(example="x", inputs=ui.RequestInputs(dialect="llama.cpp")))
+
+
+def test_the_transformers_call_of_the_request_controls():
+    from datetime import datetime
+
+    from explorer.errors import RequestError
+
+    call = ui.transformers_call(False, " 2031-03-07 ")
+    assert not call.thinking_passed and call.date == datetime(2031, 3, 7) and call.clock() == datetime(2031, 3, 7)
+    assert ui.transformers_call(True, "").clock is None  # the real clock
+    with pytest.raises(RequestError, match="expected an ISO date"):
+        ui.transformers_call(True, "7 March")
+
+
 @pytest.mark.parametrize("params, phrase", [
-    ({"think": "yes"}, "think: expected 0 or 1, found 'yes'"),
+    ({"think": "yes"}, "think: expected 0, 1 or u (not passed), found 'yes'"),
+    ({"date": "tomorrow"}, "date: expected an ISO date"),
+    ({"dialect": "vllm"}, "dialect: expected one of llama.cpp, transformers, found 'vllm'"),
     ({"skip": "2"}, "skip: expected 0 or 1"),
     ({"tc": "always"}, "tc: expected one of auto, required, none, found 'always'"),
 ])

@@ -48,8 +48,11 @@ def test_llama_context_omits_empty_tools_and_false_generation_prompt() -> None:
 
 
 def test_transformers_context_always_has_generation_prompt_and_tools() -> None:
-    assert r(PROBE, "transformers") == "True True True"
-    assert r("{{ tools }} {{ add_generation_prompt }}", "transformers") == "None False"
+    # apply_chat_template passes enable_thinking only when its caller does
+    assert r(PROBE, "transformers") == "True True "
+    assert r(PROBE, "transformers", enable_thinking=False) == "True True False"
+    assert r("{{ tools }} {{ add_generation_prompt }} {{ documents }}", "transformers") == "None False None"
+    assert r("{{ enable_thinking is defined }}", "llama.cpp") == "True"
 
 
 def test_extra_context_overrides_and_reasoning_aliases() -> None:

@@ -67,3 +67,36 @@ def test_errors_go_to_stderr_with_exit_1(files: dict[str, Path], capsys: pytest.
     assert "bad request" in err and "line 2" in err
     assert main(["render", str(files["tmpl"]), "--messages", str(files["tmpl"])]) == 1
     assert "not JSON" in capsys.readouterr().err
+
+
+def test_each_dialect_has_its_own_thinking_and_date_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmpl = tmp_path / "d.jinja"
+    tmpl.write_text("{{ enable_thinking is defined }} {{ enable_thinking }} {{ strftime_now('%Y-%m-%d') }} "
+                    "{{ date_string is defined }}", encoding="utf-8")
+    msgs = tmp_path / "m.json"
+    msgs.write_text("[]", encoding="utf-8")
+    base = ["render", str(tmpl), "--messages", str(msgs)]
+    # llama.cpp always passes enable_thinking (true by default) and its date variables, on the oracle's date
+    assert main(base) == 0
+    assert capsys.readouterr().out == "True True 2026-11-29 True"
+    assert main(base + ["--thinking", "unset", "--date", "2031-03-07"]) == 0
+    assert capsys.readouterr().out == "True True 2031-03-07 True"
+    # transformers passes enable_thinking only when asked, and no date variables
+    assert main(base + ["--dialect", "transformers", "--date", "2031-03-07"]) == 0
+    assert capsys.readouterr().out == "False  2031-03-07 False"
+    assert main(base + ["--dialect", "transformers", "--thinking", "false", "--date", "2031-03-07T10:00"]) == 0
+    assert capsys.readouterr().out == "True False 2031-03-07 False"
+
+
+def test_documents_are_transformers_argument(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmpl = tmp_path / "rag.jinja"
+    tmpl.write_text("{% for d in documents %}[{{ d.title }}: {{ d.text }}]{% endfor %}", encoding="utf-8")
+    msgs = tmp_path / "m.json"
+    msgs.write_text(json.dumps({"messages": [], "documents": [{"title": "T", "text": "x"}]}), encoding="utf-8")
+    assert main(["render", str(tmpl), "--messages", str(msgs), "--dialect", "transformers"]) == 0
+    assert capsys.readouterr().out == "[T: x]"
+    assert main(["render", str(tmpl), "--messages", str(msgs)]) == 1
+    assert "llama.cpp never passes them" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["render", str(tmpl), "--messages", str(msgs), "--date", "soon"])
+    assert exited.value.code == 2 and "expected an ISO date" in capsys.readouterr().err
