@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from pages import _shared
+import app_state as state
 
 PAGES = (
     ("pages/template_page.py", "Template", "template", ":material/description:"),
@@ -36,21 +36,21 @@ def main() -> None:
     current = next((url for url, page in pages.items() if page.url_path == nav.url_path), "template")
     if nav.url_path == "":
         current = "template"
-    _shared.apply_permalink(pages.get, current)
+    state.apply_permalink(pages.get, current)
     with st.sidebar:
         st.caption("llama.cpp autoparser (commit 0c1e5709), step by step.")
-        request = _shared.current_request()
+        request = state.current_request()
         if request is not None:
             label = request.name or "pasted text"
             st.caption(f"Current template: **{label}** ({request.kind})")
-        _shared.dialect_picker()
+        state.dialect_picker()
     st.title(next(title for _, title, url, _ in PAGES if url == current))
     try:
-        _shared.template_header()
-        _shared.write_permalink(current)
+        state.template_header()
+        state.write_permalink(current)
         nav.run()
     except ExplorerError as exc:  # a page let one through: still an error in place, not a crash page
-        _shared.show_error(exc)
+        state.show_error(exc)
 
 
 # Streamlit runs this file as __main__; the deep-link entries in pages/ import it as ``app``.

@@ -4,7 +4,7 @@ Input: the chosen template's ``TemplateSession`` (its analysis with provenance, 
 prompts it renders for the oracle's standard request; with a what-if, the modified
 session). Output: the four modes, every marker field with the probe (or override) that
 set it (linked to the Probes page), the preserved tokens, the "What if…" section
-(``pages._whatif_section``: overrides, the template edited in place, what changed, the
+(``app_sections.whatif``: overrides, the template edited in place, what changed, the
 workaround lambda and the patch), the generation prompt and reasoning prefill per
 thinking setting, what failed silently, and the analysis as llama.cpp reports it.
 """
@@ -23,8 +23,8 @@ from explorer.analysis import Provenance, TemplateAnalysis
 from explorer.analysis.model import FIELD_NAMES, field_value
 from explorer.apply import standard_request
 from explorer.session import TemplateSession
-from pages import _shared as sh
-from pages import _whatif_section as whatif
+import app_state as sh
+from app_sections import whatif as whatif
 
 SECTIONS = (
     ("Reasoning", "reasoning."),

@@ -15,7 +15,7 @@ from explorer import ui_support as ui
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.changes import changes_table_html
-from pages import _shared as sh
+import app_state as sh
 
 COMPARE_KEY = "compare_request"
 

@@ -21,7 +21,7 @@ import streamlit as st
 from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
-from pages import _shared as sh
+import app_state as sh
 
 
 # The report is a page result the session does not hold; a widget change must not redo it.

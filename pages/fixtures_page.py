@@ -21,8 +21,8 @@ from explorer import ui_support as ui
 from explorer.errors import ExplorerError
 from explorer.session import TemplateSession
 from explorer.ui_support import fixture_diff, fixture_upload
-from pages import _shared as sh
-from pages import _why_section as wy
+import app_state as sh
+from app_sections import why as wy
 
 ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
 CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"

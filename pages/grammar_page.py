@@ -20,7 +20,7 @@ from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
 from explorer.peg import Arena
 from explorer.session import REPLY_KINDS, TemplateSession
-from pages import _shared as sh
+import app_state as sh
 
 
 def _rules(arena: Arena) -> None:

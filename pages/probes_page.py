@@ -17,7 +17,7 @@ from explorer.errors import AnalysisError, ExplorerError
 from explorer.analysis.probes import PROBES, Probe
 from explorer.session import TemplateSession
 from explorer.ui_support.provenance_view import MarkerLine, provenance_html
-from pages import _shared as sh
+import app_state as sh
 
 ALL = "All probes"
 CONTEXT_CHARS = 160

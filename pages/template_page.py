@@ -18,7 +18,7 @@ from explorer.caps import Caps
 from explorer.routing import Routing
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.whatif_link import EDIT_NOTE
-from pages import _shared as sh
+import app_state as sh
 
 KINDS = MappingProxyType(
     {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}

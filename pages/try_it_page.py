@@ -2,7 +2,7 @@
 
 Input: the chosen template's ``TemplateSession``, the request the shared controls build
 and the raw output the user types (or a sample, a round-trip reply, a link's output), and
-optionally llama-server's log (``pages._log_section``). Output: the generation prompt and
+optionally llama-server's log (``app_sections.log``). Output: the generation prompt and
 prompt, the parsed message (``session.parse``), "Why this result?" (``session.diagnose``;
 ``session.diagnose_log`` with a log about this output, its findings first), a routed
 template's handler beside the autoparser (``session.parse_routes``), the output tinted by
@@ -28,11 +28,11 @@ from explorer.triage import Diagnosis
 from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
 from explorer.ui_support.links import CHOSEN_FIX_STATE
-from pages import _log_section as logs
-from pages import _roundtrip_section as rts
-from pages import _shared as sh
-from pages import _why_section as ws
-from pages._roundtrip_section import OUTPUT_KEY
+from app_sections import log as logs
+from app_sections import roundtrip as rts
+import app_state as sh
+from app_sections import why as ws
+from app_sections.roundtrip import OUTPUT_KEY
 
 UNCONSUMED = "not consumed by the parser"
 STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed

@@ -15,8 +15,8 @@ import streamlit as st
 from explorer.apply import Request
 from explorer.session import TemplateSession
 from explorer.triage.from_log import LogDiagnosis
-from pages import _shared as sh
-from pages._roundtrip_section import OUTPUT_KEY
+import app_state as sh
+from app_sections.roundtrip import OUTPUT_KEY
 
 LOG_KEY = "try_log"
 TITLE = "Paste llama-server's log"

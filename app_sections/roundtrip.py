@@ -18,7 +18,7 @@ from explorer.errors import ExplorerError
 from explorer.roundtrip import RoundTripReport
 from explorer.session import TemplateSession
 from explorer.ui_support import roundtrip_view as rv
-from pages import _shared as sh
+import app_state as sh
 
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box
 PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box

@@ -6,7 +6,7 @@ output. Output: Streamlit widgets that set an override on any analysis field (a 
 ``--set`` reads it), remove one, change the request (enable_thinking, reasoning_format,
 parallel_tool_calls, chat_template_kwargs as JSON, the tools' order; applied on top of the
 request controls) or edit the template text in place (each kept in st.session_state for
-this template's sha256 by ``pages._shared``, so every page shows the modified version); then "What changed"
+this template's sha256 by ``app_state``, so every page shows the modified version); then "What changed"
 (``explorer.whatif.what_changed``: route, fields, parser, GBNF, triggers, round trip and
 the triage of the current output, the original request beside the changed one, before → after),
 the sentence that an override is what a llama.cpp workaround lambda does, and the
@@ -28,12 +28,12 @@ from explorer.roundtrip import RequestChange
 from explorer.session import TemplateSession
 from explorer.ui_support.changes import changes_table_html
 from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_value, value_text, what_changed
-from pages import _shared as sh
+import app_state as sh
 
 FIELD_KEY, VALUE_KEY = "wi_field", "wi_value"
 ERROR_KEY = "_wi_error"  # (template sha256, what failed, the exception, its text) of the last Apply
 VALUE_FOR_KEY = "_wi_value_for"  # the template sha256 the value box was filled for
-OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (pages._roundtrip_section)
+OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (app_sections.roundtrip)
 LABELS = ("original", "what-if")
 RQ = sh.WHATIF_REQUEST_PREFIX
 RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS = RQ + "thinking", RQ + "format", RQ + "parallel", RQ + "kwargs"
