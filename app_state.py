@@ -41,7 +41,8 @@ WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): anoth
 WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
 WHATIF_REQUEST_PREFIX = "wi_rq_"  # the Analysis page's request-change widgets
 LINK_NOTE_KEY = "_link_note"  # (kind, text) a link left for the header: a bad what-if value, an edit it lacks
-PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
+DEFAULT_EXAMPLE = "chatml-think-tools"  # the example the app opens on (``--example`` picks another)
+PUBLIC_URL_ENV = "TEMPLATE_EXPLORER_PUBLIC_URL"
 
 T = TypeVar("T")
 
@@ -97,6 +98,33 @@ def guarded(fn: Callable[[], T], template_text: str | None = None, *, context: s
     return None
 
 
+# --- the app's own options ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AppOptions:
+    """What ``template-explorer app`` (or ``streamlit run app.py -- ...``) was started with."""
+
+    example: str = DEFAULT_EXAMPLE
+    public_url: str | None = None  # set: the app is public, and bug reports may link to it
+
+
+def app_options(argv: list[str] | None = None) -> AppOptions:
+    """The options after ``--`` on streamlit's command line (``--example NAME``,
+    ``--public-url URL``; the URL also from $TEMPLATE_EXPLORER_PUBLIC_URL); anything else is
+    ignored."""
+    import argparse
+    import os
+    import sys
+
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--example", default=DEFAULT_EXAMPLE)
+    parser.add_argument("--public-url", default=None)
+    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    public = (known.public_url or os.environ.get(PUBLIC_URL_ENV) or "").strip() or None
+    return AppOptions(known.example, public.rstrip("/") if public else None)
+
+
 # --- the shared template source -----------------------------------------------------
 
 
@@ -104,8 +132,8 @@ def default_request() -> ui.SourceRequest | None:
     names = list(sources.list_examples())
     if not names:
         return None
-    preferred = next((n for n in PREFERRED_EXAMPLES if n in names), names[0])
-    return ui.SourceRequest("example", name=preferred)
+    wanted = app_options().example
+    return ui.SourceRequest("example", name=wanted if wanted in names else names[0])
 
 
 def current_request() -> ui.SourceRequest | None:
