@@ -72,7 +72,7 @@ def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> N
                    "the parser llama.cpp builds for the next turn, and checked against that request's grammar "
                    f"(tools: {tools}). " + rv.summary(report))
         for note in report.dialect_notes:
-            st.warning(f"Round trip ({report.dialect}): {note}")
+            st.warning(ui.md_escape(f"Round trip ({report.dialect}): {note}"))
     else:
         st.caption("Each assistant message is rendered with llama.cpp's own Jinja engine, its reply cut out of the "
                    "rendering as llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the "
@@ -128,14 +128,14 @@ def alarms(report: RoundTripReport) -> None:
     """Loud, above the box: a grammar refusing its own parser's output, or nothing to round-trip."""
     for row in rv.case_rows(report):
         if row.alarm:
-            st.warning(f"**Grammar rejects its own parser's output.** {row.alarm} (see Round trip below)",
+            st.warning(f"**Grammar rejects its own parser's output.** {ui.md_escape(row.alarm)} (see Round trip below)",
                        icon=":material/report:")
     refused = rv.all_refused(report)
     if refused is not None:
         who = "the template refuses" if report.dialect == "llama.cpp" else \
             f"under the {report.dialect} dialect the template refuses"
         st.warning(f"Round trip: {who} to render any assistant message, so none of its replies can "
-                   f"be parsed back: {refused}")
+                   f"be parsed back: {ui.md_escape(refused)}")
 
 
 def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
@@ -150,5 +150,5 @@ def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
     if pick:
         trained = " as transformers renders it (what the model was trained on)" \
             if report is not None and report.dialect == "transformers" else ""
-        st.caption(f"The box starts with the template's own reply{trained} for {pick.why}. Type over it freely, "
+        st.caption(f"The box starts with the template's own reply{trained} for {ui.md_escape(pick.why)}. Type over it freely, "
                    "or load another message's reply under Round trip.")

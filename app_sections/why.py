@@ -108,7 +108,7 @@ def _checks_list() -> None:
 def render_why(d: Diagnosis) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
-    st.caption(d.verdict)
+    st.caption(ui.md_escape(d.verdict))
     if d.is_partial:
         st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
                    "in progress, not a cause.")
@@ -119,10 +119,10 @@ def render_why(d: Diagnosis) -> None:
 def findings(d: Diagnosis) -> None:
     """The findings alone (also under a failing fixture): count, highlighted output, one card each."""
     if not d.findings:
-        st.success(d.nothing_found)
+        st.success(ui.md_escape(d.nothing_found))
         return
     if d.all_clear and d.build_error is None and d.error is None:
-        st.success(d.nothing_wrong)
+        st.success(ui.md_escape(d.nothing_wrong))
     causes = len(d.causes)
     st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
                + (f", {causes} of them a cause" if causes else "")

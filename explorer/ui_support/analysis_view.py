@@ -118,6 +118,23 @@ def lines_html(row: MarkerRow) -> str:
     return ""
 
 
+# --- an empty template ----------------------------------------------------------------------
+
+
+def empty_template_note(text: str) -> str | None:
+    """What llama.cpp does with this template when it is empty (or the word ``chatml``):
+    ``common_chat_templates_init`` puts its built-in ChatML template in its place (or the
+    model's tool_use template when it has one), so everything shown is ChatML's. None for
+    any other text."""
+    if text not in ("", "chatml"):
+        return None
+    what = "empty" if text == "" else "the word chatml"
+    return (f"This template is {what}. llama.cpp does not analyse it as written: common_chat_templates_init "
+            "replaces it with its built-in ChatML template (<|im_start|>role\\ncontent<|im_end|>; a model's "
+            "tool_use template instead, when the model has one), so the route, analysis, parser and prompts on "
+            "these pages are that ChatML template's, not a model's.")
+
+
 # --- why this route ------------------------------------------------------------------------
 
 
@@ -227,4 +244,5 @@ def analysis_text(session: TemplateSession, name: str) -> str:
 
 
 __all__ = ["CALL_FIELDS", "MODE_FIELDS", "MarkerRow", "RouteReason", "WritingLine", "analysis_text", "call_lines",
+           "empty_template_note",
            "html_table", "lines_html", "marker_rows", "route_reason"]
