@@ -287,14 +287,24 @@ def template_header() -> Active:
         return current
     source = current.source
     variant = f" · variant {ui.md_code(source.variant)}" if source.variant else ""
-    st.caption(f"Template **{ui.md_escape(source.display_name)}** ({ui.md_escape(source.origin)}){variant} · sha256 "
-               f"`{source.sha256[:16]}…` · {len(source.text)} characters")
+    st.caption(f"Template **{ui.md_escape(source.display_name)}** ({ui.md_escape(origin_label(current.request, source))})"
+               f"{variant} · sha256 `{source.sha256[:16]}…` · {len(source.text)} characters")
     if current.session is None:
         _show_unexpected(current.error, source.text, "compiling the template")
     else:
         empty_notice(current.session)
         whatif_banner(current)
     return current
+
+
+KIND_LABELS = {"example": "a built-in example", "text": "pasted", "upload": "an uploaded file",
+               "hub": "Hugging Face Hub"}
+
+
+def origin_label(request: ui.SourceRequest | None, source: TemplateSource) -> str:
+    """Where the template came from, without its name again (the header names it once)."""
+    label = KIND_LABELS.get(request.kind, "") if request is not None else ""
+    return label or source.origin
 
 
 EMPTY_CHECK = "empty-template"  # the health check that names an empty template (explorer.triage.health)

@@ -62,15 +62,18 @@ def test_python_and_the_console_script():
 def test_the_wheel_maps_every_app_file_into_the_package():
     """What ``template-explorer app`` looks for in ``explorer/_app`` is what the build copies there."""
     wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
-    mapped = {**wheel["sources"], **wheel["force-include"]}
+    assert wheel["packages"] == ["explorer"]
+    mapped = wheel["force-include"]
     for source, target in mapped.items():
         assert (PROJECT_ROOT / source).exists(), source
         assert target == f"explorer/{app_command.PACKAGED}/{source}"
     for name in app_command.APP_FILES:
         assert name in mapped
-    assert ".streamlit" in mapped and (PROJECT_ROOT / ".streamlit" / "config.toml").is_file()
-    for included in wheel["only-include"]:
-        assert (PROJECT_ROOT / included).exists(), included
+    assert ".streamlit/config.toml" in mapped
+    # the deep-link files and the pages import nothing from the checkout but these
+    for page in (PROJECT_ROOT / "pages").glob("*.py"):
+        text = page.read_text(encoding="utf-8")
+        assert "from tests" not in text and "import tools" not in text, page.name
 
 
 def test_the_app_command_finds_the_checkouts_app_and_passes_its_options():
