@@ -70,20 +70,21 @@ def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> N
                    "the template as published, transformers' own context, the messages llama.cpp's template "
                    "receives), its reply cut out of the rendering as llama.cpp's oracle harness does, parsed with "
                    "the parser llama.cpp builds for the next turn, and checked against that request's grammar "
-                   f"(tools: {tools}). " + rv.summary(report))
+                   f"(tools: {ui.md_escape(tools)}). " + ui.md_escape(rv.summary(report)))
         for note in report.dialect_notes:
             st.warning(ui.md_escape(f"Round trip ({report.dialect}): {note}"))
     else:
         st.caption("Each assistant message is rendered with llama.cpp's own Jinja engine, its reply cut out of the "
                    "rendering as llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the "
-                   f"next turn, and checked against that request's grammar (tools: {tools}). " + rv.summary(report))
+                   f"next turn, and checked against that request's grammar (tools: {ui.md_escape(tools)}). "
+                   + ui.md_escape(rv.summary(report)))
     what = "replies as trained, " if trained else ""
     label = f"Verdicts per message ({what}{report.equal_count}/{len(report.cases)} exact)"
     with st.expander(label, expanded=True):
         sh.table(rv.table_rows(rows))
         for row in rows:
             if row.checker_note:
-                st.info(row.checker_note)
+                st.info(ui.md_escape(row.checker_note))
         _case_buttons(rows, offered, report)
     if trained:
         _trained_vs_llama(report)
@@ -92,7 +93,7 @@ def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> N
 def _trained_vs_llama(report: RoundTripReport) -> None:
     """Per message: the reply the model was trained on next to the one llama.cpp renders."""
     rows = rv.dialect_rows(report)
-    st.caption(rv.dialect_summary(report))
+    st.caption(ui.md_escape(rv.dialect_summary(report)))
     with st.expander(rv.dialect_label(rows), expanded=any(r.verdict != "same" for r in rows)):
         sh.table(rv.dialect_table_rows(rows))
         for sentence in rv.refusal_groups(rows):
@@ -142,7 +143,7 @@ def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
     """The box's first text: the template's own reply for this request (until the user sets one)."""
     note = st.session_state.pop(CASE_NOTE_KEY, None)
     if note:
-        st.info(note)
+        st.info(ui.md_escape(note))
     if not rv.should_prefill(st.session_state.get(OUTPUT_KEY), st.session_state.get(PREFILL_KEY)):
         return
     pick = rv.choose_prefill(report, offered) if report is not None else None

@@ -55,22 +55,23 @@ def _show_value(value: object, field: str = "") -> str:
     return html.escape(str(value))
 
 
-def _probe_hrefs(text: str) -> Callable[[str], str | None]:
-    """Links to the Probes page focused on a probe (None when the view has no permalink).
+def _page_hrefs(text: str, page: str = "probes") -> Callable[[str], str | None]:
+    """Links to a page focused on something: the Probes page on a probe, the Template page
+    on a line ("L12"); None when the view has no permalink.
 
     The template part of the link is encoded once: compressing and quoting a 10 KB pasted
     template for each of the dozen fields a probe set cost ~50 ms per page run.
     """
-    link = ui.permalink_for(sh.current_request(), text, "probes")
+    link = ui.permalink_for(sh.current_request(), text, page)
     if link is None:
-        return lambda probe: None
+        return lambda focus: None
     rest = {k: v for k, v in ui.encode_permalink(link).items() if k != "page"}
     quoted_rest = ui.query_string(rest)
 
-    def href(probe: str) -> str:
+    def href(focus: str) -> str:
         # the parameters in encode_permalink's order: page, focus, then the source
-        head = ui.query_string({"page": "probes", "focus": probe})
-        return f"probes?{head}&{quoted_rest}" if quoted_rest else f"probes?{head}"
+        head = ui.query_string({"page": page, "focus": focus})
+        return f"{page}?{head}&{quoted_rest}" if quoted_rest else f"{page}?{head}"
 
     return href
 
@@ -94,19 +95,22 @@ def _origin(prov: Provenance | None, probe_href: Callable[[str], str | None]) ->
 HEADERS = ("field", "value (whitespace visible)", "set by", "the template line that writes it")
 
 
-def _row_html(row: MarkerRow, probe_href: Callable[[str], str | None]) -> list[str]:
+def _row_html(row: MarkerRow, probe_href: Callable[[str], str | None],
+              line_href: Callable[[int], str | None]) -> list[str]:
     meaning = row.meaning
     name = f"<code>{html.escape(row.field)}</code>"
     if meaning and not isinstance(row.value, Enum):
         name += f'<div style="color:#777;font-size:11px">{html.escape(meaning)}</div>'
     value = _show_value(row.value, row.field)  # a mode's meaning is its tooltip here (said above the table)
-    return [name, value, _origin(row.provenance, probe_href), lines_html(row)]
+    return [name, value, _origin(row.provenance, probe_href), lines_html(row, line_href)]
 
 
 def _markers(session: TemplateSession, analysis: TemplateAnalysis, text: str) -> None:
     names = FIELD_NAMES
     probes_used: list[str] = []
-    probe_href = _probe_hrefs(text)
+    probe_href = _page_hrefs(text, "probes")
+    template_href = _page_hrefs(text, "template")
+    line_href: Callable[[int], str | None] = lambda n: template_href(f"L{n}")  # noqa: E731
     finder: LineFinder | None = None
     if not session.render_budget_exhausted:
         finder = sh.guarded(lambda: session.lines, text, context="tracing the template lines")
@@ -123,7 +127,7 @@ def _markers(session: TemplateSession, analysis: TemplateAnalysis, text: str) ->
             if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
                 probes_used.append(prov.probe)
         st.markdown(f"**{title}**")
-        st.html(html_table(HEADERS, [_row_html(r, probe_href) for r in rows]))
+        st.html(html_table(HEADERS, [_row_html(r, probe_href, line_href) for r in rows]))
     if probes_used:
         st.markdown("Open the probe behind a field:")
         cols = st.columns(min(4, len(probes_used)))

@@ -8,6 +8,7 @@ error line marked when it does not compile; the edited text while a what-if edit
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 import streamlit as st
@@ -208,7 +209,14 @@ def _caps_table(caps: Caps) -> None:
     st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
 
 
+def focus_line(focus: str | None) -> int | None:
+    """A link's focus ``L12``: the template line to highlight."""
+    match = re.fullmatch(r"L(\d+)", focus or "")
+    return int(match.group(1)) if match else None
+
+
 def main() -> None:
+    incoming = sh.take_incoming_focus()
     loaded = sh.active()
     _chooser(loaded.source)
     source = loaded.source
@@ -239,6 +247,11 @@ def main() -> None:
                        "the edited text's. Clear the what-if above to see the original.")
         location = loaded.compile_error.location if loaded.compile_error is not None else None
         hl = (location.line,) if location is not None and location.line else ()
+        focused = focus_line(incoming)
+        if focused is not None and not hl:
+            hl = (focused,)
+            st.caption(f"Line {focused} is highlighted: the line a link pointed at (the Analysis page links each "
+                       "marker to the line that writes it).")
         text = loaded.session.text if edited and loaded.session is not None else source.text
         if empty_template_note(text) is not None:
             st.caption("The template's text is empty or only the word chatml; llama.cpp renders this built-in "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -108,10 +108,16 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{body}</table>'
 
 
-def lines_html(row: MarkerRow) -> str:
-    """The template lines that write a marker, each with its text, escaped."""
+def lines_html(row: MarkerRow, line_href: Callable[[int], str | None] | None = None) -> str:
+    """The template lines that write a marker, each with its text, escaped; ``line_href``
+    links a line number (to the Template page's source with the line highlighted)."""
     if row.lines:
-        return "<br>".join(f'<span style="white-space:nowrap">line {w.line}</span>: <code>'
+        def number(n: int) -> str:
+            href = line_href(n) if line_href is not None else None
+            label = f"line {n}"
+            return f'<a href="{html.escape(href, quote=True)}" target="_self">{label}</a>' if href else label
+
+        return "<br>".join(f'<span style="white-space:nowrap">{number(w.line)}</span>: <code>'
                            f"{html.escape(w.text.strip()[:LINE_TEXT_LIMIT])}</code>" for w in row.lines)
     if row.problem:
         return f'<span style="color:#999">{html.escape(row.problem)}</span>'

@@ -538,3 +538,21 @@ def test_the_probes_page_shows_which_template_line_wrote_each_span():
         assert f".pv-T1:has(.l{n}:hover) #pv-T1-L{n}" in block
         assert html.escape(text[n - 1]) in block
     assert 'class="pv l' in block and "template line" in block  # spans carry their line
+
+
+def test_the_analysis_links_each_marker_to_its_template_line_and_the_template_page_highlights_it():
+    """The Analysis page's "template line that writes it": the line's number links to the
+    Template page focused on it, and the line's own text stands beside it; following the
+    link highlights that line in the source."""
+    source = ui.SourceRequest("example", name=CHATML).load()
+    number = next(n for n, line in enumerate(source.text.splitlines(), 1) if "'<tool_call>\\n{\"name\"" in line)
+    at = app("pages/analysis_page.py", request=ui.SourceRequest("example", name=CHATML))
+    assert_clean(at)
+    html = "\n".join(h.proto.body for h in at.get("html"))
+    assert f'focus=L{number}&amp;example={CHATML}" target="_self">line {number}</a>' in html
+    assert "&#x27;&lt;tool_call&gt;\\n{&quot;name&quot;: &quot;&#x27;" in html  # the line's text, escaped
+    at = app(params={"page": "template", "focus": f"L{number}", "example": CHATML})
+    assert_clean(at)
+    assert any(c.value.startswith(f"Line {number} is highlighted") for c in at.caption)
+    shown = "\n".join(h.proto.body for h in at.get("html"))
+    assert shown.count('class="hll"') == 1
