@@ -226,9 +226,11 @@ def analysis_text(session: TemplateSession, name: str) -> str:
         return "\n".join(out + ["", f"analysis: llama.cpp's analysis throws: {exc}"])
     out += ["", "modes"]
     out += [f"  {f:<18} {explain(f, field_value(analysis, f))}" for f in MODE_FIELDS]
-    rows = [r for r in marker_rows(analysis, session.lines) if r.field not in MODE_FIELDS
+    exhausted = session.render_budget_exhausted  # a runaway template: no more renderings for its lines
+    rows = [r for r in marker_rows(analysis, None if exhausted else session.lines) if r.field not in MODE_FIELDS
             and r.value not in ("", (), False) and not (r.provenance is None or r.provenance.kind == "default")]
-    out += ["", "markers and fields (value · set by · the template line that writes it)"]
+    out += ["", "markers and fields (value · set by · the template line that writes it)" + (
+        "; template lines not traced: the template ran out of render time during the probes" if exhausted else "")]
     width = max((len(r.field) for r in rows), default=10)
     for r in rows:
         out.append(f"  {r.field:<{width}}  {_shown(r.value)} · {_set_by(r.provenance)}")
