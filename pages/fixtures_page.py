@@ -181,7 +181,7 @@ def main() -> None:
     origin = st.radio("Fixtures from", [CORPUS, UPLOAD], horizontal=True, key="fx_origin")
     if origin == CORPUS:
         _family_note(own)
-        rows, scope = _corpus_rows(session), "of this family"
+        rows, scope = _corpus_rows(session, own), "of this family"
     else:
         rows, scope = _upload_rows(session), "of the upload"
     if rows:
@@ -198,13 +198,21 @@ def _family_note(own: FamilyMatch | None) -> None:
                             f"fixtures of {models}. Another family shows how outputs of another format parse here."))
 
 
-def _corpus_rows(session: TemplateSession) -> list[Row] | None:
+def _corpus_rows(session: TemplateSession, own: FamilyMatch | None) -> list[Row] | None:
     families = _families()
     family = st.selectbox("Fixture family", list(families), format_func=lambda s: f"{s} · {families[s]}",
                           key="fx_family")
     sh.write_permalink("fixtures", family)
-    return sh.guarded(lambda: _run(sh.session_key(session), session.dialect, family, session), session.text,
+    rows = sh.guarded(lambda: _run(sh.session_key(session), session.dialect, family, session), session.text,
                       context="parsing fixtures")
+    if rows is None or own is None or family != own.slug:
+        return rows
+    speaks = set(own.fixture_ids)
+    if len(speaks) < len(rows) and st.toggle(
+            f"Only the models this template speaks ({len(speaks)} of the family's {len(rows)} fixtures, as the "
+            "Doctor counts them)", value=True, key="fx_own_models"):
+        return [r for r in rows if r[0].id in speaks]
+    return rows
 
 
 def _upload_rows(session: TemplateSession) -> list[Row] | None:

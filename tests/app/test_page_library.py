@@ -272,3 +272,22 @@ def test_the_report_links_the_app_only_when_it_is_public():
     assert "the attached template as `template.jinja`" in private
     public = br.try_bug_report(**common, public_url="https://explorer.example.org/")
     assert "- explorer view: https://explorer.example.org/try?page=try&t=z1abc" in public
+
+
+def test_the_fixtures_page_opens_on_the_doctors_family_with_its_counts():
+    """The Fixtures page on the built-in example: the family the Doctor picks, and by default
+    the fixtures of the models the template speaks, so its counts are the Doctor's."""
+    from apptest_support import open_page
+    from explorer.doctor.report import doctor
+
+    session = open_session(from_example("chatml-think-tools"))
+    run = doctor(session, fixes=False).fixtures
+    assert run is not None
+    at = open_page("fixtures_page.py", "chatml-think-tools")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="fx_family").value == run.match.slug
+    shown = {m.label: int(m.value) for m in at.metric}
+    assert shown == {"✓ pass": run.counts()["pass"], "≈ soft pass": run.counts()["soft_pass"],
+                     "✗ fail": run.counts()["fail"], "! error": run.counts()["error"]}
+    at.toggle(key="fx_own_models").set_value(False).run()
+    assert sum(int(m.value) for m in at.metric) > len(run.rows)  # the whole family
