@@ -1,13 +1,16 @@
-"""Streamlit glue shared by every page: the chosen template, its session, the request, permalinks.
+"""The app's state (beside app.py, not in pages/): the chosen template, its session, the request, permalinks.
 
 Input: st.session_state (the chosen template source, the Jinja dialect and the request
-settings, shared by all pages) and a permalink's query parameters. Output: the template
-header app.py draws above every page (with the active what-if's banner), the
+settings, shared by all pages), a permalink's query parameters and the app's options
+(``explorer.ui_support.app_options``: ``--example``, ``--public-url``). Output: the template
+header app.py draws above every page (the template named once, an empty template said as
+such, the active what-if's banner), the template's health banner, the
 ``TemplateSession`` the pages display (``explorer.session``; its memo is the only cache
 of pipeline results; with a what-if, ``explorer.whatif``'s modified session), the request the
 shared controls build (with the what-if's request change on top), errors shown in place, and
 the view's permalink (carrying the what-if: ``explorer.ui_support.whatif_link``). The pipeline is
-the session's; this module decides only what is shown and how errors show.
+the session's; this module decides only what is shown and how errors show (every value
+from a template, an output or an error through ``ui.md_escape``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.analysis_view import empty_template_note
+from explorer.ui_support.app_options import DEFAULT_EXAMPLE, AppOptions, app_options, origin_label  # noqa: F401
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
 from explorer.whatif import WhatIf
 
@@ -42,8 +46,6 @@ WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): anoth
 WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
 WHATIF_REQUEST_PREFIX = "wi_rq_"  # the Analysis page's request-change widgets
 LINK_NOTE_KEY = "_link_note"  # (kind, text) a link left for the header: a bad what-if value, an edit it lacks
-DEFAULT_EXAMPLE = "chatml-think-tools"  # the example the app opens on (``--example`` picks another)
-PUBLIC_URL_ENV = "TEMPLATE_EXPLORER_PUBLIC_URL"
 
 T = TypeVar("T")
 
@@ -97,33 +99,6 @@ def guarded(fn: Callable[[], T], template_text: str | None = None, *, context: s
         show_error(exc, template_text, context=context)
         traceback.print_exc()
     return None
-
-
-# --- the app's own options ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AppOptions:
-    """What ``template-explorer app`` (or ``streamlit run app.py -- ...``) was started with."""
-
-    example: str = DEFAULT_EXAMPLE
-    public_url: str | None = None  # set: the app is public, and bug reports may link to it
-
-
-def app_options(argv: list[str] | None = None) -> AppOptions:
-    """The options after ``--`` on streamlit's command line (``--example NAME``,
-    ``--public-url URL``; the URL also from $TEMPLATE_EXPLORER_PUBLIC_URL); anything else is
-    ignored."""
-    import argparse
-    import os
-    import sys
-
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--example", default=DEFAULT_EXAMPLE)
-    parser.add_argument("--public-url", default=None)
-    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    public = (known.public_url or os.environ.get(PUBLIC_URL_ENV) or "").strip() or None
-    return AppOptions(known.example, public.rstrip("/") if public else None)
 
 
 # --- the shared template source -----------------------------------------------------
@@ -295,16 +270,6 @@ def template_header() -> Active:
         empty_notice(current.session)
         whatif_banner(current)
     return current
-
-
-KIND_LABELS = {"example": "a built-in example", "text": "pasted", "upload": "an uploaded file",
-               "hub": "Hugging Face Hub"}
-
-
-def origin_label(request: ui.SourceRequest | None, source: TemplateSource) -> str:
-    """Where the template came from, without its name again (the header names it once)."""
-    label = KIND_LABELS.get(request.kind, "") if request is not None else ""
-    return label or source.origin
 
 
 EMPTY_CHECK = "empty-template"  # the health check that names an empty template (explorer.triage.health)

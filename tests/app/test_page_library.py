@@ -291,3 +291,14 @@ def test_the_fixtures_page_opens_on_the_doctors_family_with_its_counts():
                      "✗ fail": run.counts()["fail"], "! error": run.counts()["error"]}
     at.toggle(key="fx_own_models").set_value(False).run()
     assert sum(int(m.value) for m in at.metric) > len(run.rows)  # the whole family
+
+
+def test_the_header_names_the_origin_by_its_kind_not_the_name_again():
+    from explorer.ui_support.app_options import origin_label
+
+    example = from_example("plain-chat")
+    assert "plain-chat" in example.origin  # the origin string repeats the name ...
+    assert origin_label(SourceRequest("example", name="plain-chat"), example) == "a built-in example"  # ... this not
+    upload = from_upload(b"{{ x }}", "mine.jinja")
+    assert origin_label(SourceRequest("upload", name="mine.jinja"), upload) == "an uploaded file"
+    assert origin_label(None, upload) == upload.origin
