@@ -84,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
         elif len(lines) > 1:
             sys.stdout.write(summary_table(lines) + "\n" + how_to_see_each(args) + "\n")
         for failed in errored:  # each error once, in words, on stderr
-            print(f"error: {report_text(failed)}", file=sys.stderr)
+            error = failed["error"]
+            assert isinstance(error, Mapping)
+            print(f"error: {failed.get('template')} ({error.get('kind')}): {error.get('message')}", file=sys.stderr)
     if errored:
         return EXIT_ERRORED
     if args.fail_on and any(_fails(line, FAILING[args.fail_on]) for line in lines):
