@@ -1,10 +1,14 @@
 """Template Explorer: the Streamlit app entry point (`streamlit run app.py`).
 
-Input: the browser session (query parameters of a permalink, widget state). Output: the
-navigation between the pages in ``pages/`` and what every page shares, drawn here before
-the page runs: the sidebar, the page title, the template header (which template, its
-origin and sha256, or why it does not load or compile) and the page's base permalink.
-Each page then only displays what the template's ``explorer.session`` computes.
+Input: the browser session (query parameters of a permalink, widget state) and the
+options after ``--`` (``--example NAME``, ``--public-url URL``: ``app_state.app_options``).
+Output: the navigation between the pages in ``pages/`` and what every page shares, drawn
+here before the page runs (Streamlit's multipage way: shared UI in the entry point, then
+``page.run()``): the sidebar, the page title, the template header (which template, its
+origin and sha256 — named once —, an empty template said as such, or why it does not load
+or compile) and the page's base permalink. Each page then only displays what the
+template's ``explorer.session`` computes; ``app_state`` holds the app's state and
+``app_sections`` the sections several pages draw.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from pages import _shared
+import app_state as state
 
 PAGES = (
     ("pages/template_page.py", "Template", "template", ":material/description:"),
@@ -36,21 +40,17 @@ def main() -> None:
     current = next((url for url, page in pages.items() if page.url_path == nav.url_path), "template")
     if nav.url_path == "":
         current = "template"
-    _shared.apply_permalink(pages.get, current)
-    with st.sidebar:
+    state.apply_permalink(pages.get, current)
+    with st.sidebar:  # the template is named once, in the header below the title
         st.caption("llama.cpp autoparser (commit 0c1e5709), step by step.")
-        request = _shared.current_request()
-        if request is not None:
-            label = request.name or "pasted text"
-            st.caption(f"Current template: **{label}** ({request.kind})")
-        _shared.dialect_picker()
+        state.dialect_picker()
     st.title(next(title for _, title, url, _ in PAGES if url == current))
     try:
-        _shared.template_header()
-        _shared.write_permalink(current)
+        state.template_header()
+        state.write_permalink(current)
         nav.run()
     except ExplorerError as exc:  # a page let one through: still an error in place, not a crash page
-        _shared.show_error(exc)
+        state.show_error(exc)
 
 
 # Streamlit runs this file as __main__; the deep-link entries in pages/ import it as ``app``.

@@ -25,7 +25,7 @@ OUT = '<think>\nok\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments"
 
 def path() -> object:
     from explorer import ui_support as ui
-    from pages import _shared as sh
+    import app_state as sh
 
     template = (ROOT.parent / "shared" / "oracle" / "templates" / "Qwen-Qwen3-0.6B.jinja")
     text = template.read_text() if template.exists() else ui.SourceRequest("example", name="chatml-think-tools").load().text

@@ -11,7 +11,7 @@ def module_of(code):
     if not f.startswith(ROOT):
         return None
     rel = os.path.relpath(f, ROOT)
-    if not (rel.startswith("explorer") or rel.startswith("pages")):
+    if not rel.startswith(("explorer", "pages", "app_state", "app_sections")):
         return None
     return rel[:-3].replace(os.sep, ".")
 
@@ -59,7 +59,7 @@ def report(edges, modules, caches, watched=None):
 
 def stage_of(mod):
     parts = mod.split(".")
-    if parts[0] == "pages":
+    if parts[0] in ("pages", "app_state", "app_sections"):
         return mod
     if len(parts) >= 3 or (len(parts) == 2 and parts[1] in ("ui_support",)):
         return ".".join(parts[:2])

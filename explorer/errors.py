@@ -183,3 +183,10 @@ class RequestError(ExplorerError):
     arguments that are not JSON, an unknown tool_choice)."""
 
     kind = "request"
+
+
+class ClusterError(ExplorerError):
+    """A Dask cluster cannot run the doctor: no worker joined, or its workers cannot import
+    the explorer (the message says how to give it to them)."""
+
+    kind = "cluster"

@@ -4,7 +4,7 @@ Input: the chosen template's ``TemplateSession`` (its analysis with provenance, 
 prompts it renders for the oracle's standard request; with a what-if, the modified
 session). Output: the four modes, every marker field with the probe (or override) that
 set it (linked to the Probes page), the preserved tokens, the "What if…" section
-(``pages._whatif_section``: overrides, the template edited in place, what changed, the
+(``app_sections.whatif``: overrides, the template edited in place, what changed, the
 workaround lambda and the patch), the generation prompt and reasoning prefill per
 thinking setting, what failed silently, and the analysis as llama.cpp reports it.
 """
@@ -20,11 +20,14 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.analysis import Provenance, TemplateAnalysis
+from explorer.analysis.glossary import mode_line
+from explorer.analysis.lines import LineFinder
 from explorer.analysis.model import FIELD_NAMES, field_value
 from explorer.apply import standard_request
 from explorer.session import TemplateSession
-from pages import _shared as sh
-from pages import _whatif_section as whatif
+from explorer.ui_support.analysis_view import MODE_FIELDS, MarkerRow, html_table, lines_html, marker_rows
+import app_state as sh
+from app_sections import whatif as whatif
 
 SECTIONS = (
     ("Reasoning", "reasoning."),
@@ -38,9 +41,11 @@ SECTIONS = (
 TURN_FIELDS = ("user_start", "assistant_start", "preserved_tokens", "additional_stops")
 
 
-def _show_value(value: object) -> str:
+def _show_value(value: object, field: str = "") -> str:
     if isinstance(value, Enum):
-        return f"<b>{html.escape(str(value.value))}</b>"
+        meaning = mode_line(field, value)
+        tip = f' title="{html.escape(meaning, quote=True)}"' if meaning else ""
+        return f"<b{tip}>{html.escape(str(value.value))}</b>"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
@@ -50,22 +55,23 @@ def _show_value(value: object) -> str:
     return html.escape(str(value))
 
 
-def _probe_hrefs(text: str) -> Callable[[str], str | None]:
-    """Links to the Probes page focused on a probe (None when the view has no permalink).
+def _page_hrefs(text: str, page: str = "probes") -> Callable[[str], str | None]:
+    """Links to a page focused on something: the Probes page on a probe, the Template page
+    on a line ("L12"); None when the view has no permalink.
 
     The template part of the link is encoded once: compressing and quoting a 10 KB pasted
     template for each of the dozen fields a probe set cost ~50 ms per page run.
     """
-    link = ui.permalink_for(sh.current_request(), text, "probes")
+    link = ui.permalink_for(sh.current_request(), text, page)
     if link is None:
-        return lambda probe: None
+        return lambda focus: None
     rest = {k: v for k, v in ui.encode_permalink(link).items() if k != "page"}
     quoted_rest = ui.query_string(rest)
 
-    def href(probe: str) -> str:
+    def href(focus: str) -> str:
         # the parameters in encode_permalink's order: page, focus, then the source
-        head = ui.query_string({"page": "probes", "focus": probe})
-        return f"probes?{head}&{quoted_rest}" if quoted_rest else f"probes?{head}"
+        head = ui.query_string({"page": page, "focus": focus})
+        return f"{page}?{head}&{quoted_rest}" if quoted_rest else f"{page}?{head}"
 
     return href
 
@@ -86,31 +92,42 @@ def _origin(prov: Provenance | None, probe_href: Callable[[str], str | None]) ->
     return f"{html.escape(prov.kind)}" + (f" <i>{html.escape(prov.note)}</i>" if prov.note else "")
 
 
-def _table(rows: list[tuple[str, str, str]]) -> str:
-    cell = 'style="padding:3px 10px;border-bottom:1px solid #eee;vertical-align:top"'
-    head = "".join(f"<th {cell} align=left>{h}</th>" for h in ("field", "value (whitespace visible)", "set by"))
-    body = "".join(f"<tr><td {cell}><code>{html.escape(f)}</code></td><td {cell}>{v}</td><td {cell}>{o}</td></tr>"
-                   for f, v, o in rows)
-    return f'<table style="border-collapse:collapse;font-size:13px;width:100%"><tr>{head}</tr>{body}</table>'
+HEADERS = ("field", "value (whitespace visible)", "set by", "the template line that writes it")
 
 
-def _markers(analysis: TemplateAnalysis, text: str) -> None:
+def _row_html(row: MarkerRow, probe_href: Callable[[str], str | None],
+              line_href: Callable[[int], str | None]) -> list[str]:
+    meaning = row.meaning
+    name = f"<code>{html.escape(row.field)}</code>"
+    if meaning and not isinstance(row.value, Enum):
+        name += f'<div style="color:#777;font-size:11px">{html.escape(meaning)}</div>'
+    value = _show_value(row.value, row.field)  # a mode's meaning is its tooltip here (said above the table)
+    return [name, value, _origin(row.provenance, probe_href), lines_html(row, line_href)]
+
+
+def _markers(session: TemplateSession, analysis: TemplateAnalysis, text: str) -> None:
     names = FIELD_NAMES
-    provenance = analysis.provenance
     probes_used: list[str] = []
-    probe_href = _probe_hrefs(text)
+    probe_href = _page_hrefs(text, "probes")
+    template_href = _page_hrefs(text, "template")
+    line_href: Callable[[int], str | None] = lambda n: template_href(f"L{n}")  # noqa: E731
+    finder: LineFinder | None = None
+    if not session.render_budget_exhausted:
+        finder = sh.guarded(lambda: session.lines, text, context="tracing the template lines")
+    st.caption("Each marker with the probe that set it and the template line that writes it (the probe rendered "
+               "again with provenance: the line's own text, as in the Probes page's \"Which template line wrote "
+               "each span\").")
     for title, prefix in SECTIONS:
         fields = [n for n in names if (n.startswith(prefix) if prefix else n in TURN_FIELDS)]
         if not fields:
             continue
-        rows = []
-        for name in fields:
-            prov = provenance.get(name)
+        rows = marker_rows(analysis, finder, fields)
+        for row in rows:
+            prov = row.provenance
             if prov is not None and prov.kind == "probe" and prov.probe and prov.probe not in probes_used:
                 probes_used.append(prov.probe)
-            rows.append((name, _show_value(field_value(analysis, name)), _origin(prov, probe_href)))
         st.markdown(f"**{title}**")
-        st.html(_table(rows))
+        st.html(html_table(HEADERS, [_row_html(r, probe_href, line_href) for r in rows]))
     if probes_used:
         st.markdown("Open the probe behind a field:")
         cols = st.columns(min(4, len(probes_used)))
@@ -119,12 +136,16 @@ def _markers(analysis: TemplateAnalysis, text: str) -> None:
                                           query_params={"focus": probe})
 
 
+MODE_LABELS = ("Reasoning", "Content", "Tool calls", "Call id")
+
+
 def _modes(analysis: TemplateAnalysis) -> None:
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Reasoning", analysis.reasoning.mode.value)
-    c2.metric("Content", analysis.content.mode.value)
-    c3.metric("Tool calls", analysis.tools.format.mode.value)
-    c4.metric("Call id", analysis.tools.call_id.pos.value)
+    cols = st.columns(4)
+    for col, label, name in zip(cols, MODE_LABELS, MODE_FIELDS, strict=True):
+        value = field_value(analysis, name)
+        meaning = mode_line(name, value) or ""
+        col.metric(label, str(value.value), help=f"{name} = {value.value}: {meaning}")
+        col.caption(ui.md_escape(meaning))
 
 
 def _generation_prompts(session: TemplateSession) -> None:
@@ -141,7 +162,7 @@ def _generation_prompts(session: TemplateSession) -> None:
             st.html(ui.mono_block(ui.visible_whitespace_html(applied.generation_prompt, spaces="all")
                                   or '<span style="color:#999">∅ (empty)</span>'))
             prefill = session.reasoning_prefill(request)
-            st.markdown(f"Prefill outcome **{prefill.outcome.value}**: {prefill.describe()}.")
+            st.markdown(f"Prefill outcome **{prefill.outcome.value}**: {ui.md_escape(prefill.describe())}.")
             if prefill.parser_prefix:
                 st.html("Literal the parser expects before the output: " + ui.marker_html(prefill.parser_prefix))
             if applied.supports_thinking is not None:
@@ -155,11 +176,12 @@ def _silent_failures(analysis: TemplateAnalysis) -> None:
     if not failures and not threw:
         st.success("Every probe rendered; nothing was skipped.")
     for f in failures:
-        st.warning(f"Probe **{f.probe}**: {f.message}")
+        st.warning(f"Probe **{ui.md_escape(f.probe)}**: {ui.md_escape(f.message)}")
     known = {f.probe for f in failures}
     for p in threw:
         if p.name not in known:
-            st.warning(f"Probe **{p.name}** threw ({p.error.kind}): {p.error.message}")
+            st.warning(f"Probe **{ui.md_escape(p.name)}** threw ({ui.md_escape(p.error.kind)}): "
+                       f"{ui.md_escape(p.error.message)}")
     if threw:
         st.caption("llama.cpp logs these at debug level only and keeps the defaults, so the "
                    "parser it builds may silently ignore reasoning or tool calls.")
@@ -184,7 +206,7 @@ def main() -> None:
                    "this analysis is computed (as llama.cpp computes it) but does not build its parser.")
     _modes(analysis)
     st.subheader("Markers")
-    _markers(analysis, session.text)
+    _markers(session, analysis, session.text)
     st.subheader("Preserved tokens")
     tokens = list(analysis.preserved_tokens)
     st.html(" ".join(ui.marker_html(t) for t in tokens) if tokens else "<i>none</i>")

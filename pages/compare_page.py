@@ -1,7 +1,8 @@
 """Compare page: the current template (A) against another one (B), field by field.
 
 Input: the chosen template's ``TemplateSession`` (A) and a second source the user picks
-(another named variant, an example, pasted text) opened as its own session (B). Output:
+the ways A is picked (another named variant, an example, pasted text, an uploaded file, a
+Hugging Face Hub repository) opened as its own session (B). Output:
 ``TemplateSession.compare``'s fields (route, capabilities, every analysis field) with the
 changed rows highlighted, and the prompts both render for the standard request.
 """
@@ -15,19 +16,34 @@ from explorer import ui_support as ui
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.changes import changes_table_html
-from pages import _shared as sh
+import app_state as sh
 
 COMPARE_KEY = "compare_request"
 
 
+B_KINDS = {"variant": "Another named variant of A", "example": "A built-in example", "text": "Paste",
+           "upload": "Upload a file", "hub": "Hugging Face Hub"}
+
+
+def _stored(kind: str) -> ui.SourceRequest | None:
+    stored = st.session_state.get(COMPARE_KEY)
+    return stored if isinstance(stored, ui.SourceRequest) and stored.kind == kind else None
+
+
+def _use_b_upload() -> None:
+    upload = st.session_state.get("cmp_upload")
+    if upload is not None:
+        st.session_state[COMPARE_KEY] = ui.SourceRequest("upload", name=upload.name, data=upload.getvalue())
+
+
 def _choose_b(source_a: TemplateSource, request_a: ui.SourceRequest) -> ui.SourceRequest | None:
+    """Template B, chosen the ways A is (an example, a paste, an upload, the Hub) or A's other variant."""
     current = st.session_state.get(COMPARE_KEY)
-    options = ["example", "text"]
+    options = ["example", "text", "upload", "hub"]
     variants = [v for v in source_a.variants if v != source_a.variant]
     if variants:
         options.insert(0, "variant")
-    labels = {"variant": "Another named variant of A", "example": "A built-in example", "text": "Paste"}
-    kind = st.radio("Template B", options, format_func=labels.get, horizontal=True, key="cmp_kind")
+    kind = st.radio("Template B", options, format_func=B_KINDS.get, horizontal=True, key="cmp_kind")
     if kind == "variant":
         pick = st.selectbox("Variant", variants, key="cmp_variant")
         return request_a.with_variant(pick)
@@ -37,13 +53,34 @@ def _choose_b(source_a: TemplateSource, request_a: ui.SourceRequest) -> ui.Sourc
                             index=names.index(current.name) if current and current.kind == "example"
                             and current.name in names else min(1, len(names) - 1))
         return ui.SourceRequest("example", name=pick)
+    if kind == "upload":
+        st.file_uploader("Template B: a .jinja file, tokenizer_config.json, chat_template.json or a .gguf",
+                         type=["jinja", "j2", "json", "gguf", "txt"], key="cmp_upload", on_change=_use_b_upload)
+        return _stored("upload")
+    if kind == "hub":
+        hub = _stored("hub")
+        with st.form("cmp_hub"):
+            cols = st.columns([3, 2, 2])
+            repo = cols[0].text_input("Repository id", value=hub.name if hub else "", placeholder="owner/model",
+                                      key="cmp_hub_repo")
+            rev = cols[1].text_input("Revision (optional)", value=(hub.revision or "") if hub else "",
+                                     placeholder="main", key="cmp_hub_rev")
+            variant = cols[2].text_input("Named template (optional)", value=(hub.variant or "") if hub else "",
+                                         placeholder="default / tool_use", key="cmp_hub_variant")
+            if st.form_submit_button("Fetch template B"):
+                if repo.strip():
+                    st.session_state[COMPARE_KEY] = ui.SourceRequest("hub", name=repo.strip(),
+                                                                     revision=rev.strip() or None,
+                                                                     variant=variant.strip() or None)
+                else:
+                    st.error("Enter a repository id such as owner/model.")
+        return _stored("hub")
     with st.form("cmp_paste"):
         text = st.text_area("Template B text", value=current.text if current and current.kind == "text" else "",
                             height=200, key="cmp_text")
         if st.form_submit_button("Compare with this template"):
             st.session_state[COMPARE_KEY] = ui.SourceRequest("text", text=text)
-    stored = st.session_state.get(COMPARE_KEY)
-    return stored if stored is not None and stored.kind == "text" else None
+    return _stored("text")
 
 
 def _side_b(request: ui.SourceRequest) -> tuple[TemplateSource, TemplateSession] | None:
@@ -79,18 +116,19 @@ def main() -> None:
     if loaded.source is None or loaded.request is None:
         return
     source_a, session_a = loaded.source, loaded.session
-    st.markdown(f"**A**: {source_a.display_name}")
+    st.markdown(f"**A**: {ui.md_escape(source_a.display_name)} ({ui.md_escape(source_a.origin)})")
     if session_a is None:
         return
     request_b = _choose_b(source_a, loaded.request)
     if request_b is None:
-        st.info("Choose or paste template B.")
+        st.info("Choose, paste, upload or fetch template B.")
         return
     side_b = _side_b(request_b)
     if side_b is None:
         return
     source_b, session_b = side_b
-    st.markdown(f"**B**: {source_b.display_name}" + (" (same text as A)" if source_b.sha256 == source_a.sha256 else ""))
+    st.markdown(f"**B**: {ui.md_escape(source_b.display_name)} ({ui.md_escape(source_b.origin)})"
+                + (" (same text as A)" if source_b.sha256 == source_a.sha256 else ""))
     for label, side in (("A", session_a), ("B", session_b)):
         if side.analysis_error is not None:  # its analysis fields are then missing from the table
             sh.show_error(side.analysis_error, side.text, context=f"analysing {label}")

@@ -21,7 +21,9 @@ import streamlit as st
 from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
-from pages import _shared as sh
+from explorer.ui_support.bug_report import doctor_reproduce, template_spec
+from explorer import ui_support as ui
+import app_state as sh
 
 
 # The report is a page result the session does not hold; a widget change must not redo it.
@@ -48,13 +50,13 @@ def _verdict(report: DoctorReport) -> None:
 
 def _route(report: DoctorReport, links: dict[str, str | None]) -> None:
     st.subheader("Route")
-    st.markdown(f"Handler **`{report.handler}`**. {report.route.why}")
+    st.markdown(f"Handler **`{report.handler}`**. {ui.md_escape(report.route.why)}")
     if report.route.evidence:
         sh.table(dv.evidence_rows(report))
     for p in report.route.patches:
-        st.caption(f"source patch: {p}")
+        st.caption(ui.md_escape(f"source patch: {p}"))
     for w in report.route.workarounds:
-        st.caption(f"message workaround: {w}")
+        st.caption(ui.md_escape(f"message workaround: {w}"))
     if links["analysis"]:
         st.html(_link("See the analysis behind this route on the Analysis page", links["analysis"]))
 
@@ -70,7 +72,7 @@ def _health(report: DoctorReport, text: str) -> None:
     if probes:
         st.html("Open a probe behind a finding: " + " · ".join(_link(p, href) for p, href in probes))
     for s in report.skipped:
-        st.caption(f"skipped: {s}")
+        st.caption(ui.md_escape(f"skipped: {s}"))
 
 
 def _roundtrip(report: DoctorReport, text: str) -> None:
@@ -80,7 +82,7 @@ def _roundtrip(report: DoctorReport, text: str) -> None:
                "(it does not render the field in history turns), llama.cpp (its parser does not give back what the "
                "template rendered), or the request.")
     if not report.cases:
-        st.info("No round trip: " + ("; ".join(report.skipped) or "the template cannot be rendered."))
+        st.info(ui.md_escape("No round trip: " + ("; ".join(report.skipped) or "the template cannot be rendered.")))
         return
     losses = dv.roundtrip_findings(report)
     if losses:
@@ -147,12 +149,12 @@ def _fixes(report: DoctorReport) -> None:
     choices = dv.fix_choices(report)
     for i, fix in enumerate(report.fixes):
         view = dv.fix_view(fix, report.template)
-        with st.expander(view.title, expanded=i == 0):
-            st.markdown(view.before_after)
+        with st.expander(ui.md_escape(view.title), expanded=i == 0):
+            st.markdown(ui.md_escape(view.before_after))
             if view.body:
                 st.code(view.body, language=view.language)
             for note in view.notes:
-                st.caption(note)
+                st.caption(ui.md_escape(note))
             for j, d in enumerate(view.downloads):
                 st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key=f"doc_fix_{i}_{j}")
             st.button("Add to bug report", key=f"doc_fix_bug_{i}", on_click=_choose, args=(choices[i + 1],),
@@ -176,8 +178,9 @@ def _bug_report(report: DoctorReport, text: str) -> None:
             st.session_state[dv.CHOSEN_FIX_STATE] = (report.sha256, fix)
         else:
             st.session_state.pop(dv.CHOSEN_FIX_STATE, None)
+        spec = template_spec(sh.current_request(), source)
         md = dv.bug_report(report, source_name=source.display_name, source_origin=source.origin,
-                           template_text=text, fix=fix)
+                           template_text=text, fix=fix, template_label=spec.label, reproduce=doctor_reproduce(spec))
         st.code(md, language="markdown")
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown",
                            key="doc_bug_download")

@@ -2,14 +2,15 @@
 
 Input: the chosen template's ``TemplateSession`` and the request the shared controls
 build. Output: the route note, the preserved tokens and stops, the PEG parser rule by
-rule (``session.params``' arena), the GBNF grammar with its triggers, llguidance's
-verdicts on the template's own sample replies (``session.sample_reply``) and the user's
-text, and the parser and grammar as downloads.
+rule (``session.params``' arena, as ``explorer.ui_support.grammar_view.notation_rows``
+lists it), the GBNF grammar with its triggers and what its generated automaton rules stand
+for (``grammar_view.rule_notes``), or why there is none (``grammar_view.no_grammar_reason``,
+the route's own include rule), llguidance's verdicts on the template's own sample replies
+(``session.sample_reply``) and the user's text, and the parser and grammar as downloads.
 """
 
 from __future__ import annotations
 
-import html
 import json
 
 import streamlit as st
@@ -20,31 +21,23 @@ from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
 from explorer.peg import Arena
 from explorer.session import REPLY_KINDS, TemplateSession
-from pages import _shared as sh
+from explorer.ui_support.grammar_view import no_grammar_reason, notation_html, rule_notes
+import app_state as sh
 
 
 def _rules(arena: Arena) -> None:
     st.subheader("PEG parser, rule by rule")
-    notation = arena.notation()
-    rows = []
-    for line in notation.splitlines():
-        name, sep, expr = line.partition(" = ")
-        if not sep:
-            name, expr = "", line
-        rows.append(f'<tr><td style="padding:2px 8px;vertical-align:top;white-space:nowrap"><b>{html.escape(name)}</b></td>'
-                    f'<td style="padding:2px 8px">{ui.visible_whitespace_html(expr)}</td></tr>')
-    st.html(ui.mono_block(f'<table style="border-collapse:collapse">{"".join(rows)}</table>'))
+    st.html(ui.mono_block(notation_html(arena)))
     with st.expander("llama.cpp's own dump of the parser"):
         st.code(arena.dump(), language=None)
 
 
-def _grammar(params: ChatParams, request: Request) -> None:
+def _grammar(session: TemplateSession, params: ChatParams, request: Request) -> None:
     st.subheader("GBNF grammar")
     if not params.grammar:
-        reason = ("the request has no tools" if not request.tools
-                  else "tool_choice is none" if request.tool_choice == "none"
-                  else "the tool format has no start marker to trigger a lazy grammar")
-        st.info(f"llama.cpp sends no grammar for this request: {reason}. Sampling is unconstrained.")
+        tool_format = None if session.analysis_error is not None else session.analysis.tools.format
+        reason = no_grammar_reason(params, request, tool_format)
+        st.info(f"llama.cpp sends no grammar for this request: {ui.md_escape(reason)}. Sampling is unconstrained.")
         return
     c1, c2 = st.columns(2)
     c1.metric("Lazy", "yes" if params.grammar_lazy else "no",
@@ -54,6 +47,11 @@ def _grammar(params: ChatParams, request: Request) -> None:
         st.markdown("**Triggers**")
         sh.table([{"type": t.type, "value": ui.marker_text(t.value), "token": t.token} for t in params.grammar_triggers])
     st.html(sh.highlighted(params.grammar, "gbnf", True, ()))
+    notes = rule_notes(params)
+    if notes:
+        st.markdown("**Generated rules** (llama.cpp names them after the PEG parser they come from)")
+        for note in notes:
+            st.markdown("- " + ui.md_escape(note.sentence()))
 
 
 def _engine_verdicts(session: TemplateSession, params: ChatParams, request: Request) -> None:
@@ -70,7 +68,7 @@ def _engine_verdicts(session: TemplateSession, params: ChatParams, request: Requ
         if sample is not None:
             samples.append(sample)
     if failed:
-        st.caption("Samples the template could not render: " + "; ".join(failed))
+        st.caption(ui.md_escape("Samples the template could not render: " + "; ".join(failed)))
     own = st.text_area("Your own output to check (optional)", key="grammar_own_text", height=100)
     texts = tuple(dict.fromkeys(samples + ([own] if own else [])))
     if not texts:
@@ -97,7 +95,7 @@ def _versus(session: TemplateSession, request: Request) -> None:
         return
     with st.expander("Handler vs what the autoparser would give"):
         if comparison.autoparser is None:
-            st.caption(f"The autoparser builds no parser for this template: {comparison.autoparser_error}")
+            st.caption(ui.md_escape(f"The autoparser builds no parser for this template: {comparison.autoparser_error}"))
         elif not comparison.differences:
             st.caption("The autoparser would give the same format, generation prompt, laziness, triggers, "
                        "preserved tokens and stops.")
@@ -128,7 +126,7 @@ def main() -> None:
         st.markdown("**Additional stops**")
         st.html(" ".join(ui.marker_html(t) for t in params.additional_stops) or "<i>none</i>")
     _rules(params.arena)
-    _grammar(params, request)
+    _grammar(session, params, request)
     _engine_verdicts(session, params, request)
     st.subheader("Downloads")
     d1, d2 = st.columns(2)

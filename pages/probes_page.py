@@ -16,8 +16,9 @@ from explorer import ui_support as ui
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.analysis.probes import PROBES, Probe
 from explorer.session import TemplateSession
+from explorer.ui_support.probe_view import field_steps, probe_sides, repeated_fields
 from explorer.ui_support.provenance_view import MarkerLine, provenance_html
-from pages import _shared as sh
+import app_state as sh
 
 ALL = "All probes"
 CONTEXT_CHARS = 160
@@ -38,7 +39,8 @@ def _failure(probe: Probe, source_text: str) -> None:
     if err is None:
         return
     where = f" at template line {err.line}" if err.line else ""
-    st.error(f"Rendering side **{err.side or '?'}** threw ({err.kind}){where}: {err.message}", icon=":material/error:")
+    st.error(f"Rendering side **{ui.md_escape(err.side or '?')}** threw ({ui.md_escape(err.kind)}){where}: "
+             f"{ui.md_escape(err.message)}", icon=":material/error:")
     if err.line:
         first, excerpt = ui.source_excerpt(source_text, err.line)
         st.html(sh.highlighted(excerpt, "jinja", True, (err.line - first + 1,)))
@@ -53,7 +55,7 @@ def _diff_details(probe: Probe) -> None:
             st.markdown("**Before** (plain longest common prefix and suffix, characters)")
             st.html(ui.split_html(naive.prefix, naive.left, naive.right, naive.suffix))
         for i, step in enumerate(probe.diff_steps, 1):
-            st.markdown(f"**Step {i}: {step.name}**: {step.detail}")
+            st.markdown(f"**Step {i}: {ui.md_escape(step.name)}**: {ui.md_escape(step.detail)}")
             sp = step.split
             st.html(ui.split_html(sp.prefix, sp.left, sp.right, sp.suffix))
         if not probe.diff_steps:
@@ -62,6 +64,7 @@ def _diff_details(probe: Probe) -> None:
 
 def _outputs(probe: Probe, output_a: str, output_b: str, full: bool) -> None:
     diff = probe.diff
+    sides = probe_sides(probe)
     view = _pair(
         output_a, output_b,
         len(diff.prefix) if diff else None, len(diff.suffix) if diff else None,
@@ -69,10 +72,10 @@ def _outputs(probe: Probe, output_a: str, output_b: str, full: bool) -> None:
     )
     col_a, col_b = st.columns(2)
     with col_a:
-        st.markdown("**Output A**")
+        st.markdown(f"**Output A** · {ui.md_escape(sides.a)}")
         st.html(ui.mono_block(view.html_a))
     with col_b:
-        st.markdown("**Output B**")
+        st.markdown(f"**Output B** · {ui.md_escape(sides.b)}")
         st.html(ui.mono_block(view.html_b))
     if diff is not None:
         st.markdown("**Split after tag-boundary fixing** (what the analyzers read)")
@@ -81,21 +84,16 @@ def _outputs(probe: Probe, output_a: str, output_b: str, full: bool) -> None:
         st.warning("Outputs A and B are identical: this template ignores what the probe varies.")
 
 
-def _field_text(value: object) -> str:
-    if isinstance(value, str):
-        return ui.marker_text(value)
-    if isinstance(value, (tuple, list)):
-        return ", ".join(_field_text(v) for v in value) or "∅"
-    return str(value.value if isinstance(value, Enum) else value)
-
-
-def _fields(probe: Probe) -> None:
+def _fields(probe: Probe, session: TemplateSession | None) -> None:
     if probe.fields_set:
-        rows = [{"field": k, "value": _field_text(v)} for k, v in probe.fields_set]
-        st.markdown("**Fields this probe set**")
-        sh.table(rows)
+        analysis = None if session is None or session.analysis_error is not None else session.analysis
+        again = repeated_fields(probe)
+        st.markdown("**Fields this probe set, step by step**" + (
+            f" (the analyzer sets {', '.join(ui.md_code(f) for f in again)} more than once: each step in turn, "
+            "the last one counts)" if again else ""))
+        sh.table(field_steps(probe, analysis))
     for note in probe.notes:
-        st.caption(f"• {note}")
+        st.caption(f"• {ui.md_escape(note)}")
 
 
 def _inputs(probe: Probe) -> None:
@@ -120,7 +118,10 @@ def _provenance(session: TemplateSession, probe: Probe) -> None:
 
 def show_probe(probe: Probe, source_text: str, full: bool, session: TemplateSession | None = None) -> None:
     with st.container(border=True):
-        st.markdown(f"#### {probe.name} · {probe.purpose}")
+        sides = probe_sides(probe)
+        st.markdown(f"#### {ui.md_escape(probe.name)} · {ui.md_escape(probe.purpose)}")
+        st.markdown(f"**A** renders {ui.md_escape(sides.a)} · **B** renders {ui.md_escape(sides.b)} "
+                    f"(they differ in: {ui.md_escape(sides.varies)})")
         ref = _reference(probe.name)
         if ref:
             st.caption(f"llama.cpp: `{ref}` · analyzer: {ui.probe_group(probe.name)}")
@@ -133,7 +134,7 @@ def show_probe(probe: Probe, source_text: str, full: bool, session: TemplateSess
                                                       "span or a marker to see its template line."):
                 _provenance(session, probe)
             _diff_details(probe)
-        _fields(probe)
+        _fields(probe, session)
         _inputs(probe)
 
 

@@ -8,6 +8,7 @@ error line marked when it does not compile; the edited text while a what-if edit
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 
 import streamlit as st
@@ -15,10 +16,12 @@ import streamlit as st
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.caps import Caps
-from explorer.routing import Routing
+from explorer.apply import CHATML_TEMPLATE_SRC
+from explorer.session import TemplateSession
 from explorer.sources.model import TemplateSource
+from explorer.ui_support.analysis_view import call_lines, empty_template_note, route_reason
 from explorer.ui_support.whatif_link import EDIT_NOTE
-from pages import _shared as sh
+import app_state as sh
 
 KINDS = MappingProxyType(
     {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}
@@ -152,26 +155,28 @@ def _variant_picker(source: TemplateSource) -> None:
                  on_change=picked, help="tokenizer_config.json can hold several named chat templates.")
 
 
-def _routing_banner(routing: Routing) -> None:
+def _routing_banner(session: TemplateSession) -> None:
+    routing = session.routing
+    reason = route_reason(routing)
     if routing.specialized:
-        hits = "; ".join(
-            f"`{e.needle}` {'at line ' + str(e.line) if e.line else ''}".strip()
-            if e.wanted else f"no `{e.needle}`"
-            for e in routing.evidence
-        )
+        why = "".join(f"\n- {ui.md_escape(d)}" for d in reason.deciding)
         st.warning(
-            f"**Route: specialized handler `{routing.handler}`.** llama.cpp does not use the "
-            f"autoparser for this template; its text decided: {hits}. The autoparser analysis on "
-            "the other pages is what llama.cpp computes too, but it does not build this parser.",
+            f"**{ui.md_escape(reason.headline())}** The autoparser analysis on the other pages is what llama.cpp "
+            "computes too, but it does not build this parser.\n\n**Why this route**: the handler's substring tests "
+            f"on the template's text:{why}\n\nThese are tests on the text anywhere in the template (a system "
+            "prompt's example counts as much as the line that writes a call), not where the calls are written.",
             icon=":material/alt_route:",
         )
     else:
-        st.success(
-            f"**Route: the differential autoparser.** None of the {len(routing.checks)} specialized "
-            "handlers' substring tests matched, so llama.cpp analyses this template by probing it.",
-            icon=":material/science:",
-        )
-    with st.expander("Why this route (every handler test, in llama.cpp's order)"):
+        st.success(f"**{ui.md_escape(reason.headline())}**", icon=":material/science:")
+    writes = [] if session.render_budget_exhausted else (sh.guarded(lambda: call_lines(session), session.text,
+                                                                    context="tracing the template lines") or [])
+    if writes:
+        shown = "".join(f"\n- {ui.md_code(r.field)} = {ui.md_code(ui.marker_text(str(r.value)))}: "
+                        + "; ".join(ui.md_escape(w.describe()) for w in r.lines) for r in writes)
+        st.markdown("**The lines that write a tool call** (the markers that open one, and the template line that "
+                    f"wrote each in its probe; the Analysis page has every marker):{shown}")
+    with st.expander("Every handler test, in llama.cpp's order"):
         rows = []
         for check in routing.checks:
             for e in check.evidence:
@@ -185,14 +190,15 @@ def _routing_banner(routing: Routing) -> None:
         if rows:
             sh.table(rows)
         if routing.note:
-            st.caption(routing.note)
+            st.caption(ui.md_escape(routing.note))
         patches = [p for p in routing.patches if p.triggered]
         for p in patches:
-            st.markdown(f"- source patch **{p.name}** ({'applied' if p.replaced else 'triggered, text not found'}): {p.reason}")
+            st.markdown(f"- source patch **{ui.md_escape(p.name)}** "
+                        f"({'applied' if p.replaced else 'triggered, text not found'}): {ui.md_escape(p.reason)}")
         work = [w for w in routing.workarounds if w.applies]
         if work:
             st.markdown("Message workarounds llama.cpp applies to requests: " +
-                        ", ".join(f"`{w.name}` ({w.reason})" for w in work))
+                        ", ".join(f"`{w.name}` ({ui.md_escape(w.reason)})" for w in work))
 
 
 def _caps_table(caps: Caps) -> None:
@@ -203,7 +209,14 @@ def _caps_table(caps: Caps) -> None:
     st.caption("Detected the way llama.cpp does: by rendering probe conversations, not by reading the code.")
 
 
+def focus_line(focus: str | None) -> int | None:
+    """A link's focus ``L12``: the template line to highlight."""
+    match = re.fullmatch(r"L(\d+)", focus or "")
+    return int(match.group(1)) if match else None
+
+
 def main() -> None:
+    incoming = sh.take_incoming_focus()
     loaded = sh.active()
     _chooser(loaded.source)
     source = loaded.source
@@ -212,7 +225,8 @@ def main() -> None:
     _variant_picker(source)
     query = sh.write_permalink("template")
     if loaded.session is not None:
-        _routing_banner(loaded.session.routing)
+        sh.health_banner(loaded.session)
+        _routing_banner(loaded.session)
     left, right = st.columns([3, 2])
     with right:
         if loaded.session is not None:
@@ -233,7 +247,16 @@ def main() -> None:
                        "the edited text's. Clear the what-if above to see the original.")
         location = loaded.compile_error.location if loaded.compile_error is not None else None
         hl = (location.line,) if location is not None and location.line else ()
+        focused = focus_line(incoming)
+        if focused is not None and not hl:
+            hl = (focused,)
+            st.caption(f"Line {focused} is highlighted: the line a link pointed at (the Analysis page links each "
+                       "marker to the line that writes it).")
         text = loaded.session.text if edited and loaded.session is not None else source.text
+        if empty_template_note(text) is not None:
+            st.caption("The template's text is empty or only the word chatml; llama.cpp renders this built-in "
+                       "ChatML template in its place:")
+            text = CHATML_TEMPLATE_SRC
         st.html(sh.highlighted(text, "jinja", True, hl))
 
 

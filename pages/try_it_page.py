@@ -2,7 +2,7 @@
 
 Input: the chosen template's ``TemplateSession``, the request the shared controls build
 and the raw output the user types (or a sample, a round-trip reply, a link's output), and
-optionally llama-server's log (``pages._log_section``). Output: the generation prompt and
+optionally llama-server's log (``app_sections.log``). Output: the generation prompt and
 prompt, the parsed message (``session.parse``), "Why this result?" (``session.diagnose``;
 ``session.diagnose_log`` with a log about this output, its findings first), a routed
 template's handler beside the autoparser (``session.parse_routes``), the output tinted by
@@ -27,12 +27,13 @@ from explorer.session import PURE_CONTENT, TemplateSession
 from explorer.triage import Diagnosis
 from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
+from explorer.ui_support.bug_report import try_bug_report
 from explorer.ui_support.links import CHOSEN_FIX_STATE
-from pages import _log_section as logs
-from pages import _roundtrip_section as rts
-from pages import _shared as sh
-from pages import _why_section as ws
-from pages._roundtrip_section import OUTPUT_KEY
+from app_sections import log as logs
+from app_sections import roundtrip as rts
+import app_state as sh
+from app_sections import why as ws
+from app_sections.roundtrip import OUTPUT_KEY
 
 UNCONSUMED = "not consumed by the parser"
 STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed
@@ -86,7 +87,7 @@ def _scrubber(session: TemplateSession, request: Request, text: str, parsed: Out
     said = None if partial else stream_check.disagreement(steps[-1].message, steps[-1].error, parsed.message,
                                                           parsed.error)
     if said:
-        st.warning(f"**Streaming and non-streaming disagree**: {said}.", icon=":material/sync_problem:")
+        st.warning(f"**Streaming and non-streaming disagree**: {ui.md_escape(said)}.", icon=":material/sync_problem:")
     st.caption(f"llama-server re-parses the accumulated text after every token; here after every character "
                f"({len(steps)} prefixes, {throws} threw).")
     n = st.slider("Characters received", 1, len(steps), len(steps), key="try_scrub") if len(steps) > 1 else 1
@@ -94,7 +95,7 @@ def _scrubber(session: TemplateSession, request: Request, text: str, parsed: Out
     st.html(ui.mono_block(ui.visible_whitespace_html(text[:n]) + '<span style="background:#333;color:#fff">▏</span>'
                           + f'<span style="color:#ccc">{ui.visible_whitespace_html(text[n:n + 80])}</span>'))
     if step.error is not None:
-        st.error(f"This prefix does not parse: {step.error}")
+        st.error(ui.md_escape(f"This prefix does not parse: {step.error}"))
     if step.message is not None:
         st.markdown("**Partial message**")
         _message(step.message)
@@ -102,7 +103,7 @@ def _scrubber(session: TemplateSession, request: Request, text: str, parsed: Out
     st.markdown(f"**Deltas sent for this step** ({len(deltas)})")
     st.json(deltas, expanded=True)
     if step.diff_error is not None:
-        st.warning(f"The message diff failed here: {step.diff_error}")
+        st.warning(ui.md_escape(f"The message diff failed here: {step.diff_error}"))
 
 
 DIFFERS = "#e8590c"
@@ -145,8 +146,8 @@ def _versus(session: TemplateSession, request: Request, text: str, partial: bool
         _side(right, differing)
 
 
-def _bug_report(session: TemplateSession, params: ChatParams, text: str, parsed: OutputParse,
-                why: Diagnosis | None) -> None:
+def _bug_report(session: TemplateSession, params: ChatParams, request: Request, text: str, parsed: OutputParse,
+                why: Diagnosis | None, partial: bool) -> None:
     source = sh.active().source
     if source is None:
         return
@@ -154,19 +155,21 @@ def _bug_report(session: TemplateSession, params: ChatParams, text: str, parsed:
         result = parsed.message.to_oracle_json() if parsed.message is not None else {"exception": str(parsed.error)}
         held = st.session_state.get(CHOSEN_FIX_STATE)
         fix = held[1] if isinstance(held, tuple) and held[0] == session.sha256 else None
-        if fix is not None and not st.checkbox(f"Propose the fix chosen on the Doctor page: {fix.summary}",
+        if fix is not None and not st.checkbox(f"Propose the fix chosen on the Doctor page: {ui.md_escape(fix.summary)}",
                                                value=True, key="try_bug_fix"):
             fix = None
         analysis = None if session.analysis_error is not None else session.analysis
-        md = ui.bug_report_markdown(
-            title=f"Chat parsing of {source.display_name}: unexpected result",
-            source_name=source.display_name, source_origin=source.origin, sha256=source.sha256,
-            template_text=source.text, handler=params.handler,
-            analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False) if analysis else None,
+        public = sh.app_options().public_url
+        md = try_bug_report(
+            source=source, source_request=sh.current_request(), request=request, handler=params.handler,
             raw_output=text, parsed_json=json.dumps(result, indent=2, ensure_ascii=False),
-            permalink=sh.permalink_url(st.session_state.get("_try_query")),
-            findings=why.findings if why is not None else None, fix=fix,
-        )
+            analysis_json=json.dumps(analysis.to_oracle_json(), indent=2, ensure_ascii=False) if analysis else None,
+            findings=why.findings if why is not None else None, fix=fix, partial=partial,
+            public_url=public, query=st.session_state.get("_try_query"))
+        st.caption("It carries what reproduces the case anywhere: the template (its example or Hub id, or the "
+                   "template itself), the request, the output and the CLI commands."
+                   + ("" if public else " The app's own link is left out: this app runs without --public-url, "
+                                         "so its address means nothing to others."))
         st.code(md, language="markdown")
         st.download_button("Download bug-report.md", md, file_name="bug-report.md", mime="text/markdown")
 
@@ -231,7 +234,7 @@ def _results(session: TemplateSession, request: Request, params: ChatParams, tex
              parsed: OutputParse) -> None:
     st.subheader("Parsed message")
     if parsed.error is not None or parsed.message is None:
-        st.error(f"{parsed.error} — llama-server answers this request with an error.")
+        st.error(ui.md_escape(f"{parsed.error} — llama-server answers this request with an error."))
     else:
         _message(parsed.message)
     why = _why(session, request, text, partial)
@@ -239,7 +242,7 @@ def _results(session: TemplateSession, request: Request, params: ChatParams, tex
         _versus(session, request, text, partial)
     _coloured(parsed, params.generation_prompt, by)
     _scrubber(session, request, text, parsed, partial)
-    _bug_report(session, params, text, parsed, why)
+    _bug_report(session, params, request, text, parsed, why, partial)
 
 
 def _why(session: TemplateSession, request: Request, text: str, partial: bool) -> Diagnosis | None:

@@ -3,6 +3,8 @@ example the way a user gets there (the source chosen, app.py run, the page switc
 
 from __future__ import annotations
 
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from oracle_data import PROJECT_ROOT
@@ -11,6 +13,17 @@ from explorer import ui_support as ui
 
 APP = str(PROJECT_ROOT / "app.py")
 TIMEOUT = 120
+
+
+def md_plain(markdown: object) -> str:
+    """What a Markdown source shows once its backslash escapes are read (the pages escape
+    every value with ``ui.md_escape``; AppTest hands back the source)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", str(markdown))
+
+
+def not_health(errors: object) -> list[str]:
+    """The error alerts other than the template's health banner (said on the Template page)."""
+    return [e.value for e in errors if not e.value.startswith("**Template health.**")]  # type: ignore[attr-defined]
 
 
 def open_page(page: str, example: str) -> AppTest:

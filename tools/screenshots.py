@@ -1,4 +1,4 @@
-"""Take a screenshot of every app page into docs/ (docs/template-page.png, ...).
+"""Take a screenshot of every app page into docs/ (docs/template-page.png, ..., docs/doctor-page.png).
 
 Usage: python tools/screenshots.py [--example NAME] [--out docs]
 
@@ -26,8 +26,9 @@ PAGES = (
     ("analysis", "analysis-page.png", {}),
     ("grammar", "grammar-page.png", {}),
     ("try", "try-page.png", {}),
-    ("fixtures", "fixtures-page.png", {"focus": "qwen3-hermes"}),
+    ("fixtures", "fixtures-page.png", {}),  # opens on the template's own family
     ("compare", "compare-page.png", {}),
+    ("doctor", "doctor-page.png", {}),
 )
 
 

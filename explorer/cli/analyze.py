@@ -1,11 +1,14 @@
-"""``analyze TEMPLATE``: llama.cpp's differential analysis of a template, as JSON.
+"""``analyze TEMPLATE``: llama.cpp's differential analysis of a template.
 
-Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``). Output: one
-JSON object with the oracle's schema -- ``caps``, ``routed``, ``autoparser`` (every
-field, same names and enum spellings), ``generation_prompt`` (thinking false/true) --
-plus ``health`` (whether llama.cpp's reading of the template is broken, first: see
-``explorer.triage.health``), ``provenance`` (where each field came from), ``workarounds``,
-``failures`` and ``probes`` (the trace; ``--no-trace`` omits it).
+Input: a TEMPLATE spec (path, ``hf:owner/repo``, ``example:NAME`` or ``-``). Output, by
+default, a readable report (``explorer.ui_support.analysis_view.analysis_text``: the
+route and why, the modes with their glossary line, every marker with the probe and the
+template line that wrote it, the generation prompts). With ``--json``, one JSON object
+with the oracle's schema -- ``caps``, ``routed``, ``autoparser`` (every field, same names
+and enum spellings), ``generation_prompt`` (thinking false/true) -- plus ``health``
+(whether llama.cpp's reading of the template is broken, first: see
+``explorer.triage.health``), ``provenance`` (where each field came from), ``workarounds``
+and ``failures``; ``--trace`` adds ``probes`` (every probe's inputs, outputs and diff).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from explorer.apply.prompt import AppliedPrompt
 from explorer.cli import inputs
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.session import TemplateSession
+from explorer.ui_support.analysis_view import analysis_text
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +31,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Run llama.cpp's differential template analysis and print it as JSON.")
     inputs.add_template_argument(p)
     inputs.add_override_argument(p)
-    p.add_argument("--no-trace", action="store_true", help="omit the probe trace")
-    p.add_argument("--compact", action="store_true", help="print the JSON on one line")
+    p.add_argument("--json", action="store_true", help="the oracle's JSON schema instead of the readable report")
+    p.add_argument("--trace", action="store_true", help="with the probe trace (every probe's inputs, outputs and "
+                   "diff); implies --json")
+    p.add_argument("--no-trace", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
+    p.add_argument("--compact", action="store_true", help="the JSON on one line; implies --json")
     p.set_defaults(run=run)
 
 
@@ -103,7 +110,11 @@ def _generation_prompt_probe(key: str, applied: AppliedPrompt) -> dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
-    report = analysis_report(inputs.session_from_args(args)[0], trace=not args.no_trace)
+    session, _ = inputs.session_from_args(args)
+    if not (args.json or args.trace or args.compact):
+        print(analysis_text(session, args.template))
+        return 0
+    report = analysis_report(session, trace=args.trace and not args.no_trace)
     indent = None if args.compact else 2
     print(json.dumps(report, indent=indent, ensure_ascii=False))
     return 0

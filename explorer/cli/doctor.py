@@ -20,7 +20,7 @@ import json
 import sys
 from collections.abc import Mapping
 
-from explorer.cli.inputs import TEMPLATE_HELP, add_override_argument
+from explorer.cli.inputs import TEMPLATE_HELP, add_override_argument, program_name
 from explorer.doctor.batch import run_batch
 from explorer.doctor.text import report_text, summary_table
 
@@ -58,6 +58,13 @@ def _fails(line: Mapping[str, object], severities: tuple[str, ...]) -> bool:
                                               for f in findings)
 
 
+def how_to_see_each(args: argparse.Namespace) -> str:
+    """The line under the summary table: how to get each template's whole report."""
+    prog = program_name()
+    return (f"Each template's whole report: {prog} doctor TEMPLATE (one at a time), or {prog} doctor "
+            "--json ... (one JSON line per template, in this order).")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
@@ -69,12 +76,17 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
             sys.stdout.flush()
-    if not args.json:
-        sys.stdout.write((report_text(lines[0]) if len(lines) == 1 else summary_table(lines)) + "\n")
     errored = [line for line in lines if isinstance(line.get("error"), Mapping)]
-    for failed in errored if not args.json else ():
-        print(f"error: {failed.get('template')}: {json.dumps(failed.get('error'), ensure_ascii=False)}",
-              file=sys.stderr)
+    if not args.json:
+        reports = [line for line in lines if line not in errored]
+        if len(lines) == 1 and reports:
+            sys.stdout.write(report_text(lines[0]) + "\n")
+        elif len(lines) > 1:
+            sys.stdout.write(summary_table(lines) + "\n" + how_to_see_each(args) + "\n")
+        for failed in errored:  # each error once, in words, on stderr
+            error = failed["error"]
+            assert isinstance(error, Mapping)
+            print(f"error: {failed.get('template')} ({error.get('kind')}): {error.get('message')}", file=sys.stderr)
     if errored:
         return EXIT_ERRORED
     if args.fail_on and any(_fails(line, FAILING[args.fail_on]) for line in lines):

@@ -29,6 +29,15 @@ from explorer.sources import resolve_spec
 from explorer.sources.model import TemplateSource
 
 TEMPLATE_HELP = "path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin"
+CONSOLE_SCRIPT = "template-explorer"
+
+
+def program_name(argv0: str | None = None) -> str:
+    """How the user ran us: the console script, or ``python -m explorer`` (for help and hints)."""
+    import os
+
+    name = os.path.basename(argv0 if argv0 is not None else (sys.argv[0] if sys.argv else ""))
+    return CONSOLE_SCRIPT if name.startswith(CONSOLE_SCRIPT) else "python -m explorer"
 
 
 def add_template_argument(p: argparse.ArgumentParser) -> None:

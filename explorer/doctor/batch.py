@@ -14,12 +14,14 @@ own error line; the batch goes on.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeAlias
 
 from explorer.analysis.overrides import parse_setting
+from explorer.doctor.cluster import require_explorer
 from explorer.doctor.report import doctor
 from explorer.errors import ExplorerError
 from explorer.fixtures import family_profiles
@@ -146,11 +148,16 @@ def run_dask(tasks: Sequence[DoctorTask], address: str) -> Iterator[tuple[int, O
     results as they complete. A task that raised, or whose worker died (Dask's
     KilledWorker), is that template's error line. As on any Dask cluster, the scheduler and
     the workers need the client's environment: the explorer importable, the same versions
-    (the scheduler unpickles each task)."""
+    (the scheduler unpickles each task); ``explorer.doctor.cluster`` checks the import on
+    every worker first and raises ``ClusterError`` saying how to install it."""
     from dask.distributed import Client
     from dask.distributed import as_completed as dask_completed
 
     with Client(address) as client:
+        check = require_explorer(client)  # one clear error, not a deserialisation error per template
+        for w in check.mismatched:
+            print(f"warning: Dask worker {w.address} imports template-explorer {w.version}, this client "
+                  f"{check.client_version}: their reports may differ", file=sys.stderr)
         futures = {client.submit(run_task, task, pure=False): task for task in tasks}
         for future in dask_completed(list(futures)):
             task = futures[future]

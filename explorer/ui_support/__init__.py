@@ -6,7 +6,8 @@ with inline styles, plain strings with whitespace made visible, query-parameter 
 and Markdown. Everything is a pure function or a frozen dataclass, so the pages stay
 display-only and these helpers are unit tested without a browser.
 
-Submodules: ``text`` (whitespace, highlighting), ``diffs`` (probe pairs, split tables,
+Submodules: ``text`` (whitespace, highlighting, ``md_escape``: the one Markdown escaping
+helper), ``diffs`` (probe pairs, split tables,
 tinted parse spans), ``links`` (source requests, permalinks, bug reports), ``requests``
 (tools JSON, fixture verdicts), ``whatif_link`` (a what-if's permalink parameters; imported
 by its own name, as it imports ``explorer.whatif``).
@@ -25,8 +26,8 @@ from explorer.ui_support.links import (
 from explorer.comparison import FieldChange, compare_fields, flatten_json
 from explorer.ui_support.requests import FixtureVerdict, fixture_verdict, parse_tools_json, transformers_call
 from explorer.ui_support.text import (
-    DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, mono_block,
-    source_excerpt, visible_whitespace, visible_whitespace_html,
+    DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, md_code, md_escape,
+    mono_block, source_excerpt, visible_whitespace, visible_whitespace_html,
 )
 
 __all__ = [
@@ -35,7 +36,8 @@ __all__ = [
     "transformers_call", "PairView", "Permalink", "RequestInputs", "SourceRequest", "Span", "ast_spans", "bug_report_markdown", "char_diff",
     "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text",
     "decode_permalink", "decompress_text", "encode_permalink", "fixture_verdict",
-    "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "mono_block",
+    "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "md_code", "md_escape",
+    "mono_block",
     "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",
     "query_string", "source_excerpt", "spans_html", "split_html", "visible_whitespace",
     "visible_whitespace_html",

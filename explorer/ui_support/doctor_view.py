@@ -19,6 +19,7 @@ from typing import Literal
 
 from explorer.doctor.model import Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
+from explorer.ui_support.text import md_escape
 from explorer.ui_support.links import (
     CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
     query_string,
@@ -36,10 +37,10 @@ class Banner:
 def banner(report: DoctorReport) -> Banner:
     rt = f"{report.roundtrip.equal}/{report.roundtrip.total} messages come back"
     if report.verdict == "broken":
-        causes = "; ".join(f.summary for f in report.by_severity("cause"))
+        causes = md_escape("; ".join(f.summary for f in report.by_severity("cause")))
         return Banner("error", f"**Broken**: tool calls or content never parse ({rt}). {causes}")
     if report.verdict == "losses":
-        listed = "\n".join(f"- {loss}" for loss in report.losses)
+        listed = "\n".join(f"- {md_escape(loss)}" for loss in report.losses)
         return Banner("warning", f"**Losses** ({rt}):\n\n{listed}")
     extra = (f"; {len(report.as_a_model_writes)} more differ only as a model's own reply would"
              if report.as_a_model_writes else "")
@@ -200,7 +201,8 @@ def json_download(report: DoctorReport) -> Download:
 
 
 def bug_report(report: DoctorReport, *, source_name: str, source_origin: str, template_text: str,
-               fix: Fix | None = None, permalink: str | None = None) -> str:
+               fix: Fix | None = None, permalink: str | None = None, template_label: str | None = None,
+               reproduce: Sequence[str] = ()) -> str:
     """The bug-report Markdown of the doctor's report: the verdict and round trip, the
     findings that are not notes (with their template lines), and ``fix`` when one is chosen
     (kind, summary, round trip before and after, the --set lines and lambda, the diff or the
@@ -214,7 +216,7 @@ def bug_report(report: DoctorReport, *, source_name: str, source_origin: str, te
         findings_title="What Template Explorer's doctor found",
         expected=(f"Every assistant message comes back through llama.cpp's parser (round trip now {rt})."
                   + unfixed) if report.verdict != "full" else None,
-        fix=fix)
+        fix=fix, template_label=template_label, reproduce=reproduce)
 
 
 def fix_choices(report: DoctorReport) -> list[str]:

@@ -354,18 +354,25 @@ def bug_report_markdown(
     findings: Sequence[Any] | None = None,
     findings_title: str = "Why (Template Explorer's triage)",
     fix: Fix | None = None,
+    template_label: str | None = None,
+    request_json: str | None = None,
+    reproduce: Sequence[str] = (),
 ) -> str:
     """A self-contained Markdown bug report for llama.cpp's chat parsing of one template.
 
     ``findings``: the triage's findings (``explorer.triage.Finding``: check, severity,
     summary, expected, found, fix_hint) or the doctor's (``DoctorFinding``, with template
     lines) so the report says why, under ``findings_title``; left out when None.
-    ``fix``: a verified fix to propose (``fix_markdown``).
+    ``fix``: a verified fix to propose (``fix_markdown``). ``template_label``: how to load
+    the template anywhere (``explorer.ui_support.bug_report.template_spec``; default its
+    name and origin); ``request_json``: the request as llama-server's body; ``reproduce``:
+    Markdown lines with the CLI commands that reproduce the case; ``permalink``: the app's
+    view, for an app others can reach.
     """
     lines = [
         f"### {title}",
         "",
-        f"- template: `{source_name}` ({source_origin})",
+        f"- template: {template_label}" if template_label else f"- template: `{source_name}` ({source_origin})",
         f"- template sha256: `{sha256}`",
         f"- llama.cpp commit the explorer mirrors: `{LLAMA_CPP_COMMIT}`",
     ]
@@ -373,8 +380,12 @@ def bug_report_markdown(
         lines.append(f"- route: `{handler}`")
     if permalink:
         lines.append(f"- explorer view: {permalink}")
+    if request_json is not None:
+        lines += ["", "**Request** (llama-server's request body)", "", _fence(request_json, "json")]
     if raw_output is not None:
         lines += ["", "**Model output (verbatim)**", "", _fence(raw_output)]
+    if reproduce:
+        lines += ["", "**Reproduce**", "", *reproduce]
     if parsed_json is not None:
         lines += ["", "**Parsed message**", "", _fence(parsed_json, "json")]
     if findings is not None:

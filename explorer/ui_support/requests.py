@@ -1,8 +1,11 @@
-"""What the Try-it and Fixtures pages feed the library, and how they judge it.
+"""What the pages feed the library from their widgets, and how fixtures are judged.
 
-Input: the user's tools JSON, whether the request passes enable_thinking and the date
-field. Output: tools lists (or RequestError); the ``TransformersCall`` the transformers
-round trip renders with (or RequestError for a date that is not ISO 8601); and,
+Input: the user's tools JSON; whether the request passes enable_thinking and the date
+field; the What if… section's request-change widget values (plain values: a switch, a
+reasoning format, a kwargs text, a tool-order text). Output: tools lists (or
+RequestError); the ``TransformersCall`` the transformers round trip renders with (or
+RequestError for a date that is not ISO 8601); ``RequestChange``s (or RequestError saying
+which value is wrong); and,
 re-exported from ``explorer.fixtures``, fixture verdicts by canitoolcall's own checks.
 """
 
@@ -11,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from explorer.errors import RequestError, SourceError
-from explorer.roundtrip import TransformersCall
+from explorer.roundtrip import RequestChange, TransformersCall
 from explorer.ui_support.links import parse_date_field
 
 
@@ -55,8 +58,37 @@ def parse_tools_json(text: str) -> list[dict[str, Any]] | None:
     return value
 
 
+def request_change(*, enable_thinking: bool | None = None, reasoning_format: str | None = None,
+                   parallel_tool_calls: bool | None = None, kwargs_text: str = "",
+                   tool_order_text: str = "") -> RequestChange:
+    """The request change the What if… widgets describe (None: unchanged). ``kwargs_text``:
+    chat_template_kwargs as a JSON object (empty: none), the switch winning over a kwarg of
+    the same name; ``tool_order_text``: tool names, comma-separated (empty: the request's
+    order). Raises RequestError for kwargs that are not a JSON object."""
+    import json
+
+    raw = kwargs_text.strip()
+    try:
+        kwargs = json.loads(raw) if raw else {}
+    except ValueError as exc:
+        raise RequestError(f"chat_template_kwargs: not JSON ({exc})") from exc
+    if not isinstance(kwargs, dict):
+        raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
+    if enable_thinking is not None:
+        kwargs["enable_thinking"] = enable_thinking
+    body: dict[str, Any] = {"chat_template_kwargs": kwargs}
+    if reasoning_format is not None:
+        body["reasoning_format"] = reasoning_format
+    if parallel_tool_calls is not None:
+        body["parallel_tool_calls"] = parallel_tool_calls
+    order = [n.strip() for n in tool_order_text.split(",") if n.strip()]
+    if order:
+        body["tool_order"] = order
+    return RequestChange.from_json(body)
+
+
 # --- conformance fixtures (canitoolcall) ---------------------------------------------
 # The verdict is library code (the doctor judges fixtures too); the pages reach it here.
 from explorer.fixtures import FixtureVerdict, fixture_verdict  # noqa: E402
 
-__all__ = ["FixtureVerdict", "fixture_verdict", "parse_tools_json"]
+__all__ = ["FixtureVerdict", "fixture_verdict", "parse_tools_json", "request_change"]

@@ -16,6 +16,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.ui_support.text import md_escape
+
 OUTCOMES: Mapping[str, str] = {
     "exact": "✓ round-trips",
     "trimmed": "≈ equal once trimmed",
@@ -401,9 +403,7 @@ def dialect_summary(report: Any) -> str:
     return text + "."
 
 
-MARKDOWN_SPECIALS = frozenset("\\`*_{}[]<>()#+-.!|~$")
-
-
 def markdown_escape(text: str) -> str:
-    """Text shown as Markdown verbatim (the replies quoted in a headline hold markup characters)."""
-    return "".join("\\" + ch if ch in MARKDOWN_SPECIALS else ch for ch in text)
+    """Text shown as Markdown verbatim (the replies quoted in a headline hold markup
+    characters): the app's one escaping helper, ``explorer.ui_support.text.md_escape``."""
+    return md_escape(text)

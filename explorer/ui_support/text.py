@@ -7,8 +7,8 @@ styles (no stylesheet needed) and plain strings with whitespace glyphs.
 from __future__ import annotations
 
 import functools
-
 import html
+import re
 from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Literal
@@ -111,6 +111,54 @@ def marker_html(marker: str) -> str:
     if marker == "":
         return f'<code style="{DIM}">∅</code>'
     return "<code>" + _html_visible(marker, 0, [True] * len(marker), "all").replace("\n", "") + "</code>"
+
+
+# --- text shown as written where Streamlit reads Markdown ------------------------
+
+# What Streamlit's Markdown gives a meaning to, anywhere in a line: CommonMark's emphasis,
+# code, links, HTML and entities, GitHub's tables and strikethrough, Streamlit's ``$`` maths.
+_INLINE = re.compile(r"([\\`*\[\]<>|~$&])")
+# ``_`` only where it can open or close emphasis (not inside a word: get_weather stays).
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# Streamlit's own directives: :material/icon:, :red[x], :smile: (escaping the first colon
+# alone does not stop them: each colon and slash of the shape is escaped)
+_DIRECTIVE = re.compile(r":[A-Za-z][\w-]*(?:/[\w-]+)?(?::|(?=\\\[))")
+# At the start of a line: headings, quotes, lists, setext underlines, numbered lists.
+_BLOCK = re.compile(r"^(\s*)([#+=-])")
+_NUMBERED = re.compile(r"^(\s*\d+)([.)])")
+
+
+def _escape_directive(match: re.Match[str]) -> str:
+    return match.group(0).replace(":", "\\:").replace("/", "\\/")
+
+
+def md_escape(text: object) -> str:
+    """Any value from a template, an output or an error as Markdown that shows it as
+    written (``**x**`` stays two stars, ``>`` no quote bar, ``<b>`` no bold, a code fence
+    stays backticks, ``:material/x:`` no icon). The one escaping helper the pages use
+    wherever Streamlit reads Markdown: st.markdown, st.caption, st.info/warning/error/
+    success, st.table cells, labels. Only what Markdown would read is escaped, so plain
+    words and names (``get_weather``, ``tools: invalid JSON``) stay as they are."""
+    lines = []
+    for line in str(text).split("\n"):
+        line = _UNDERSCORE.sub(r"\\_", _INLINE.sub(r"\\\1", line))
+        line = _DIRECTIVE.sub(_escape_directive, line)
+        line = _NUMBERED.sub(r"\1\\\2", _BLOCK.sub(r"\1\\\2", line))
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def md_code(text: object) -> str:
+    """A value as inline code inside Markdown, whatever backticks it holds (the fence is
+    one longer than its longest run; Streamlit reads nothing inside code)."""
+    shown = str(text)
+    longest = run = 0
+    for ch in shown:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
+    return f"{ticks}{pad}{shown}{pad}{ticks}"
 
 
 # --- syntax highlighting ----------------------------------------------------------

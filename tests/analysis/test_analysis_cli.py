@@ -1,4 +1,5 @@
-"""``python -m explorer analyze``: one JSON object with the oracle's schema and the trace."""
+"""``python -m explorer analyze``: a readable report by default; with --json one JSON object
+with the oracle's schema, and with --trace the probe trace."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_analyze_prints_the_oracle_schema_and_the_trace(tmp_path, capsys):
     path = tmp_path / "tagged.jinja"
     path.write_text(TAGGED, encoding="utf-8")
-    code, out, _ = run(capsys, "analyze", str(path))
+    code, out, _ = run(capsys, "analyze", str(path), "--trace")
     assert code == 0
     report = json.loads(out)
     assert report["caps"]["supports_tool_calls"] is True
@@ -38,14 +39,38 @@ def test_analyze_prints_the_oracle_schema_and_the_trace(tmp_path, capsys):
     assert "FFF_FIRST_FUN_F" in t3["diff"]["left"] and "SSS_SECOND_FUN_S" in t3["diff"]["right"]
 
 
-def test_no_trace_omits_probes(tmp_path, capsys):
+def test_json_omits_probes_unless_traced(tmp_path, capsys):
     path = tmp_path / "t.jinja"
     path.write_text(TAGGED, encoding="utf-8")
-    code, out, _ = run(capsys, "analyze", str(path), "--no-trace", "--compact")
-    assert code == 0
-    report = json.loads(out)
-    assert "probes" not in report and "autoparser" in report
+    for argv in (("--json",), ("--no-trace", "--compact"), ("--compact",)):
+        code, out, _ = run(capsys, "analyze", str(path), *argv)
+        assert code == 0
+        report = json.loads(out)
+        assert "probes" not in report and "autoparser" in report
     assert len(out.strip().splitlines()) == 1
+
+
+def test_the_default_report_is_readable_and_names_the_template_lines(tmp_path, capsys):
+    """Without --json: the route, each mode with its glossary line, each marker with the
+    probe that set it and the template line that writes it (the line's own text), a few KB,
+    not the 200 KB trace."""
+    from explorer.analysis.glossary import mode_line
+
+    path = tmp_path / "tagged.jinja"
+    path.write_text(TAGGED, encoding="utf-8")
+    code, out, _ = run(capsys, "analyze", str(path))
+    assert code == 0 and not out.lstrip().startswith("{")
+    assert len(out) < 8000
+    # TAGGED is Qwen3-Coder shaped: the route names the handler and the text that decided it
+    assert "Route: the specialized handler qwen3-coder" in out
+    assert 'why this route: the template contains "<tool_call>" at template line 2' in out
+    assert f"TAG_WITH_TAGGED: {mode_line('tools.format.mode', 'TAG_WITH_TAGGED')}" in out
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("tools.arguments.name_prefix"))
+    assert '"<parameter="' in lines[at] and "probe A1" in lines[at]
+    number = next(n for n, text in enumerate(TAGGED.splitlines(), 1) if "<parameter=" in text)
+    assert lines[at + 1].strip() == f"line {number}: {TAGGED.splitlines()[number - 1].strip()}"
+    assert "--json" in lines[-1]
 
 
 def test_errors_are_clean_and_located(tmp_path, capsys):

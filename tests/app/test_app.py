@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import sources
 from explorer import ui_support as ui
+from apptest_support import md_plain
 from oracle_data import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
@@ -126,8 +127,10 @@ def test_pasting_a_template_analyses_it():
     request = at.session_state["source_request"]
     assert (request.kind, request.text) == ("text", pasted)
     assert "pasted template" in texts(at)
-    # the sidebar, drawn before the page, already names it after this one run
-    assert any("pasted text" in c.value for c in at.sidebar.caption)
+    # the header, drawn before the page, already names it after this one run, and only it does
+    header = [c.value for c in at.main.caption if c.value.startswith("Template **")]
+    assert len(header) == 1 and "pasted template" in header[0]
+    assert not any("pasted" in c.value for c in at.sidebar.caption)
     # a short pasted template is shared by value in the permalink
     assert ui.decode_permalink(dict(at.query_params)).text == pasted
 
@@ -284,7 +287,7 @@ def test_grammar_page_shows_the_lazy_grammar_and_its_trigger():
     assert_clean(at)
     assert {m.label: m.value for m in at.metric}.get("Lazy") == "yes"
     triggers = at.table[0].value
-    assert list(triggers["value"]) == ["<tool_call>↵"]
+    assert [md_plain(v) for v in triggers["value"]] == ["<tool_call>↵"]
     assert "::=" in texts(at)
 
 
@@ -379,7 +382,9 @@ QWEN3_CODER_STYLE = (
 def test_a_specialized_route_is_announced_and_its_parser_used():
     request = ui.SourceRequest("text", text=QWEN3_CODER_STYLE)
     at = app(request=request)
-    assert any("specialized handler `qwen3-coder`" in w.value for w in at.warning)
+    route = next(w.value for w in at.warning if "Route: the specialized handler qwen3" in w.value)
+    assert "**Why this route**" in route and md_plain('the template contains "<tool_call>" at template line') \
+        in md_plain(route)
     at = app("pages/try_it_page.py", request=request)
     at.text_area(key="try_output").input(
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>").run()
@@ -533,3 +538,21 @@ def test_the_probes_page_shows_which_template_line_wrote_each_span():
         assert f".pv-T1:has(.l{n}:hover) #pv-T1-L{n}" in block
         assert html.escape(text[n - 1]) in block
     assert 'class="pv l' in block and "template line" in block  # spans carry their line
+
+
+def test_the_analysis_links_each_marker_to_its_template_line_and_the_template_page_highlights_it():
+    """The Analysis page's "template line that writes it": the line's number links to the
+    Template page focused on it, and the line's own text stands beside it; following the
+    link highlights that line in the source."""
+    source = ui.SourceRequest("example", name=CHATML).load()
+    number = next(n for n, line in enumerate(source.text.splitlines(), 1) if "'<tool_call>\\n{\"name\"" in line)
+    at = app("pages/analysis_page.py", request=ui.SourceRequest("example", name=CHATML))
+    assert_clean(at)
+    html = "\n".join(h.proto.body for h in at.get("html"))
+    assert f'focus=L{number}&amp;example={CHATML}" target="_self">line {number}</a>' in html
+    assert "&#x27;&lt;tool_call&gt;\\n{&quot;name&quot;: &quot;&#x27;" in html  # the line's text, escaped
+    at = app(params={"page": "template", "focus": f"L{number}", "example": CHATML})
+    assert_clean(at)
+    assert any(c.value.startswith(f"Line {number} is highlighted") for c in at.caption)
+    shown = "\n".join(h.proto.body for h in at.get("html"))
+    assert shown.count('class="hll"') == 1

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
-from apptest_support import open_page
+from apptest_support import md_plain, open_page
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # JSON calls in <tool_call>\n...</tool_call>
@@ -72,7 +72,7 @@ def test_whatif_override_changes_the_grammar_page_and_clear_brings_the_original_
     grammar = shown_grammar(at)
     assert 'tool-call ::= "<call>\\n"' in grammar and '"<tool_call>\\n"' not in grammar
     triggers = next(str(t.value) for t in at.table if "WORD" in str(t.value))
-    assert ui.marker_text("<call>\n") in triggers
+    assert ui.marker_text("<call>\n") in md_plain(triggers)
 
     at.button(key="whatif_clear").click().run()
     clean(at)

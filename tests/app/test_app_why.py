@@ -67,13 +67,13 @@ def test_bug_report_is_unchanged_without_findings():
 
 def test_the_section_explains_a_partial_parse_when_asked():
     """The Why section's diagnosis (``TemplateSession.diagnose`` for the page's request, as
-    ``pages._shared.page_request`` builds it) takes the Try it page's is_partial toggle
+    ``app_state.page_request`` builds it) takes the Try it page's is_partial toggle
     (default off)."""
     import json as _json
 
     from explorer.session import open_session
     from explorer.sources import from_example
-    from pages import _shared as sh
+    import app_state as sh
 
     session = open_session(from_example(CHATML))
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -151,7 +151,7 @@ def test_each_finding_shows_its_rule_fix_place_quirk_and_verified_suggestion():
     from explorer.session import open_session
     from explorer.sources import from_text
     from explorer.ui_support import why_view
-    from pages import _shared as sh
+    import app_state as sh
 
     output = "<tool_call>\n<function=get_weather>\n<parameter=city>Paris\n</parameter>\n</function>\n</tool_call>"
     session = open_session(from_text(TAGGED))

@@ -190,3 +190,47 @@ def test_hostile_templates_in_a_jobs_2_batch_give_bounded_lines(capsys: pytest.C
     for line in lines:
         assert "error" in line or line["verdict"] in ("full", "losses", "broken")
     assert elapsed < 240, f"{elapsed:.0f}s for {len(specs)} hostile templates"
+
+
+def test_several_templates_say_how_to_see_each_report(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    code, out, err = _doctor(capsys, str(folder / "a_sound.jinja"), str(folder / "b_lossy.jinja"), "--no-fixes")
+    assert code == 0 and err == ""
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("Each template's whole report: python -m explorer doctor TEMPLATE") and "--json" in last
+
+
+def test_an_error_is_said_once_in_words(capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+    """A template that cannot be doctored: one line on stderr (kind, message, no JSON), none on
+    stdout for a single template; in a batch its table row names the kind."""
+    bad = folder / "z_bad.jinja"
+    bad.write_text(SYNTAX_ERROR, encoding="utf-8")
+    code, out, err = _doctor(capsys, str(bad), "--no-fixes")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith(f"error: {bad} (syntax): ")
+    assert "\"kind\"" not in err and "line 2" in err  # words, not the JSON error object
+    code, out, err = _doctor(capsys, str(bad), str(folder / "a_sound.jinja"), "--no-fixes")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    row = next(line for line in out.splitlines() if line.startswith(str(bad)))
+    assert row.split()[1:3] == ["-", "error:"] and row.split()[3] == "syntax"
+
+
+def test_workers_that_cannot_import_the_explorer_are_one_error_saying_how_to_install_it() -> None:
+    """The cluster check (explorer.doctor.cluster): on an in-process LocalCluster the workers
+    import the explorer; asked for a module they lack, the check is one ClusterError that names
+    the workers and says how to give them the package, before any template is sent."""
+    from dask.distributed import Client, LocalCluster
+
+    from explorer.doctor.cluster import HOW_TO, check_workers, require_explorer
+    from explorer.errors import ClusterError
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster.scheduler_address) as client:
+        check = check_workers(client)
+        assert [w.ok for w in check.workers] == [True] and check.workers[0].file.endswith("__init__.py")
+        assert not check.missing and not check.mismatched
+        with pytest.raises(ClusterError) as raised:
+            require_explorer(client, module="explorer_not_installed_here")
+    message = str(raised.value)
+    assert "1 of 1 Dask worker(s) cannot import explorer_not_installed_here" in message
+    assert "ModuleNotFoundError" in message  # the worker's own answer
+    assert HOW_TO in message and "pip install dist/template_explorer-" in message

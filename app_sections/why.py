@@ -20,7 +20,7 @@ from explorer import ui_support as ui
 from explorer.ui_support import why_view as why
 from explorer.triage import CHECKS, Diagnosis, Finding
 from explorer.triage.model import Place
-from pages import _shared as sh
+import app_state as sh
 
 TITLE = "Why this result?"
 SEVERITY_STYLE = {"cause": ("#c92a2a", "#fff5f5", "cause"), "warning": ("#e67700", "#fff9db", "warning"),
@@ -108,7 +108,7 @@ def _checks_list() -> None:
 def render_why(d: Diagnosis) -> None:
     """The section: verdict, highlighted output, then every finding (causes first)."""
     st.subheader(TITLE)
-    st.caption(d.verdict)
+    st.caption(ui.md_escape(d.verdict))
     if d.is_partial:
         st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
                    "in progress, not a cause.")
@@ -119,10 +119,10 @@ def render_why(d: Diagnosis) -> None:
 def findings(d: Diagnosis) -> None:
     """The findings alone (also under a failing fixture): count, highlighted output, one card each."""
     if not d.findings:
-        st.success(d.nothing_found)
+        st.success(ui.md_escape(d.nothing_found))
         return
     if d.all_clear and d.build_error is None and d.error is None:
-        st.success(d.nothing_wrong)
+        st.success(ui.md_escape(d.nothing_wrong))
     causes = len(d.causes)
     st.caption(f"{len(d.findings)} finding{'s' if len(d.findings) != 1 else ''}"
                + (f", {causes} of them a cause" if causes else "")

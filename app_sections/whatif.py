@@ -6,7 +6,7 @@ output. Output: Streamlit widgets that set an override on any analysis field (a 
 ``--set`` reads it), remove one, change the request (enable_thinking, reasoning_format,
 parallel_tool_calls, chat_template_kwargs as JSON, the tools' order; applied on top of the
 request controls) or edit the template text in place (each kept in st.session_state for
-this template's sha256 by ``pages._shared``, so every page shows the modified version); then "What changed"
+this template's sha256 by ``app_state``, so every page shows the modified version); then "What changed"
 (``explorer.whatif.what_changed``: route, fields, parser, GBNF, triggers, round trip and
 the triage of the current output, the original request beside the changed one, before → after),
 the sentence that an override is what a llama.cpp workaround lambda does, and the
@@ -23,17 +23,18 @@ from explorer import ui_support as ui
 from explorer.analysis.model import FIELD_NAMES
 from explorer.apply.request import REASONING_FORMATS
 from explorer.doctor.edits import unified_diff
-from explorer.errors import ExplorerError, RequestError
+from explorer.errors import ExplorerError
 from explorer.roundtrip import RequestChange
 from explorer.session import TemplateSession
 from explorer.ui_support.changes import changes_table_html
+from explorer.ui_support.requests import request_change
 from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_value, value_text, what_changed
-from pages import _shared as sh
+import app_state as sh
 
 FIELD_KEY, VALUE_KEY = "wi_field", "wi_value"
 ERROR_KEY = "_wi_error"  # (template sha256, what failed, the exception, its text) of the last Apply
 VALUE_FOR_KEY = "_wi_value_for"  # the template sha256 the value box was filled for
-OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (pages._roundtrip_section)
+OUTPUT_KEY = "try_output"  # the Try it page's raw-output box (app_sections.roundtrip)
 LABELS = ("original", "what-if")
 RQ = sh.WHATIF_REQUEST_PREFIX
 RQ_THINKING, RQ_FORMAT, RQ_PARALLEL, RQ_KWARGS = RQ + "thinking", RQ + "format", RQ + "parallel", RQ + "kwargs"
@@ -97,29 +98,13 @@ def _undo_text(original: TemplateSession, whatif: WhatIf) -> None:
 
 
 def _request_change() -> RequestChange:
-    """The request-change widgets as a ``RequestChange`` (``RequestError`` for kwargs that
-    are not a JSON object of strings, numbers and booleans)."""
-    raw = str(st.session_state.get(RQ_KWARGS, "")).strip()
-    try:
-        kwargs = json.loads(raw) if raw else {}
-    except ValueError as exc:
-        raise RequestError(f"chat_template_kwargs: not JSON ({exc})") from exc
-    if not isinstance(kwargs, dict):
-        raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
-    thinking = SWITCH[st.session_state.get(RQ_THINKING, UNCHANGED)]
-    if thinking is not None:
-        kwargs["enable_thinking"] = thinking  # the switch wins over a kwarg of the same name
-    body: dict[str, object] = {"chat_template_kwargs": kwargs}
+    """The request-change widgets' values as a ``RequestChange`` (``explorer.ui_support.requests``)."""
     fmt = st.session_state.get(RQ_FORMAT, UNCHANGED)
-    if fmt != UNCHANGED:
-        body["reasoning_format"] = fmt
-    parallel = SWITCH[st.session_state.get(RQ_PARALLEL, UNCHANGED)]
-    if parallel is not None:
-        body["parallel_tool_calls"] = parallel
-    order = [n.strip() for n in str(st.session_state.get(RQ_ORDER, "")).split(",") if n.strip()]
-    if order:
-        body["tool_order"] = order
-    return RequestChange.from_json(body)
+    return request_change(enable_thinking=SWITCH[st.session_state.get(RQ_THINKING, UNCHANGED)],
+                          reasoning_format=None if fmt == UNCHANGED else fmt,
+                          parallel_tool_calls=SWITCH[st.session_state.get(RQ_PARALLEL, UNCHANGED)],
+                          kwargs_text=str(st.session_state.get(RQ_KWARGS, "")),
+                          tool_order_text=str(st.session_state.get(RQ_ORDER, "")))
 
 
 def _apply_change(original: TemplateSession, whatif: WhatIf) -> None:
@@ -223,7 +208,7 @@ def _last_error(original: TemplateSession) -> None:
 def _changes(changed: WhatChanged) -> None:
     st.subheader("What changed")
     for note in changed.notes:
-        st.warning(note)
+        st.warning(ui.md_escape(note))
     if changed.nothing:
         st.info("Nothing downstream changes: the parser, grammar, triggers, prompts and round trip are the "
                 "original's (a field set to the value it had changes nothing).")
@@ -232,18 +217,18 @@ def _changes(changed: WhatChanged) -> None:
     if before is not None and after is not None:
         c1.metric("Round trip (messages back, both thinking settings)", f"{before} → {after}",
                   delta=after.equal - before.equal)
-        st.caption(changed.roundtrip_line)
+        st.caption(ui.md_escape(changed.roundtrip_line))
     for error in changed.errors_after:
-        st.warning(f"The what-if's round trip fails: {error}")
+        st.warning(ui.md_escape(f"The what-if's round trip fails: {error}"))
     if changed.triage_line:
-        c2.markdown(f"**Try it's current output**: {changed.triage_line}")
+        c2.markdown(f"**Try it's current output**: {ui.md_escape(changed.triage_line)}")
     if changed.fixtures_line:
-        st.markdown(f"**Fixtures**: {changed.fixtures_line}")
+        st.markdown(f"**Fixtures**: {ui.md_escape(changed.fixtures_line)}")
     st.markdown("**Route, capabilities and analysis fields**")
     st.html(changes_table_html(changed.template_changes, True, LABELS))
     st.markdown(f"**Parser for the current request** (tools, thinking {str(changed.request.enable_thinking).lower()},"
                 f" tool_choice {changed.request.tool_choice})" + ("" if changed.change.empty else
-                f"; the what-if's side with the request change: {changed.change.describe()}"))
+                f"; the what-if's side with the request change: {ui.md_escape(changed.change.describe())}"))
     by_name = {c.field: c for c in changed.parser_changes}
     small = [c for c in changed.parser_changes if c.field not in ("params.grammar", "params.parser")]
     st.html(changes_table_html(small, True, LABELS) if small or not by_name else
@@ -274,7 +259,7 @@ def _downloads(active: sh.Active, whatif: WhatIf, original: TemplateSession) -> 
     if workaround is not None:
         st.markdown("**The workaround lambda** (for the `workarounds` vector of common/chat-diff-analyzer.cpp)")
         st.code(workaround.cpp, language="cpp")
-        st.caption(workaround.uniqueness)
+        st.caption(ui.md_escape(workaround.uniqueness))
         st.download_button("Download the workaround lambda (.cpp)", workaround.cpp, file_name=f"{stem}-workaround.cpp",
                            mime="text/x-c++src", key="wi_dl_cpp")
     patch = whatif.patch(original.text, f"{stem}.jinja")

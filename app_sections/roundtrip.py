@@ -18,7 +18,7 @@ from explorer.errors import ExplorerError
 from explorer.roundtrip import RoundTripReport
 from explorer.session import TemplateSession
 from explorer.ui_support import roundtrip_view as rv
-from pages import _shared as sh
+import app_state as sh
 
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box
 PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box
@@ -70,20 +70,21 @@ def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> N
                    "the template as published, transformers' own context, the messages llama.cpp's template "
                    "receives), its reply cut out of the rendering as llama.cpp's oracle harness does, parsed with "
                    "the parser llama.cpp builds for the next turn, and checked against that request's grammar "
-                   f"(tools: {tools}). " + rv.summary(report))
+                   f"(tools: {ui.md_escape(tools)}). " + ui.md_escape(rv.summary(report)))
         for note in report.dialect_notes:
-            st.warning(f"Round trip ({report.dialect}): {note}")
+            st.warning(ui.md_escape(f"Round trip ({report.dialect}): {note}"))
     else:
         st.caption("Each assistant message is rendered with llama.cpp's own Jinja engine, its reply cut out of the "
                    "rendering as llama.cpp's oracle harness does, parsed with the parser llama.cpp builds for the "
-                   f"next turn, and checked against that request's grammar (tools: {tools}). " + rv.summary(report))
+                   f"next turn, and checked against that request's grammar (tools: {ui.md_escape(tools)}). "
+                   + ui.md_escape(rv.summary(report)))
     what = "replies as trained, " if trained else ""
     label = f"Verdicts per message ({what}{report.equal_count}/{len(report.cases)} exact)"
     with st.expander(label, expanded=True):
         sh.table(rv.table_rows(rows))
         for row in rows:
             if row.checker_note:
-                st.info(row.checker_note)
+                st.info(ui.md_escape(row.checker_note))
         _case_buttons(rows, offered, report)
     if trained:
         _trained_vs_llama(report)
@@ -92,7 +93,7 @@ def section(outcome: Outcome, session: TemplateSession, offered: list[str]) -> N
 def _trained_vs_llama(report: RoundTripReport) -> None:
     """Per message: the reply the model was trained on next to the one llama.cpp renders."""
     rows = rv.dialect_rows(report)
-    st.caption(rv.dialect_summary(report))
+    st.caption(ui.md_escape(rv.dialect_summary(report)))
     with st.expander(rv.dialect_label(rows), expanded=any(r.verdict != "same" for r in rows)):
         sh.table(rv.dialect_table_rows(rows))
         for sentence in rv.refusal_groups(rows):
@@ -130,21 +131,21 @@ def alarms(report: RoundTripReport) -> None:
     """Loud, above the box: a grammar refusing its own parser's output, or nothing to round-trip."""
     for row in rv.case_rows(report):
         if row.alarm:
-            st.warning(f"**Grammar rejects its own parser's output.** {row.alarm} (see Round trip below)",
+            st.warning(f"**Grammar rejects its own parser's output.** {ui.md_escape(row.alarm)} (see Round trip below)",
                        icon=":material/report:")
     refused = rv.all_refused(report)
     if refused is not None:
         who = "the template refuses" if report.dialect == "llama.cpp" else \
             f"under the {report.dialect} dialect the template refuses"
         st.warning(f"Round trip: {who} to render any assistant message, so none of its replies can "
-                   f"be parsed back: {refused}")
+                   f"be parsed back: {ui.md_escape(refused)}")
 
 
 def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
     """The box's first text: the template's own reply for this request (until the user sets one)."""
     note = st.session_state.pop(CASE_NOTE_KEY, None)
     if note:
-        st.info(note)
+        st.info(ui.md_escape(note))
     if not rv.should_prefill(st.session_state.get(OUTPUT_KEY), st.session_state.get(PREFILL_KEY)):
         return
     pick = rv.choose_prefill(report, offered) if report is not None else None
@@ -152,5 +153,5 @@ def prefill(report: RoundTripReport | None, offered: list[str]) -> None:
     if pick:
         trained = " as transformers renders it (what the model was trained on)" \
             if report is not None and report.dialect == "transformers" else ""
-        st.caption(f"The box starts with the template's own reply{trained} for {pick.why}. Type over it freely, "
+        st.caption(f"The box starts with the template's own reply{trained} for {ui.md_escape(pick.why)}. Type over it freely, "
                    "or load another message's reply under Round trip.")

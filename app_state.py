@@ -1,13 +1,16 @@
-"""Streamlit glue shared by every page: the chosen template, its session, the request, permalinks.
+"""The app's state (beside app.py, not in pages/): the chosen template, its session, the request, permalinks.
 
 Input: st.session_state (the chosen template source, the Jinja dialect and the request
-settings, shared by all pages) and a permalink's query parameters. Output: the template
-header app.py draws above every page (with the active what-if's banner), the
+settings, shared by all pages), a permalink's query parameters and the app's options
+(``explorer.ui_support.app_options``: ``--example``, ``--public-url``). Output: the template
+header app.py draws above every page (the template named once, an empty template said as
+such, the active what-if's banner), the template's health banner, the
 ``TemplateSession`` the pages display (``explorer.session``; its memo is the only cache
 of pipeline results; with a what-if, ``explorer.whatif``'s modified session), the request the
 shared controls build (with the what-if's request change on top), errors shown in place, and
 the view's permalink (carrying the what-if: ``explorer.ui_support.whatif_link``). The pipeline is
-the session's; this module decides only what is shown and how errors show.
+the session's; this module decides only what is shown and how errors show (every value
+from a template, an output or an error through ``ui.md_escape``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from explorer.roundtrip import TransformersCall
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
+from explorer.ui_support.analysis_view import empty_template_note
+from explorer.ui_support.app_options import DEFAULT_EXAMPLE, AppOptions, app_options, origin_label  # noqa: F401
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
 from explorer.whatif import WhatIf
 
@@ -42,7 +47,6 @@ WHATIF_KEY = "whatif"  # (sha256 of the template it was made for, WhatIf): anoth
 WHATIF_TEXT_PREFIX = "wi_text_"  # + sha256: the Analysis page's box with the edited template text
 WHATIF_REQUEST_PREFIX = "wi_rq_"  # the Analysis page's request-change widgets
 LINK_NOTE_KEY = "_link_note"  # (kind, text) a link left for the header: a bad what-if value, an edit it lacks
-PREFERRED_EXAMPLES = ("qwen3", "qwen3-coder", "deepseek-r1", "llama-3.1")
 
 T = TypeVar("T")
 
@@ -73,7 +77,7 @@ def show_error(exc: BaseException, template_text: str | None = None, *, context:
     """Show an error in place: the message (with its template line) and the source around it."""
     if isinstance(exc, ExplorerError):
         prefix = f"{context}: " if context else ""
-        st.error(f"{prefix}{exc}", icon=":material/error:")
+        st.error(ui.md_escape(f"{prefix}{exc}"), icon=":material/error:")
         loc = exc.location
         if template_text and loc is not None and loc.line:
             first, excerpt = ui.source_excerpt(template_text, loc.line)
@@ -82,7 +86,7 @@ def show_error(exc: BaseException, template_text: str | None = None, *, context:
             st.html(body)
         return
     # Not an explorer error: a bug in a library stage. Show it in place, not as a page crash.
-    st.error(f"{context + ': ' if context else ''}internal error: {type(exc).__name__}: {exc}")
+    st.error(ui.md_escape(f"{context + ': ' if context else ''}internal error: {type(exc).__name__}: {exc}"))
     st.exception(exc)
 
 
@@ -105,8 +109,8 @@ def default_request() -> ui.SourceRequest | None:
     names = list(sources.list_examples())
     if not names:
         return None
-    preferred = next((n for n in PREFERRED_EXAMPLES if n in names), names[0])
-    return ui.SourceRequest("example", name=preferred)
+    wanted = app_options().example
+    return ui.SourceRequest("example", name=wanted if wanted in names else names[0])
 
 
 def current_request() -> ui.SourceRequest | None:
@@ -250,7 +254,7 @@ def template_header() -> Active:
     st.session_state[ACTIVE_KEY] = current
     note = st.session_state.pop(LINK_NOTE_KEY, None)
     if note is not None:
-        (st.error if note[0] == "error" else st.warning)(note[1], icon=":material/link:")
+        (st.error if note[0] == "error" else st.warning)(ui.md_escape(note[1]), icon=":material/link:")
     if current.request is None:
         st.warning("No template chosen yet: pick one on the Template page.")
         return current
@@ -258,14 +262,31 @@ def template_header() -> Active:
         _show_unexpected(current.error, None, "loading the template")
         return current
     source = current.source
-    variant = f" · variant `{source.variant}`" if source.variant else ""
-    st.caption(f"Template **{source.display_name}** ({source.origin}){variant} · sha256 `{source.sha256[:16]}…` "
-               f"· {len(source.text)} characters")
+    variant = f" · variant {ui.md_code(source.variant)}" if source.variant else ""
+    st.caption(f"Template **{ui.md_escape(source.display_name)}** ({ui.md_escape(origin_label(current.request, source))})"
+               f"{variant} · sha256 `{source.sha256[:16]}…` · {len(source.text)} characters")
     if current.session is None:
         _show_unexpected(current.error, source.text, "compiling the template")
     else:
+        empty_notice(current.session)
         whatif_banner(current)
     return current
+
+
+EMPTY_CHECK = "empty-template"  # the health check that names an empty template (explorer.triage.health)
+
+
+def empty_notice(session: TemplateSession) -> None:
+    """An empty template named as such, with what llama.cpp does then (unless the health
+    report says it already: its finding is shown by ``health_banner``)."""
+    note = empty_template_note(session.text)
+    if note is None:
+        return
+    if not session.render_budget_exhausted:
+        health = guarded(lambda: session.health)
+        if health is not None and any(f.check == EMPTY_CHECK for f in health.findings):
+            return
+    st.warning(ui.md_escape(note), icon=":material/draft:")
 
 
 def whatif_banner(current: Active) -> None:
@@ -274,10 +295,10 @@ def whatif_banner(current: Active) -> None:
     if whatif.empty:
         return
     c1, c2 = st.columns([5, 1])
-    parts = [", ".join(f"`{f}`" for f in whatif.fields), "" if whatif.change.empty else
-             f"request: {whatif.change.describe()}"]
+    parts = [", ".join(ui.md_code(f) for f in whatif.fields), "" if whatif.change.empty else
+             f"request: {ui.md_escape(whatif.change.describe())}"]
     shown = "; ".join(p for p in parts if p)
-    text = f"**What-if active: {whatif.describe()}**" + (f" ({shown})" if shown else "")
+    text = f"**What-if active: {ui.md_escape(whatif.describe())}**" + (f" ({shown})" if shown else "")
     if current.whatif_error is None:
         reach = "" if whatif.change.empty else (
             " The request change reaches Grammar and Try it (its round trip too); the Fixtures and Doctor pages "
@@ -313,23 +334,26 @@ def budget_guard(session: TemplateSession, what: str) -> bool:
     return True
 
 
-def health_banner(session: TemplateSession) -> None:
+def health_banner(session: TemplateSession, *, with_info: bool = False) -> None:
     """llama.cpp's reading of the template itself broken: said first, above everything the
-    page builds from that reading (causes as errors, warnings as warnings)."""
+    page builds from that reading (causes as errors, warnings as warnings; notes too with
+    ``with_info``, and always the one naming an empty template)."""
     if session.render_budget_exhausted:
         return
     health = guarded(lambda: session.health, session.text, context="checking the template's health")
     if health is None:
         return
     for f in health.findings:
-        if f.severity == "info":
+        if f.severity == "info" and not (with_info or f.check == EMPTY_CHECK):
             continue
-        where = ", ".join(x for x in (f"field `{f.field}`" if f.field else "", f"probe {f.probe}" if f.probe else "",
+        where = ", ".join(x for x in (f"field {ui.md_code(f.field)}" if f.field else "",
+                                      f"probe {ui.md_escape(f.probe)}" if f.probe else "",
                                       f"template line {f.template_line}" if f.template_line else "") if x)
-        text = f"**Template health.** {f.summary}" + (f" ({where})" if where else "")
+        text = f"**Template health.** {ui.md_escape(f.summary)}" + (f" ({where})" if where else "")
         if f.fix_hint:
-            text += f"\n\nFix ({f.fix_where}): {f.fix_hint}"
-        (st.error if f.severity == "cause" else st.warning)(text, icon=":material/healing:")
+            text += f"\n\nFix ({ui.md_escape(f.fix_where)}): {ui.md_escape(f.fix_hint)}"
+        show = st.error if f.severity == "cause" else st.warning if f.severity == "warning" else st.info
+        show(text, icon=":material/healing:")
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -338,8 +362,10 @@ def highlighted(text: str, language: str = "jinja", linenos: bool = True, hl: tu
 
 
 def table(rows: list[dict[str, object]]) -> None:
-    """A static table without the dataframe index column."""
-    st.table(rows, hide_index=True)
+    """A static table without the dataframe index column. Streamlit reads every cell as
+    Markdown, so each text cell is escaped: a marker ``>\\n`` or ``**x**`` shows as written."""
+    st.table([{k: ui.md_escape(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows],
+             hide_index=True)
 
 
 # --- permalinks ----------------------------------------------------------------------
@@ -366,7 +392,7 @@ def apply_permalink(page_for: Callable[[str], StreamlitPage | None], current_pag
         link = ui.decode_permalink(params)
         request = link.source_request()
     except ExplorerError as exc:
-        st.error(f"This link could not be read: {exc}")
+        st.error(ui.md_escape(f"This link could not be read: {exc}"))
         return
     if request is not None:
         set_request(request)
@@ -528,8 +554,8 @@ def _tools_label(tools_json: str) -> str:
         return "Tools (invalid JSON)"
     if not tools:
         return "Tools (none)"
-    names = [t.get("function", t).get("name", "?") for t in tools]
-    return f"Tools ({len(tools)}: {', '.join(names)[:80]})"
+    names = [str(t.get("function", t).get("name", "?")) for t in tools]
+    return f"Tools ({len(tools)}: {ui.md_escape(', '.join(names)[:80])})"
 
 
 def request_controls(page: str, session: TemplateSession) -> Request | None:
@@ -566,7 +592,7 @@ def request_controls(page: str, session: TemplateSession) -> Request | None:
     whatif = active().whatif
     if request is None or whatif.change.empty:
         return request
-    st.info(f"What-if request change on top of these controls: {whatif.change.describe()} (the Analysis page's "
+    st.info(f"What-if request change on top of these controls: {ui.md_escape(whatif.change.describe())} (the Analysis page's "
             "What if… section sets it; Clear the what-if above for the request as the controls say).",
             icon=":material/science:")
     return guarded(lambda: whatif.request(request), context="applying the what-if's request change")

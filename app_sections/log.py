@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer import ui_support as ui
 from explorer.apply import Request
 from explorer.session import TemplateSession
 from explorer.triage.from_log import LogDiagnosis
-from pages import _shared as sh
-from pages._roundtrip_section import OUTPUT_KEY
+import app_state as sh
+from app_sections.roundtrip import OUTPUT_KEY
 
 LOG_KEY = "try_log"
 TITLE = "Paste llama-server's log"
@@ -43,10 +44,10 @@ def box(session: TemplateSession, request: Request) -> None:
         if result is None:
             return
         for line in result.header():
-            st.caption(line.removeprefix("log: "))
+            st.caption(ui.md_escape(line.removeprefix("log: ")))
         found = result.reading.output
         if result.diagnosis is None:
-            st.warning(result.problem)
+            st.warning(ui.md_escape(result.problem))
         elif found is not None and found != current and result.reading.output_from in ("log dump", "log tail"):
             st.info(f"The log holds the model output ({len(found)} characters); put it in the output box to "
                     "explain it with the log's findings.")
