@@ -721,7 +721,7 @@ def test_the_request_controls_fix_the_date_and_can_leave_enable_thinking_unpasse
     # the real clock now, enable_thinking passed: as llama.cpp's reply except in another year than its run date
     table = next(t.value for t in at.table if "trained vs llama.cpp" in t.value.columns)
     verdict = dict(zip(table["message"], table["trained vs llama.cpp"]))["a"]
-    assert verdict.startswith("= same reply" if datetime.now().year == 2026 else "≠ reply"), verdict
+    assert md_plain(verdict).startswith("= same reply" if datetime.now().year == 2026 else "≠ reply"), verdict
 
 
 def test_a_bad_date_is_said_in_the_round_trip_section():
