@@ -49,7 +49,7 @@ from canitoolcall import checks
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
 
-from explorer.apply import Request
+from explorer.apply import Request, thinking_kwargs
 from explorer.output.parse import ChatMessage
 from explorer.errors import ExplorerError
 from explorer.session import TemplateSession
@@ -112,7 +112,7 @@ def fixture_request(session: TemplateSession, fixture: Fixture) -> Request:
         return session.request(tools=tools)
     flag = bool(fixture.thinking)
     return session.request(tools=tools, enable_thinking=flag,
-                           chat_template_kwargs={"enable_thinking": flag, "thinking": flag})
+                           chat_template_kwargs=thinking_kwargs(flag))
 
 
 def judge(session: TemplateSession, fixture: Fixture, family: Family | None) -> FixtureVerdict:

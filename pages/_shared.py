@@ -23,7 +23,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from explorer import sources
 from explorer import ui_support as ui
-from explorer.apply import GET_WEATHER_TOOL, Request
+from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
 from explorer.render import Dialect
@@ -494,7 +494,7 @@ def page_request(session: TemplateSession, chosen: RequestSettings) -> Request:
     when the template has them (raises RequestError for tools that are not valid JSON)."""
     flag = chosen.thinking
     return session.request(tools=ui.parse_tools_json(chosen.tools_json), tool_choice=chosen.tool_choice,
-                           enable_thinking=flag, chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
+                           enable_thinking=flag, chat_template_kwargs=thinking_kwargs(flag),
                            force_pure_content=chosen.skip_chat_parsing)
 
 

@@ -21,7 +21,7 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.analysis.model import FIELD_NAMES
-from explorer.apply.request import REASONING_FORMATS
+from explorer.apply.request import REASONING_FORMATS, merged_kwargs
 from explorer.doctor.edits import unified_diff
 from explorer.errors import ExplorerError, RequestError
 from explorer.roundtrip import RequestChange
@@ -107,8 +107,7 @@ def _request_change() -> RequestChange:
     if not isinstance(kwargs, dict):
         raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
     thinking = SWITCH[st.session_state.get(RQ_THINKING, UNCHANGED)]
-    if thinking is not None:
-        kwargs["enable_thinking"] = thinking  # the switch wins over a kwarg of the same name
+    kwargs = merged_kwargs(kwargs, thinking)  # the library's rule: the switch wins over a kwarg of the same name
     body: dict[str, object] = {"chat_template_kwargs": kwargs}
     fmt = st.session_state.get(RQ_FORMAT, UNCHANGED)
     if fmt != UNCHANGED:

@@ -168,43 +168,16 @@ def route_params(handler: str, spec: ParserSpec | None, source: str, **request) 
     return handler_params(handler, source, **request)
 
 
-# --- triage: one place per finding ------------------------------------------------------
-
-_WHERE = re.compile(r"output character (\d+), line (\d+), column (\d+)")
-_LLAMA_OFFSET = re.compile(r"llama\.cpp offset (\d+)|\(offset (\d+)\)")
-_POS = re.compile(r"\bpos (\d+)")
-_ANY_POSITION = re.compile(r"\b(?:character|line|column|offset|pos) \d+")
 
 
 def assert_one_place(d: Any) -> None:
     """Every finding of a ``Diagnosis`` gives one place: ``found`` is the output at its span
-    (or a prefix, or END_OF_OUTPUT at the end), ``place`` is the span, and every position
-    its summary names is that place's (no other position wording is left)."""
-    from explorer.triage.model import END_OF_OUTPUT, Place
+    (or a cut of it, marked, or END_OF_OUTPUT at the end), ``place`` is the span, and every
+    position its summary names is that place's (the statement audit's ``found`` invariant)."""
+    from explorer.triage.audit import audit_found
 
-    out = d.output
-    for f in d.findings:
-        label = f"{f.check}: {f.summary}"
-        if f.span is None:
-            assert f.place is None, label
-            assert not _ANY_POSITION.search(f.summary), label
-            continue
-        start, end = f.span
-        assert 0 <= start <= end <= len(out), label
-        assert f.place == Place.of(out, d.generation_prompt, start, end), label
-        if f.found == END_OF_OUTPUT:
-            assert start == end == len(out), label
-        else:
-            assert out[start:end].startswith(f.found), (label, f.found, out[start:end])
-        place = f.place
-        for m in _WHERE.finditer(f.summary):
-            assert tuple(int(g) for g in m.groups()) == (place.char, place.line, place.column), label
-        for m in _LLAMA_OFFSET.finditer(f.summary):
-            assert int(m.group(1) or m.group(2)) == place.llama_offset, label
-        for m in _POS.finditer(f.summary):
-            assert int(m.group(1)) == place.pos, label
-        rest = _LLAMA_OFFSET.sub("", _POS.sub("", _WHERE.sub("", f.summary)))
-        assert not _ANY_POSITION.search(rest), (label, _ANY_POSITION.search(rest))
+    bad = [str(v) for v in audit_found(d)]
+    assert not bad, bad
 
 
 def remarks(d: Any) -> tuple[Any, ...]:

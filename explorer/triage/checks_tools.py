@@ -387,7 +387,7 @@ def _truncated(f: Facts, start: int) -> Finding:
         fix_hint="Request side: the output was truncated (max_tokens, or a stop string inside the call); "
                  "raise the limit or check the stops. llama.cpp side: the final parse returns the open call "
                  "without an error.",
-        fix_where="llama.cpp", quirk=True,
+        fix_where="request", quirk=True, fact="output-cut-off",
         llama_cpp="common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)")
 
 

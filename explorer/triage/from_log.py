@@ -50,11 +50,11 @@ class LogDiagnosis:
             lines.append("log: the output comes from the failure's own text")
         return lines + [f"log: {note}" for note in r.notes]
 
-    def to_text(self) -> str:
+    def to_text(self, verbose: bool = False) -> str:
         text = "\n".join(self.header()) + "\n"
         if self.diagnosis is None:
             return text + self.problem + "\n"
-        return text + "\n" + self.diagnosis.to_text()
+        return self.diagnosis.headline + "\n\n" + text + "\n" + self.diagnosis.to_text(verbose).split("\n", 1)[1]
 
     def to_json(self) -> dict[str, Any]:
         r = self.reading

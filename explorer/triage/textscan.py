@@ -52,6 +52,10 @@ def near_misses(text: str, marker: str) -> tuple[Miss, ...]:
     return tuple(out)
 
 
+def _spacing(tag: str) -> str:
+    return re.sub(r"\s", "", tag).lower()
+
+
 def _normal(tag: str) -> str:
     return re.sub(r"[\s_\-|｜▁]", "", tag).lower()
 
@@ -69,7 +73,7 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
     def similar(tag: str) -> bool:
         if tag == core or tag in stripped_known:
             return False
-        if tag.startswith("</") != core.startswith("</") or _normal(tag) == key:
+        if tag.startswith("</") != core.startswith("</") or _spacing(tag) == _spacing(core):
             return False  # a closer, or a whitespace/case variant (near_misses says that one)
         return difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75
 

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.triage.model import Finding
-
-FIX_WHERE_WORDS: dict[str, str] = {
-    "model": "the model or its prompt",
-    "request": "the request (tools, tool_choice, parallel_tool_calls, chat_template_kwargs)",
-    "template": "the chat template",
-    "llama.cpp": "llama.cpp",
-}
+from explorer.triage.model import FIX_WHERE_WORDS, Finding
 QUIRK_LABEL = "llama.cpp quirk"
 
 
