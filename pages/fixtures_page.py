@@ -55,13 +55,8 @@ def _judge(session: TemplateSession, fixtures: list[Fixture], family_of: Callabl
     rows = []
     for fixture in fixtures:
         chosen = _settings(fixture, default_thinking)
-        try:
-            parsed = session.parse(fixture.raw_output, sh.page_request(session, chosen))
-            exc = None if parsed.error is None else f"std::runtime_error: {parsed.error.message}"
-            verdict = ui.fixture_verdict(fixture, family_of(fixture), parsed.message, exc)
-        except ExplorerError as err:
-            verdict = ui.FixtureVerdict("error", str(err), {})
-        rows.append((fixture, chosen, verdict))
+        # the library's fixture request and verdict, the Doctor's own (explorer.fixtures.judge)
+        rows.append((fixture, chosen, ui.judge_fixture(session, fixture, family_of(fixture))))
     return rows
 
 
@@ -177,6 +172,10 @@ def main() -> None:
         rows, scope = _corpus_rows(session), "of this family"
     else:
         rows, scope = _upload_rows(session), "of the upload"
+    if rows and origin == CORPUS:
+        family = st.session_state.get("fx_family", "")
+        st.caption(sh.guarded(lambda: ui.count_scope(family, ui.match_family(session.text, session), "fixtures"),
+                              context="counting the family") or "")
     if rows:
         _verdicts(rows, scope, session)
 

@@ -41,6 +41,7 @@ def parse_tools_json(text: str) -> list[dict[str, Any]] | None:
 
 # --- conformance fixtures (canitoolcall) ---------------------------------------------
 # The verdict is library code (the doctor judges fixtures too); the pages reach it here.
-from explorer.fixtures import FixtureVerdict, fixture_verdict  # noqa: E402
+from explorer.fixtures import FixtureVerdict, count_scope, fixture_verdict, match_family  # noqa: E402
+from explorer.fixtures import judge as judge_fixture  # noqa: E402
 
-__all__ = ["FixtureVerdict", "fixture_verdict", "parse_tools_json"]
+__all__ = ["FixtureVerdict", "count_scope", "fixture_verdict", "judge_fixture", "match_family", "parse_tools_json"]
