@@ -70,6 +70,7 @@ class UserRequest:
 
     request: Request
     notes: tuple[str, ...] = ()
+    short: tuple[str, ...] = ()  # the notes in a few words (a clean parse's one line)
 
 # one parse of the output by each route: (handler's message or error, autoparser's message
 # or error, the message fields on which they differ)
@@ -250,23 +251,26 @@ class TemplateSession:
         tools the output calls (``infer_tools``, names and argument keys), else the default
         tool get_weather, and ``note`` says which; tool_choice as given (auto)."""
         notes: list[str] = []
+        short: list[str] = []
         chosen = list(tools) if tools is not None else None
         if chosen is None:
             inferred = self.tools_in(output) if output else InferredTools((), "")
             if inferred.tools:
                 chosen = list(inferred.tools)
                 notes.append(inferred.note)
+                short.append(f"tools inferred from the output's calls: {inferred.short}")
             else:
                 chosen = [copy.deepcopy(GET_WEATHER_TOOL)]
                 notes.append("No tools were given" + (" and the output calls none" if output else "")
                              + ": the request offers the default tool get_weather (give --tools, or the app's "
                              "Tools box, for the real ones).")
+                short.append("no tools given: the default tool get_weather")
         request = self.request(
             messages=messages, tools=chosen, tool_choice=tool_choice, enable_thinking=thinking,
             parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format,
             chat_template_kwargs=merged_kwargs(dict(chat_template_kwargs or {}), thinking),
             json_schema=json_schema, force_pure_content=force_pure_content)
-        return UserRequest(request, tuple(notes))
+        return UserRequest(request, tuple(notes), tuple(short))
 
     def tools_in(self, output: str) -> InferredTools:
         """The tools the output calls, found where this template writes a call's name and

@@ -498,6 +498,22 @@ def page_request(session: TemplateSession, chosen: RequestSettings) -> Request:
                            force_pure_content=chosen.skip_chat_parsing)
 
 
+def output_request(session: TemplateSession, request: Request, output: str) -> tuple[Request, tuple[str, ...]]:
+    """The request for an output, by the library's rule (``TemplateSession.user_request``, the
+    CLI's too): with the Tools box as the app opens it (no tools given), the tools the output
+    calls; otherwise ``request`` as the controls (and a what-if) made it."""
+    chosen = settings()
+    if chosen.tools_json != default_settings().tools_json or not active().whatif.change.empty or not output.strip():
+        return request, ()
+    built = guarded(lambda: session.user_request(output=output, thinking=chosen.thinking,
+                                                 tool_choice=chosen.tool_choice,
+                                                 force_pure_content=chosen.skip_chat_parsing),
+                    context="inferring the tools from the output")
+    if built is None or built.request.tools == request.tools:
+        return request, ()
+    return built.request, built.notes
+
+
 def _persisted(widget_key: str, store_key: str, default: object) -> None:
     """Give a widget the value stored for the session (widget state is per page)."""
     if widget_key not in st.session_state:

@@ -202,3 +202,38 @@ def only(d: Any, check: str) -> Any:
 
 def checks_of(d: Any) -> set[str]:
     return {f.check for f in d.findings}
+
+
+# --- triage: the headline sentence -------------------------------------------------------------
+
+FIX_WORDS = {"model": "the fix belongs to the model (or its prompt).", "request": "the fix belongs to the request.",
+             "template": "the fix belongs to the chat template.", "llama.cpp": "the fix belongs to llama.cpp."}
+
+
+def assert_headline(d: Any, *, wrote: str | None = None, expects: str | None = None, fix: str | None = None,
+                    at: int | None = None, says: tuple[str, ...] = ()) -> str:
+    """The diagnosis opens with one sentence that names what the model wrote (``wrote``, quoted,
+    whole or cut and marked), what llama.cpp expected there, llama-server's position of ``at``
+    (an output character: its llama.cpp offset and older builds' pos) and where the fix belongs;
+    ``says``: more words it holds. Returns the headline."""
+    import json as _json
+
+    from explorer.triage.model import Place
+
+    h = d.headline
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', h)
+    assert h.endswith(".") and not re.search(r"[.;] [A-Z]", bare[:-1].replace("e.g. ", "")), h  # one sentence
+    if wrote is not None:
+        quoted = _json.dumps(wrote, ensure_ascii=False)
+        assert quoted in h or _json.dumps(wrote[:40] + "…", ensure_ascii=False) in h, (wrote, h)
+        assert h.startswith("The model wrote "), h
+    if expects is not None:
+        assert f"llama.cpp expects {expects}" in h, (expects, h)
+    if fix is not None:
+        assert h.endswith(FIX_WORDS[fix]), (fix, h)
+    if at is not None:
+        p = Place.of(d.output, d.generation_prompt, at)
+        assert f"llama.cpp offset {p.llama_offset} (older builds' pos {p.pos})" in h, (at, h)
+    for words in says:
+        assert words in h, (words, h)
+    return h

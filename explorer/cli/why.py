@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**diagnosis.to_json(), "request_notes": list(built.notes)}, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(diagnosis.to_text(verbose=args.verbose) + _notes(session, built.notes, args.verbose))
+        sys.stdout.write(diagnosis.to_text(verbose=args.verbose, also=built.notes if args.verbose else built.short)
+                         + (f"route: {session.handler}\n" if args.verbose else ""))
     return 0
 
 
@@ -82,21 +83,14 @@ def _log_output(session: TemplateSession, log_text: str | None) -> str | None:
     return dump.text if dump is not None else None
 
 
-def _notes(session: TemplateSession, notes: tuple[str, ...], verbose: bool) -> str:
-    """What the request rule filled in and the route, after the diagnosis."""
-    lines = [f"request: {n}" for n in notes]
-    if verbose or notes:
-        lines.append(f"route: {session.handler}")
-    return "".join(line + "\n" for line in lines)
-
-
 def _from_log(session: TemplateSession, request: Request, log_text: str, output: str | None,
               args: argparse.Namespace, notes: tuple[str, ...] = ()) -> int:
     result = session.diagnose_log(log_text, request, output=output, partial=args.partial)
     if args.json:
         print(json.dumps({**result.to_json(), "request_notes": list(notes)}, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(result.to_text(verbose=args.verbose) + _notes(session, notes, args.verbose))
+        sys.stdout.write(result.to_text(verbose=args.verbose)
+                         + "".join(f"request: {n}\n" for n in notes) + f"route: {session.handler}\n")
     if result.diagnosis is None:
         print(result.problem, file=sys.stderr)
         return 1

@@ -107,7 +107,8 @@ _NAME = re.compile(r"[A-Za-z_][\w.\-]*")  # a name (a tool's, a key's) is quoted
 
 
 # a grammar's or parser's expectation, or a diff's reference point: no quote of a text
-_WANTED = re.compile(r"(?:wanted|wanting|wants|expects|expected|needs|after|extra|missing) $")
+_WANTED = re.compile(r"(?:wanted|wanting|wants|expects|expected|needs|after|extra|missing|WORD|TOKEN|PATTERN|"
+                     r"PATTERN_FULL) $")
 
 
 def quotes(text: str) -> list[tuple[str, int]]:
@@ -330,7 +331,8 @@ def _suggestions(d: Diagnosis, f: Finding, session: TemplateSession | None, requ
     s = f.suggestion
     bad: list[str] = []
     verified_change = s.request_change if s is not None and s.kind == "request" and s.verified else ""
-    for m in REQUEST_ADVICE.finditer(f.fix_hint):
+    advising = " ".join(x for x in consistency.sentences(f.fix_hint) if consistency.advises(x))
+    for m in REQUEST_ADVICE.finditer(advising):
         said = m.group(0).replace('\\"', '"')
         if said.replace('"', "") not in verified_change.replace('"', ""):
             bad.append(f"the fix hint advises {said!r}, which no verified suggestion of this finding re-ran")

@@ -9,6 +9,8 @@ by design.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from explorer.triage import suggest as sg
 from explorer.triage.facts import Facts
 from explorer.triage.model import END_OF_OUTPUT, Finding, quote, shown
@@ -138,7 +140,10 @@ def reasoning_format_none(f: Facts) -> tuple[Finding, ...]:
                         "(tags included).",
                 detail="With reasoning_format none llama.cpp's parser tags reasoning as content by design.",
                 span=(pos, pos + len(tag)), expected="reasoning_format deepseek (llama-server's default)",
-                found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content."),)
+                found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content.",
+                fix_where="request",
+                suggestion=sg.reasoning_change(f, replace(f.request, reasoning_format="deepseek"),
+                                               "reasoning_format deepseek", "send reasoning_format deepseek")),)
     return ()
 
 

@@ -16,6 +16,7 @@ checks say what is still being written). Output: findings:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from explorer.triage import checks_tools
 from explorer.triage.checks_closers import closer_misses
@@ -198,7 +199,9 @@ def value_swallowed(f: Facts) -> tuple[Finding, ...]:
         return ()
     formats = call_formats(f.arena)
     out: list[Finding] = []
-    for pc in _calls(f):
+    parsed = _calls(f)
+    paired = len(parsed) == len(f.calls)
+    for i, pc in enumerate(parsed):
         fmt = formats.get(pc.name)
         if fmt is None:
             continue
@@ -207,8 +210,21 @@ def value_swallowed(f: Facts) -> tuple[Finding, ...]:
             if hit is None:
                 continue
             pos, close = hit
-            out.append(_swallow_finding(f, formats, fmt, pc, arg, pos, close, suggestion=not out))
+            found = _swallow_finding(f, formats, fmt, pc, arg, pos, close, suggestion=not out)
+            json_words = _arguments_words(f.calls[i].arguments) if paired else ""
+            out.append(replace(found, detail=found.detail + json_words) if json_words else found)
     return tuple(out)
+
+
+def _arguments_words(arguments: str) -> str:
+    """What a client gets from the swallowed call's arguments, when they no longer decode."""
+    try:
+        json.loads(arguments)
+    except json.JSONDecodeError as err:
+        return (f" The arguments llama.cpp returns for this call are not JSON either: {_why(err.msg)} (a client's "
+                f"JSON decoder stops at character {err.pos} of {len(arguments)}, at "
+                f"{quote(arguments, 40, around=err.pos)}).")
+    return ""
 
 
 def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: FunctionFormat, pc: ParsedCall,
@@ -244,7 +260,7 @@ def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: Function
         detail=f"llama.cpp returns {shown(arg.name)} = {quote(arg.value, 80)}"
                f"; the value starts at output character {arg.value_start} and the closing tag the model meant is at "
                f"character {pos}.",
-        span=(pos, arg.value_end), expected=close, found=written,
+        span=(before, after), expected=close, found=written,
         rule=f"{who} reads a string value as raw text up to the first {shown(close)} (the closing tag with exactly "
              "that whitespace); everything before it, markup included, is the value.",
         fix_hint=f"Model side: close each value exactly as the template renders it, {shown(close)}.",

@@ -20,7 +20,8 @@ from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
 from explorer.jsonscan import JsonObject, json_object_at
-from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage import suggest as sg
+from explorer.triage.model import END_OF_OUTPUT, Finding, FixWhere, shown
 from explorer.triage.textscan import FENCE, describe_difference, near_misses, similar_tags
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
@@ -63,6 +64,11 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
     if evidence is None:
         return ()
     span, what = evidence
+    where: FixWhere = ("request" if reason in ("the request lists no tools", 'the request sets tool_choice "none"')
+                       or "skip" in reason or "force_pure_content" in reason else "llama.cpp")
+    fix = (sg.changed_request(f, replace(f.request, tool_choice="auto"), 'tool_choice "auto"',
+                              'send tool_choice "auto" (the request\'s tools stay)', sg.calls_in_output(f))
+           if reason == 'the request sets tool_choice "none"' else None)
     hint = {
         "the request lists no tools": "Send the tools in the request (tool_choice auto or required).",
         'the request sets tool_choice "none"': 'Use tool_choice "auto" or "required" when calls are wanted.',
@@ -76,7 +82,7 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
                "tool_choice is not \"none\" (and the template has a tool-call format); otherwise the parser "
                "is reasoning + content only.",
         span=span, expected="a request with tools", found=f.output[span[0]:min(span[1], span[0] + 60)],
-        fix_hint=hint),)
+        fix_hint=hint, fix_where=where, suggestion=fix),)
 
 
 # --- 2. opener near miss ----------------------------------------------------------------

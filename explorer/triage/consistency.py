@@ -202,8 +202,8 @@ def defer_to_template(findings: tuple[Finding, ...], template: tuple[Finding, ..
         return findings
     out: list[Finding] = []
     for f in findings:
-        if f.severity == "info" or f.check in blame.FACT_OF_CHECK:
-            out.append(f)
+        if f.severity == "info" or f.check in blame.FACT_OF_CHECK or blame.fact_of(f):
+            out.append(f)  # a note, a template finding, or a fact of its own (an output cut off by max_tokens)
             continue
         keep = f.suggestion if (f.suggestion is not None and f.suggestion.kind == "request"
                                 and "template's own call" in f.suggestion.verified) else None
@@ -248,6 +248,9 @@ REQUEST_ADVICE = re.compile(r'tool_choice \\?"(?:auto|required|none)\\?"|enable_
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
+_ADVISES = re.compile(r"^Request side\b|\b(?:send|use|set|try|sending|using)\b")  # a sentence that advises
+
+
 def _covered(advice: str, finding: Finding) -> bool:
     s = finding.suggestion
     change = s.request_change if s is not None and s.kind == "request" and s.verified else ""
@@ -264,6 +267,16 @@ def verified_advice(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
             out.append(f)
             continue
         kept = [sentence for sentence in _SENTENCES.split(f.fix_hint)
-                if all(_covered(m.group(0), f) for m in REQUEST_ADVICE.finditer(sentence))]
+                if not _ADVISES.search(sentence)
+                or all(_covered(m.group(0), f) for m in REQUEST_ADVICE.finditer(sentence))]
         out.append(replace(f, fix_hint=" ".join(kept)))
     return tuple(out)
+
+
+def sentences(text: str) -> list[str]:
+    return _SENTENCES.split(text)
+
+
+def advises(sentence: str) -> bool:
+    """Whether a fix hint's sentence advises something (rather than stating what a setting does)."""
+    return bool(_ADVISES.search(sentence))

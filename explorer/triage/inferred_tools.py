@@ -37,6 +37,11 @@ class InferredTools:
     note: str
 
     @property
+    def short(self) -> str:
+        return ", ".join(f"{t['function']['name']}({', '.join(t['function']['parameters']['properties'])})"
+                         for t in self.tools)
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(str(t["function"]["name"]) for t in self.tools)
 

@@ -327,14 +327,15 @@ class Diagnosis:
             "findings": [f.to_json() for f in self.findings],
         }
 
-    def to_text(self, verbose: bool = False) -> str:
+    def to_text(self, verbose: bool = False, also: tuple[str, ...] = ()) -> str:
         """The headline first; then (unless the parse is clean) the verdict, every cause and
         warning with its place on one line, and each note on one line. ``verbose``: every
-        finding in full, with its place in every coordinate."""
+        finding in full, with its place in every coordinate. ``also``: short remarks (what
+        the request was given) put in the clean parse's one line, else after the findings."""
         if self.lead is None and not verbose:
             notes = len(self.notes)
-            return self.headline + (f" ({notes} note{'s' if notes != 1 else ''}: --verbose shows them)"
-                                    if notes else "") + "\n"
+            said = ([f"{notes} note{'s' if notes != 1 else ''}: --verbose shows them"] if notes else []) + list(also)
+            return self.headline[:-1] + (f" ({'; '.join(said)})" if said else "") + ".\n"
         lines = [self.headline, "", self.verdict, ""]
         if not self.findings:
             lines.append(self.nothing_found)
@@ -345,6 +346,7 @@ class Diagnosis:
             lines += finding_lines(f, verbose)
         if not verbose and (self.notes or any(f.place is not None for f in self.findings)):
             lines += ["", "(--verbose: each note in full, and every place in every coordinate)"]
+        lines += [f"request: {a}" for a in also]
         return "\n".join(lines) + "\n"
 
 
@@ -388,13 +390,17 @@ def finding_lines(f: Finding, verbose: bool) -> list[str]:
 HEADLINE_CHARS = 40  # how much of the output a headline quotes
 
 
+_MARKUP = re.compile(r"<[^<>\s]+>|\[/?[A-Z][A-Z_]*\]")
+
+
 def _expected_words(expected: str) -> str:
-    """What llama.cpp expected, for a sentence: a description as it is, literal text quoted
-    (an expectation list of quoted literals is already quoted)."""
+    """What llama.cpp expected, for a sentence: a description in words as it is (its markup
+    quoted), literal text quoted (an expectation list of quoted literals is already quoted)."""
     if expected.startswith('"') or " or \"" in expected:
         return expected
-    if re.fullmatch(r"[a-z][a-z_]*( [^<>\[\]{}|]+)+", expected):
-        return expected
+    words = re.findall(r"\b[a-z]{2,}\b", _MARKUP.sub("", expected))
+    if " " in expected.strip() and len(words) >= 2:
+        return _MARKUP.sub(lambda m: shown(m.group(0)), expected)
     return shown(expected)
 
 
@@ -407,7 +413,7 @@ def _sentence(summary: str) -> str:
 def headline_of(d: Diagnosis) -> str:
     lead = d.lead
     if lead is None:
-        return f"{d.verdict} No check found anything wrong."
+        return f"{d.verdict.rstrip('.')}; no check found anything wrong."
     fix = _FIX_SHORT.get(lead.fix_where, lead.fix_where)
     if lead.span is None or lead.place is None or not (lead.found or lead.expected):
         return f"{_sentence(lead.summary)}; the fix belongs to {fix}."

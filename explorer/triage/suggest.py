@@ -20,7 +20,7 @@ from explorer.apply import Request
 from explorer.output.parse import OutputParse, analyse_output
 from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
-from explorer.triage.calls import WrittenCall, call_formats, parsed_calls
+from explorer.triage.calls import WrittenCall, call_formats, parsed_calls, written_calls
 from explorer.triage.facts import Facts
 from explorer.triage.model import Suggestion, shown
 from explorer.jsonscan import JsonObject
@@ -204,3 +204,11 @@ def calls_as_returned(f: Facts) -> tuple[IntendedCall, ...]:
     for c in f.calls:
         out.append(IntendedCall(c.name, _arguments(c.arguments)))
     return tuple(out)
+
+
+def calls_in_output(f: Facts) -> tuple[IntendedCall, ...]:
+    """The calls the output writes (tagged ones by the format, else its call-like JSON)."""
+    formats = call_formats(f.arena)
+    if formats and any(fm.arg_openers for fm in formats.values()):
+        return from_written(written_calls(formats, f.output))
+    return from_json(list(f.call_like_objects))

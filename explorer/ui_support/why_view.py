@@ -53,3 +53,14 @@ def verified_suggestion(f: Finding) -> ShownSuggestion | None:
         return None
     return ShownSuggestion(s.summary, s.request_change if s.kind == "request" else "",
                            s.text if s.kind == "output" else "", s.verified)
+
+
+def note_line(f: Finding) -> str:
+    """A note (an info finding) on one line: its check and summary."""
+    return f"{f.check}: {f.summary}"
+
+
+def note_html(f: Finding) -> str:
+    import html
+
+    return f'<b>{html.escape(f.check)}</b>: {html.escape(f.summary)}'

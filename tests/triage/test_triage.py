@@ -165,7 +165,7 @@ def test_opener_near_miss_markdown_fence():
     output = f"```json\n{CALL_JSON}\n```"
     d, _ = why(output)
     f = only(d, "opener-near-miss")
-    assert f.found == "```json\n" and f.span == (0, len(output))
+    assert f.span == (0, len(output)) and f.found == "```json\n…"  # the fence, the start of its block (marked)
 
 
 def test_opener_near_miss_bare_json():
@@ -296,12 +296,17 @@ def test_reasoning_end_without_start_says_which_thinking_setting_opens_it():
     assert params.generation_prompt == "<|assistant|>"
     d = diagnose(params, req, "x</think>answer", apply=lambda r: apply_template(THINK_OPT, r))
     f = only(d, "reasoning-end-without-start")
-    # the template writes <think> into the generation prompt only when enable_thinking is true
+    # the template writes <think> into the generation prompt only when enable_thinking is true, and
+    # the output parsed with the template's params for enable_thinking true gives the reasoning back
     assert "send enable_thinking true" in f.fix_hint and '"<think>"' in f.fix_hint
-    # chatml never opens <think> in its prompt: the hint says so
+    assert f.suggestion is not None and f.suggestion.request_change == "enable_thinking true"
+    assert '"x"' in f.suggestion.verified and f.suggestion.request.chat_template_kwargs == {
+        "enable_thinking": True, "thinking": True}
+    # without the template nothing re-ran a request change: none is advised
     d, _ = why("x</think>\nThe answer.")
     f = only(d, "reasoning-end-without-start")
-    assert "Request side" in f.fix_hint  # without the template, both sides are suggested
+    assert "Request side" not in f.fix_hint and "enable_thinking" not in f.fix_hint
+    assert f.fix_hint.startswith("Model side: emit")
     req = request()
     d = diagnose(apply_template(CHATML, req), req, "x</think>\nThe answer.", apply=lambda r: apply_template(CHATML, r))
     assert "does not make this template's generation prompt open reasoning" in only(d, "reasoning-end-without-start").fix_hint
@@ -390,7 +395,7 @@ def test_parse_error_says_where_and_what():
     start = output.index("get_wether")
     assert f.severity == "cause" and f.span[0] == start
     assert "HTTP 500" in f.summary
-    assert f.expected == "get_weather"
+    assert f.expected == '"get_weather"'  # the expectation list as llama.cpp's notation writes it
     # llama.cpp's own offset is the start of the call that failed: its own (info) finding
     assert reported.severity == "info" and reported.span[0] == 0
     assert reported.place.llama_offset == d.error.location.offset

@@ -175,8 +175,8 @@ def test_gpt_oss_garbles_negative(output):
     (">>>" + FN_CALL, ">>>", "get_weather"),
     (FN_CALL.replace("\n", " ", 1), "get_weather ", "get_weather\n"),
     # a call after content: llama.cpp's parser never reads that ">>>"
-    ("all\nLet me check.>>>" + FN_CALL, ">>>get_weather", "get_weather\n…"),
-    (FN_CALL + '>>>search\n{"query": "x"}', ">>>search", "search\n…"),
+    ("all\nLet me check.>>>" + FN_CALL, ">>>get_weather…", "get_weather\n…"),  # found: the call's start, cut
+    (FN_CALL + '>>>search\n{"query": "x"}', ">>>search…", "search\n…"),
 ])
 def test_functionary_garbles(output, found, expected):
     f = only(why(FUNCTIONARY_MINI, output), "handler-format")

@@ -62,7 +62,8 @@ def test_a_value_closed_without_the_newline_swallows_the_next_call(qwen):
     assert d.error is None and len(d.message.tool_calls) == 1  # llama.cpp: one call, not two
     f = only(d, "value-swallowed")
     at = output.index("</parameter>")
-    assert f.severity == "cause" and f.span == (at, output.index("\n</parameter>"))
+    # the one place: the closing tag as the model wrote it (the text it swallowed is said in words)
+    assert f.severity == "cause" and f.span == (at, at + len("</parameter>\n"))
     assert (f.expected, f.found) == ("\n</parameter>\n", "</parameter>\n")
     assert "1 whole call" in f.summary and '"\\n</parameter>\\n"' in f.rule
     assert f.fix_where == "model" and not f.quirk
@@ -148,8 +149,10 @@ def test_tagged_call_cut_off_inside_a_value(qwen):
     d = why(qwen, output)
     assert d.error is None and d.message.tool_calls[0].arguments == '{"city":"Par'
     f = only(d, "call-cut-off")
-    assert f.severity == "warning" and f.quirk and f.fix_where == "llama.cpp"
+    # one fact, one fix_where: an output cut off inside a call is the request's (max_tokens), a quirk of llama.cpp's
+    assert f.severity == "warning" and f.quirk and f.fix_where == "request" and f.fact == "output-cut-off"
     assert 'value of "city"' in f.summary and "max_tokens" in f.fix_hint
+    assert only(d, "arguments-json").fix_where == "request"
     assert f.span == (output.index("<function="), len(output))
     assert only(d, "arguments-json").severity == "cause"
 
