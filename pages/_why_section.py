@@ -133,11 +133,15 @@ def findings(d: Diagnosis) -> None:
                + (f", {causes} of them a cause" if causes else "")
                + ". Findings explain llama.cpp's answer; they never change it.")
     _highlighted_output(d)
-    cards = "".join(_finding_html(f) for f in d.findings if f.severity != "info")
+    folded = set(map(id, d.folded))
+    cards = "".join(_finding_html(f) for f in d.findings if id(f) not in folded)
     if cards:
         st.html(cards)
-    if d.notes:
-        with st.expander(f"{len(d.notes)} note{'s' if len(d.notes) != 1 else ''}: "
-                         + "; ".join(f.check for f in d.notes)[:120]):
+    if d.folded:
+        notes = len(d.notes)
+        more = len(d.folded) - notes
+        label = ", ".join(x for x in (f"{notes} note{'s' if notes != 1 else ''}" if notes else "",
+                                      f"{more} more about the template" if more else "") if x)
+        with st.expander(label + ": " + "; ".join(f.check for f in d.folded)[:120]):
             st.html("".join(f'<details style="margin:2px 0"><summary style="font-size:90%">{why.note_html(f)}'
-                            f'</summary>{_finding_html(f)}</details>' for f in d.notes))
+                            f'</summary>{_finding_html(f)}</details>' for f in d.folded))

@@ -43,11 +43,26 @@ def _closers(f: Facts) -> list[tuple[str, str]]:
     return sorted(out.items(), key=lambda kv: -len(kv[0]))
 
 
-def _explains(f: Facts, start: int, end: int) -> bool:
-    """The misspelt closer explains the result: the parse failed, the text is in content or
-    dropped, or it sits inside a call's arguments (a value that ran on past it)."""
+def _opened(f: Facts, start: int, what: str) -> bool:
+    """What the closer closes was opened before it: a call's opener (or a value's, a call
+    head), or reasoning (in the output, or by the generation prompt)."""
+    before = f.output[:start]
+    if what == "the reasoning":
+        starts = [m.text.strip() for m in f.reasoning_starts if m.text.strip()]
+        return any(s in before for s in starts) or any(f.gp.rstrip().endswith(s) for s in starts)
+    marks = [m.text.strip() for m in f.openers + f.name_prefixes if m.text.strip()]
+    for fmt in call_formats(f.arena).values():
+        marks += [o.strip() for o in fmt.arg_openers.values() if o.strip()] + ([fmt.head.strip()] if fmt.head.strip()
+                                                                                else [])
+    return any(m in before for m in marks) or any(o.start < start for o in f.openings)
+
+
+def _explains(f: Facts, start: int, end: int, what: str) -> bool:
+    """The misspelt closer explains the result: what it closes was opened, and the parse
+    failed, the text is in content or dropped, or it sits inside a call's arguments (a value
+    that ran on past it)."""
     text = f.output[start:end].strip()
-    return f.is_cause((start, end)) or any(text in c.arguments for c in f.calls)
+    return _opened(f, start, what) and (f.is_cause((start, end)) or any(text in c.arguments for c in f.calls))
 
 
 def closer_misses(f: Facts) -> tuple[tuple[int, int, str, str, str], ...]:
@@ -71,7 +86,7 @@ def closer_misses(f: Facts) -> tuple[tuple[int, int, str, str, str], ...]:
                 end = start + len(m.text.strip())
                 if start in seen or end <= start or f.output.startswith(closer, start):
                     continue
-                if not _explains(f, start, end):
+                if not _explains(f, start, end, what):
                     continue
                 seen.add(start)
                 hits.append((start, end, f.output[start:end], closer, what))

@@ -312,6 +312,14 @@ class Diagnosis:
     def notes(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == "info")
 
+    @property
+    def folded(self) -> tuple[Finding, ...]:
+        """What the short form shows on one line each: the notes, and the template's findings
+        after its first cause (a broken reading of the template is told once, in full)."""
+        template = [f for f in self.findings if f.check.startswith("template-") and f.severity != "info"]
+        lead = next((f for f in template if f.severity == "cause"), template[0] if template else None)
+        return tuple(f for f in self.findings if f.severity == "info" or (f in template and f is not lead))
+
     def to_json(self) -> dict[str, Any]:
         from explorer.output.parse import exception_json
 
@@ -339,13 +347,14 @@ class Diagnosis:
         lines = [self.headline, "", self.verdict, ""]
         if not self.findings:
             lines.append(self.nothing_found)
+        folded = set(map(id, self.folded)) if not verbose else set()
         for f in self.findings:
-            if f.severity == "info" and not verbose:
-                lines.append(f"[info] {f.check}: {f.summary}")
+            if id(f) in folded:
+                lines.append(f"[{f.severity}] {f.check}: {_sentence(f.summary)}.")
                 continue
             lines += finding_lines(f, verbose)
-        if not verbose and (self.notes or any(f.place is not None for f in self.findings)):
-            lines += ["", "(--verbose: each note in full, and every place in every coordinate)"]
+        if not verbose and (self.folded or any(f.place is not None for f in self.findings)):
+            lines += ["", "(--verbose: every finding in full, and every place in every coordinate)"]
         lines += [f"request: {a}" for a in also]
         return "\n".join(lines) + "\n"
 

@@ -443,6 +443,9 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
     assert_clean(at)
     metrics = {m.label: int(m.value) for m in at.metric}
     assert metrics["✓ pass"] > metrics["✗ fail"]
+    # it says what it counts: every fixture of the family, and what the Doctor counts instead
+    scope = next(c.value for c in at.caption if "every fixture of the qwen3-hermes family" in c.value)
+    assert scope.startswith(f"{sum(metrics.values())} fixtures") and "The Doctor counts" in scope
     at.radio(key="fx_show").set_value("all").run()
     pick = at.selectbox(key="fx_pick")
     assert len(pick.options) == sum(metrics.values())

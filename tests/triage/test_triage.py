@@ -84,7 +84,12 @@ def test_a_clean_call_has_nothing_to_explain():
     assert to_explain(d) == ()
     assert len(d.message.tool_calls) == 1
     assert only(d, "grammar-trigger").severity == "info"
-    assert "No check found anything" in why("The weather is fine.")[0].to_text()
+    # a clean parse prints one line: the headline, with the notes counted
+    clean = why("The weather is fine.")[0].to_text()
+    assert clean.count("\n") == 1 and "no check found anything wrong" in clean
+    text = d.to_text()
+    assert text.count("\n") == 1 and "(1 note: --verbose shows them)" in text
+    assert "grammar-trigger" in d.to_text(verbose=True)
 
 
 def test_checks_are_registered_once_and_run_alone():
