@@ -65,7 +65,8 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
         return ()
     span, what = evidence
     where: FixWhere = ("request" if reason in ("the request lists no tools", 'the request sets tool_choice "none"')
-                       or "skip" in reason or "force_pure_content" in reason else "llama.cpp")
+                       or "skip" in reason or "force_pure_content" in reason
+                       else "template" if "does not render tool calls" in reason else "llama.cpp")
     fix = (sg.changed_request(f, replace(f.request, tool_choice="auto"), 'tool_choice "auto"',
                               'send tool_choice "auto" (the request\'s tools stay)', sg.calls_in_output(f))
            if reason == 'the request sets tool_choice "none"' else None)

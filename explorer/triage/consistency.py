@@ -31,6 +31,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from explorer.apply import Request, with_thinking
 from explorer.triage import blame
 from explorer.triage.facts import Facts
 from explorer.triage.model import SEE, SEVERITIES, Finding
@@ -257,19 +258,64 @@ def _covered(advice: str, finding: Finding) -> bool:
     return bool(change) and advice.replace('"', "") in change.replace('"', "")
 
 
+def _changed(request: "Request", advice: str) -> "Request | None":
+    """The request with the change a piece of advice names."""
+    words = advice.replace('\\"', '"').replace('"', "").split()
+    if len(words) != 2:
+        return None
+    key, value = words
+    if key == "tool_choice":
+        return replace(request, tool_choice=value)
+    if key == "parallel_tool_calls":
+        return replace(request, parallel_tool_calls=value == "true")
+    if key == "reasoning_format":
+        return replace(request, reasoning_format=value)
+    if key == "enable_thinking":
+        return with_thinking(request, value == "true")
+    return None
+
+
+def template_advice(findings: tuple[Finding, ...], facts: Facts) -> tuple[Finding, ...]:
+    """A template finding's request advice re-run: the changed request must read this output
+    (its calls, or its content) and the template's own call; verified, it is the finding's
+    suggestion, else ``verified_advice`` takes the sentence out."""
+    from explorer.triage import suggest as sg
+
+    out: list[Finding] = []
+    for f in findings:
+        advice = [m.group(0) for sentence in sentences(f.fix_hint) if advises(sentence)
+                  for m in REQUEST_ADVICE.finditer(sentence)]
+        changed = _changed(facts.request, advice[0]) if len(advice) == 1 and f.suggestion is None else None
+        if changed is None:
+            out.append(f)
+            continue
+        intended = sg.calls_in_output(facts)
+        made = sg.changed_request(facts, changed, advice[0].replace('\\"', '"'), f"send {advice[0]}", intended,
+                                  content=None if intended else facts.output)
+        out.append(replace(f, suggestion=made) if made is not None and made.verified else f)
+    return tuple(out)
+
+
 def verified_advice(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
     """Each fix hint without the sentences that advise a request change no verified
     suggestion of the finding re-ran (the change would not give the intended message, or
-    was never tried): advice that was not checked is not given."""
+    was never tried): advice that was not checked is not given. A template finding whose
+    only fix was that request change then has its fix where the template's reading is:
+    llama.cpp's."""
     out: list[Finding] = []
     for f in findings:
         if not REQUEST_ADVICE.search(f.fix_hint):
             out.append(f)
             continue
-        kept = [sentence for sentence in _SENTENCES.split(f.fix_hint)
+        parts = _SENTENCES.split(f.fix_hint)
+        kept = [sentence for sentence in parts
                 if not _ADVISES.search(sentence)
                 or all(_covered(m.group(0), f) for m in REQUEST_ADVICE.finditer(sentence))]
-        out.append(replace(f, fix_hint=" ".join(kept)))
+        where = f.fix_where
+        if len(kept) < len(parts) and f.fix_where == "request" and f.check.startswith("template-") and \
+                not (f.suggestion is not None and f.suggestion.verified):
+            where = "llama.cpp"
+        out.append(replace(f, fix_hint=" ".join(kept), fix_where=where))
     return tuple(out)
 
 

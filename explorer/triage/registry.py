@@ -128,7 +128,8 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     """
     facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call,
                         own_call=own_call)
-    template_findings = tuple(blame.with_fact_fix_where(t) for t in template_findings)
+    template_findings = consistency.template_advice(tuple(blame.with_fact_fix_where(t) for t in template_findings),
+                                                    facts)
     # one story: duplicates dropped, contradictions resolved by consistency's rules
     found = consistency.resolve(run_checks(facts, checks), facts, context=template_findings)
     found = consistency.defer_to_template(found, template_findings, facts)
