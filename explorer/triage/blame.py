@@ -14,7 +14,10 @@ The facts several places state:
   of that reply): llama.cpp, whose autoparser reads the template;
 - ``template-misread``: llama.cpp's autoparser read a marker wrongly: llama.cpp;
 - ``template-drops``: the template does not render it in a history turn: the template;
-- ``template-throws``: the template throws on a probe's inputs: the template.
+- ``template-throws``: the template throws on a probe's inputs: the template;
+- ``grammar-looser``: the grammar llama.cpp builds takes text its own parser refuses, so a
+  model generating under it wrote what the parser then rejects: llama.cpp (every cause at
+  that place states it, ``PLACE_FACTS``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,13 @@ FACT_FIX_WHERE: dict[str, FixWhere] = {
     "template-misread": "llama.cpp",
     "template-drops": "template",
     "template-throws": "template",
+    "grammar-looser": "llama.cpp",
 }
+
+# A fact a check's cause states about its place, which every other cause at that place states
+# too: where the GBNF llama.cpp builds takes what its parser refuses, the model wrote what the
+# grammar let it write (a malformed value, the parse error there) and the fix is llama.cpp's.
+PLACE_FACTS: dict[str, str] = {"grammar-vs-parser": "grammar-looser"}
 
 # The facts the template health's checks state (their findings carry no ``fact`` of their own).
 FACT_OF_CHECK: dict[str, str] = {

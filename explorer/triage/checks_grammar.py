@@ -196,6 +196,13 @@ def _never_woke(f: Facts, v: GrammarView, call: int) -> Finding:
                                       "to the tools' schemas", sg.calls_as_returned(f)))
 
 
+def _match_width(f: Facts, at: int) -> int:
+    """How much of the output a PATTERN trigger's match covers from where it wakes the grammar
+    (its first group on), so a finding shows the matched text, not its first character."""
+    opening = next((o for o in f.openings if o.start == at and not o.in_prompt), None)
+    return max(1, opening.end - opening.start) if opening is not None else 1
+
+
 def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
     v = view(f)
     if v is None or not v.lazy or v.wake is None or not f.params.grammar_triggers:
@@ -207,7 +214,7 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
     at = wake.start
     origin = f" ({wake.origin})" if wake.origin else ""
     fired = f.params.grammar_triggers[wake.feed.trigger] if wake.feed.trigger is not None else None
-    width = len(fired.value) if fired is not None and fired.type == "WORD" else 1
+    width = len(fired.value) if fired is not None and fired.type == "WORD" else _match_width(f, at)
     region = _trigger_in_text(v)
     if region:
         run = v.run

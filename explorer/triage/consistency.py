@@ -167,11 +167,26 @@ def _as_reasoning(facts: Facts, finding: Finding) -> Finding | None:
     return said[0] if said else None
 
 
+def _place_facts(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Causes at the place of a cause that states a place fact (``blame.PLACE_FACTS``) state it too."""
+    stated = [(blame.PLACE_FACTS[f.check], f.span) for f in findings
+              if f.check in blame.PLACE_FACTS and f.severity == "cause" and f.span is not None]
+    if not stated:
+        return findings
+    out: list[Finding] = []
+    for f in findings:
+        fact = next((fact for fact, span in stated if f.severity == "cause" and not f.fact and _overlap(f.span, span)),
+                    "")
+        out.append(replace(f, fact=fact) if fact else f)
+    return tuple(out)
+
+
 def resolve(findings: tuple[Finding, ...], facts: Facts, context: tuple[Finding, ...] = ()) -> tuple[Finding, ...]:
     """The checks' findings of one diagnosis, de-duplicated and free of contradictions,
     causes first (in check order within a severity). ``context``: the findings that come
     before them (the template's): a cause there also rules out an "all fine" wording."""
-    fixed = tuple(blame.with_fact_fix_where(_as_reasoning(facts, f) or f) for f in findings)
+    fixed = tuple(blame.with_fact_fix_where(f) for f in _place_facts(tuple(_as_reasoning(facts, f) or f
+                                                                           for f in findings)))
     kept = dedupe(fixed)
     kept = tuple(f for f in kept if contradicted_by(f, kept) is None)
     if any(f.severity == "cause" for f in kept + context):

@@ -407,9 +407,12 @@ def _expected_words(expected: str) -> str:
     quoted), literal text quoted (an expectation list of quoted literals is already quoted)."""
     if expected.startswith('"') or " or \"" in expected:
         return expected
-    words = re.findall(r"\b[a-z]{2,}\b", _MARKUP.sub("", expected))
-    if " " in expected.strip() and len(words) >= 2:
-        return _MARKUP.sub(lambda m: shown(m.group(0)), expected)
+    tokens = expected.split()
+    words = [t for t in tokens if re.fullmatch(r"[a-z][a-z'_-]*", t.strip("()',.:;"))]
+    markup = [t for t in tokens if _MARKUP.fullmatch(t)]
+    if len(tokens) > 1 and len(words) >= 2 and len(words) + len(markup) >= 0.6 * len(tokens) \
+            and len(words) + len(markup) >= len(tokens) - 2:
+        return _MARKUP.sub(lambda m: shown(m.group(0)), expected)  # a description: its markup quoted
     return shown(expected)
 
 
