@@ -43,26 +43,35 @@ def _closers(f: Facts) -> list[tuple[str, str]]:
     return sorted(out.items(), key=lambda kv: -len(kv[0]))
 
 
-def _opened(f: Facts, start: int, what: str) -> bool:
-    """What the closer closes was opened before it: a call's opener (or a value's, a call
-    head), or reasoning (in the output, or by the generation prompt)."""
-    before = f.output[:start]
-    if what == "the reasoning":
-        starts = [m.text.strip() for m in f.reasoning_starts if m.text.strip()]
-        return any(s in before for s in starts) or any(f.gp.rstrip().endswith(s) for s in starts)
+def _first_openings(f: Facts) -> tuple[int, int]:
+    """(where the first call markup opens, where reasoning first opens), -1 for never: a
+    closer closes something only after it (worked out once, not per candidate)."""
     marks = [m.text.strip() for m in f.openers + f.name_prefixes if m.text.strip()]
     for fmt in call_formats(f.arena).values():
         marks += [o.strip() for o in fmt.arg_openers.values() if o.strip()] + ([fmt.head.strip()] if fmt.head.strip()
                                                                                 else [])
-    return any(m in before for m in marks) or any(o.start < start for o in f.openings)
+    found = [p for p in (f.output.find(m) for m in marks) if p >= 0] + [o.start for o in f.openings]
+    starts = [m.text.strip() for m in f.reasoning_starts if m.text.strip()]
+    opened = -1 if not any(f.gp.rstrip().endswith(s) for s in starts) else 0
+    reasoning = [p for p in (f.output.find(s) for s in starts) if p >= 0]
+    return (min(found) if found else -1, opened if opened == 0 else (min(reasoning) if reasoning else -1))
 
 
-def _explains(f: Facts, start: int, end: int, what: str) -> bool:
+def _opened(f: Facts, start: int, what: str, first: tuple[int, int]) -> bool:
+    """What the closer closes was opened before it: a call's opener (or a value's, a call
+    head), or reasoning (in the output, or by the generation prompt)."""
+    at = first[1] if what == "the reasoning" else first[0]
+    return 0 <= at < start or (at == 0 and what == "the reasoning" and start >= 0 and first[1] == 0)
+
+
+def _explains(f: Facts, start: int, end: int, what: str, first: tuple[int, int]) -> bool:
     """The misspelt closer explains the result: what it closes was opened, and the parse
     failed, the text is in content or dropped, or it sits inside a call's arguments (a value
     that ran on past it)."""
+    if not _opened(f, start, what, first):
+        return False
     text = f.output[start:end].strip()
-    return _opened(f, start, what) and (f.is_cause((start, end)) or any(text in c.arguments for c in f.calls))
+    return f.is_cause((start, end)) or any(text in c.arguments for c in f.calls)
 
 
 def closer_misses(f: Facts) -> tuple[tuple[int, int, str, str, str], ...]:
@@ -75,6 +84,7 @@ def closer_misses(f: Facts) -> tuple[tuple[int, int, str, str, str], ...]:
         found: tuple[tuple[int, int, str, str, str], ...] = ()
     else:
         closers = _closers(f)
+        first = _first_openings(f)
         known = {c for c, _ in closers} | {m.text.strip() for m in f.openers + f.reasoning_starts}
         known |= set(f.params.preserved_tokens)
         seen: set[int] = set()
@@ -86,7 +96,7 @@ def closer_misses(f: Facts) -> tuple[tuple[int, int, str, str, str], ...]:
                 end = start + len(m.text.strip())
                 if start in seen or end <= start or f.output.startswith(closer, start):
                     continue
-                if not _explains(f, start, end, what):
+                if not _explains(f, start, end, what, first):
                     continue
                 seen.add(start)
                 hits.append((start, end, f.output[start:end], closer, what))

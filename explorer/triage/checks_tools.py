@@ -131,8 +131,9 @@ def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str,
                  "nothing loosens the match.")
 
 
-def _marker_misses(f: Facts) -> list[Finding]:
-    out: list[Finding] = []
+def _marker_misses(f: Facts) -> list[tuple[tuple[int, int], Finding]]:
+    """(span, its finding's wording) per near miss: one wording per kind of mistake."""
+    out: list[tuple[tuple[int, int], Finding]] = []
     seen: set[int] = set()
     # one mistake repeats through a long output: its wording is made once, each place reuses it
     worded: dict[tuple[str, str, str, str, str], Finding] = {}
@@ -152,7 +153,7 @@ def _marker_misses(f: Facts) -> list[Finding]:
             key = (marker.text, marker.origin, found, kind, role)
             if key not in worded:
                 worded[key] = _miss_finding(f, marker, start, end, found, kind, role)
-            out.append(replace(worded[key], span=(start, end)))
+            out.append(((start, end), worded[key]))
     return out
 
 
@@ -208,18 +209,40 @@ def _bare_json_misses(f: Facts) -> list[Finding]:
     return out
 
 
+_MISSES: dict[int, tuple[object, tuple[Finding, ...]]] = {}
+MAX_SHOWN = 10  # explorer.triage.registry.MAX_PER_CHECK (findings past it are only counted)
+
+
 def opener_near_miss(f: Facts) -> tuple[Finding, ...]:
+    """The near misses, worked out once per diagnosis (tool-mentioned asks again)."""
+    held = _MISSES.get(id(f))
+    if held is not None and held[0] is f:
+        return held[1]
+    found = _opener_near_miss(f)
+    if len(_MISSES) > 32:
+        _MISSES.clear()
+    _MISSES[id(f)] = (f, found)
+    return found
+
+
+def _opener_near_miss(f: Facts) -> tuple[Finding, ...]:
     if f.tool_parser_reason is not None:
         return ()
     found = _marker_misses(f)
-    covered = [x.span for x in found]
+    covered = [span for span, _ in found]
+    ends = sorted(e for _, e in covered)
     for extra in _fence_misses(f) + _bare_json_misses(f):
         assert extra.span is not None
-        after_miss = any(f.output[s[1]:extra.span[0]].strip() == "" for s in covered if s and s[1] <= extra.span[0])
-        if not after_miss and not any(s and s[0] < extra.span[1] and extra.span[0] < s[1] for s in covered):
-            found.append(extra)
+        a, b = extra.span
+        prior = [e for e in ends if e <= a][-1:]  # the nearest miss ending before it (after it: nothing but space?)
+        after_miss = any(f.output[e:a].strip() == "" for e in prior)
+        if not after_miss and not any(s[0] < b and a < s[1] for s in covered):
+            found.append((extra.span, extra))
             covered.append(extra.span)
-    return tuple(sorted(found, key=lambda x: x.span or (0, 0)))
+    found.sort(key=lambda pair: pair[0])
+    # each place's finding; past the cap only the count matters (the registry shows MAX_PER_CHECK, then "…and N more")
+    return tuple(proto.at(span) if proto.span != span and i <= MAX_SHOWN else proto
+                 for i, (span, proto) in enumerate(found))
 
 
 # --- 3. unknown function name -----------------------------------------------------------
@@ -350,17 +373,25 @@ def _argument_starts(f: Facts) -> list[int]:
     return sorted(set(starts))
 
 
+TRUNCATION_STARTS = 16
+
+
 def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
     if f.tool_parser_reason is not None or not _uses_json(f):
         return ()
     out: list[Finding] = []
-    for start in _argument_starts(f):
+    starts = _argument_starts(f)
+    # a call cut short by the end of the output starts near it: only the last starts are read to the end
+    # (each reading costs the rest of the output; a 100 KB output holds thousands of starts)
+    near_end = set(starts[-TRUNCATION_STARTS:])
+    for start in starts:
         obj: JsonObject = json_object_at(f.output, start)
         if obj.ok:
             continue
         at = min(obj.end, len(f.output))
         rest = f.output[start:]
-        if not f.failed and not any(m.text.strip() in rest for m in f.closers) and json_brace_depth(rest) > 0:
+        if not f.failed and start in near_end and not any(m.text.strip() in rest for m in f.closers) \
+                and json_brace_depth(rest) > 0:
             if f.calls or not f.kept(rest.strip()):
                 out.append(_truncated(f, start))
                 break  # every later start lies inside this cut-short call

@@ -9,6 +9,7 @@ story, where in the output, expected vs found bytes, and what would make it pars
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -206,6 +207,14 @@ class Finding:
                 "suggestion": self.suggestion.to_json() if self.suggestion else None,
                 "field": self.field, "probe": self.probe, "template_line": self.template_line,
                 "see": list(self.see), "fact": self.fact}
+
+    def at(self, span: tuple[int, int]) -> Finding:
+        """The same finding at another span (one mistake repeated through a long output: its
+        wording is made once; a shallow copy, far cheaper than ``dataclasses.replace``)."""
+        new = copy.copy(self)
+        object.__setattr__(new, "span", span)
+        object.__setattr__(new, "place", None)
+        return new
 
     @property
     def found_cut(self) -> tuple[int, int] | None:
