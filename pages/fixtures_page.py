@@ -18,7 +18,6 @@ import streamlit as st
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 
 from explorer import ui_support as ui
-from explorer.errors import ExplorerError
 from explorer.session import TemplateSession
 from explorer.ui_support import fixture_diff, fixture_upload
 from pages import _shared as sh

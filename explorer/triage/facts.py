@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request, with_thinking

@@ -275,9 +275,7 @@ def test_malformed_arguments():
     at = output.index("</tool_call>")  # the object is still open when the closer comes
     assert f.span == (at, at + len(f.found)) and f.found.startswith("</tool_call>")
     assert f.severity == "cause" and d.error is not None
-
-
-def test_truncated_arguments_are_a_warning():    assert_headline(d, wrote="</tool_call>", says=("expects valid JSON",), fix="model", at=at)
+    assert_headline(d, wrote="</tool_call>", says=("expects valid JSON",), fix="model", at=at)
 
 
 def test_truncated_arguments_are_a_warning():
