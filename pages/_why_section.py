@@ -111,7 +111,7 @@ def render_why(d: Diagnosis) -> None:
     """The section: the headline sentence, the verdict, the highlighted output, every cause
     and warning, the notes folded one line each."""
     st.subheader(TITLE)
-    st.markdown(f"**{html.escape(d.headline)}**")
+    st.html(f'<p style="font-weight:600;margin:4px 0 2px 0">{html.escape(d.headline)}</p>')
     st.caption(d.verdict)
     if d.is_partial:
         st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
