@@ -149,12 +149,40 @@ def _marker_misses(f: Facts) -> list[tuple[tuple[int, int], Finding]]:
         for start, end, found, kind in misses:
             if start in seen or _opener_here(f, start, marker.text) or not f.is_cause((start, end)):
                 continue
+            if not _call_follows(f, end):
+                continue  # the markup named in prose ("write <tool_call> then…"): no call to fix
             seen.add(start)
             key = (marker.text, marker.origin, found, kind, role)
             if key not in worded:
-                worded[key] = _miss_finding(f, marker, start, end, found, kind, role)
+                worded[key] = _with_fix(f, _miss_finding(f, marker, start, end, found, kind, role), start, end, marker)
             out.append(((start, end), worded[key]))
     return out
+
+
+def _call_follows(f: Facts, end: int) -> bool:
+    """What follows a near miss starts like a call: JSON, markup, a tool's name or the
+    format's call head (a sentence after it is prose, whatever the near miss looks like)."""
+    at = end
+    while at < len(f.output) and f.output[at].isspace():
+        at += 1
+    if at >= len(f.output):
+        return True  # the output ends there: a call may have been on its way
+    rest = f.output[at:at + 120]
+    heads = [m.text.strip() for m in f.name_prefixes if m.text.strip()]
+    if any(rest.startswith(n) for n in f.tool_names + tuple(heads)):
+        return True
+    return not rest[:1].isalpha()  # a word after it is prose; JSON, markup, "." NAME and the like are a call
+
+
+def _with_fix(f: Facts, finding: Finding, start: int, end: int, marker: mk.Marker) -> Finding:
+    """The near miss with the corrected output when our parse of it (this place written as the
+    marker) reads a call the output did not give: then "write it exactly" is verified."""
+    text = f.output[:start] + marker.text + f.output[end:]
+    intended = sg.calls_in(f, text)
+    if not intended or len(intended) <= len(f.calls):
+        return finding
+    fix = sg.corrected_output(f, text, f"write {shown(marker.text)} exactly", intended)
+    return replace(finding, suggestion=fix) if fix is not None else finding
 
 
 def _fence_misses(f: Facts) -> list[Finding]:

@@ -208,7 +208,14 @@ def calls_as_returned(f: Facts) -> tuple[IntendedCall, ...]:
 
 def calls_in_output(f: Facts) -> tuple[IntendedCall, ...]:
     """The calls the output writes (tagged ones by the format, else its call-like JSON)."""
+    return calls_in(f, f.output)
+
+
+def calls_in(f: Facts, text: str) -> tuple[IntendedCall, ...]:
+    """The calls ``text`` writes in the request's format (tagged by the format, else call-like JSON)."""
     formats = call_formats(f.arena)
     if formats and any(fm.arg_openers for fm in formats.values()):
-        return from_written(written_calls(formats, f.output))
-    return from_json(list(f.call_like_objects))
+        return from_written(written_calls(formats, text))
+    from explorer.jsonscan import json_objects
+
+    return from_json([o for o in json_objects(text) if o.looks_like_call])

@@ -219,6 +219,17 @@ def test_opener_near_miss_negative():
     # the look-alike sits inside reasoning and the real call parses: nothing to explain
     d, _ = why("<think>I could write <tool_call > here</think>\n" + GOOD_CALL)
     assert to_explain(d) == () and len(d.message.tool_calls) == 1
+    # the opener named in prose is no call to fix: "write <tool_call>\n exactly" would make it a broken call
+    for prose in ("To call a tool, write <tool_call> and then the JSON.", "Use the <tool_call > tag to call one."):
+        d, _ = why(prose)
+        assert "opener-near-miss" not in checks_of(d) and d.lead is None, prose
+
+
+def test_an_opener_near_miss_before_a_call_carries_the_verified_fix():
+    output = f"<tool_call >\n{CALL_JSON}\n</tool_call>"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert f.suggestion is not None and f.suggestion.text == GOOD_CALL and "1 tool call" in f.suggestion.verified
 
 
 # --- 3. unknown function -------------------------------------------------------------------
