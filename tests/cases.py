@@ -237,3 +237,28 @@ def assert_headline(d: Any, *, wrote: str | None = None, expects: str | None = N
     for words in says:
         assert words in h, (words, h)
     return h
+
+
+def check_headline(d: Any) -> None:
+    """Every diagnosis's headline against its lead finding: one sentence; a clean parse says
+    so; otherwise it ends with where the lead's fix belongs and, for a lead with a place,
+    names llama-server's numbers of it and quotes what the model wrote there."""
+    import json as _json
+
+    from explorer.triage.model import END_OF_OUTPUT
+
+    h = d.headline
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', h)
+    assert h.endswith(".") and not re.search(r"[.;] [A-Z]", bare[:-1].replace("e.g. ", "")), h
+    lead = d.lead
+    if lead is None:
+        assert h.endswith("no check found anything wrong."), h
+        return
+    assert h.endswith(FIX_WORDS[lead.fix_where]), (lead.fix_where, h)
+    if lead.span is not None and lead.place is not None and (lead.found or lead.expected):
+        p = lead.place
+        assert f"llama.cpp offset {p.llama_offset} (older builds' pos {p.pos})" in h, h
+        wrote = d.output[lead.span[0]:lead.span[1]]
+        if wrote and lead.found != END_OF_OUTPUT:
+            quoted = _json.dumps(wrote, ensure_ascii=False)
+            assert quoted in h or _json.dumps(wrote[:40] + "…", ensure_ascii=False) in h, h
