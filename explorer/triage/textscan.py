@@ -78,13 +78,26 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
         return difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75
 
     out: list[Miss] = []
-    for m in TAG.finditer(text):
-        tag = m.group(0)
+    for start, end, tag in tags_in(text):
         if tag not in verdicts:
             verdicts[tag] = similar(tag)
         if verdicts[tag]:
-            out.append(Miss(m.start(), m.end(), tag))
+            out.append(Miss(start, end, tag))
     return tuple(out)
+
+
+_TAGS: list[tuple[str, tuple[tuple[int, int, str], ...]]] = []
+
+
+def tags_in(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Every tag-shaped token of ``text`` (start, end, tag), read once per text (every marker's
+    near misses are looked for in the same output)."""
+    for held, found in _TAGS:
+        if held is text:
+            return found
+    found = tuple((m.start(), m.end(), m.group(0)) for m in TAG.finditer(text))
+    _TAGS[:] = [(text, found)] + _TAGS[:3]
+    return found
 
 
 def describe_difference(expected: str, found: str) -> str:
