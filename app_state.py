@@ -26,7 +26,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from explorer import sources
 from explorer import ui_support as ui
-from explorer.apply import GET_WEATHER_TOOL, Request
+from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
 from explorer.render import Dialect
@@ -528,9 +528,8 @@ def page_request(session: TemplateSession, chosen: RequestSettings) -> Request:
     """The session's request for the settings: one user turn, the tools, parallel calls
     when the template has them (raises RequestError for tools that are not valid JSON)."""
     flag = chosen.thinking if chosen.thinking_passed else None  # None: llama-server's default
-    kwargs = {} if flag is None else {"enable_thinking": flag, "thinking": flag}
     return session.request(tools=ui.parse_tools_json(chosen.tools_json), tool_choice=chosen.tool_choice,
-                           enable_thinking=flag, chat_template_kwargs=kwargs,
+                           enable_thinking=flag, chat_template_kwargs=thinking_kwargs(flag),
                            force_pure_content=chosen.skip_chat_parsing)
 
 
@@ -539,6 +538,23 @@ def transformers_call() -> TransformersCall:
     passed or not, the date field); raises RequestError for a date that is not ISO 8601."""
     chosen = settings()
     return ui.transformers_call(chosen.thinking_passed, chosen.date if dialect() == "transformers" else "")
+
+
+def output_request(session: TemplateSession, request: Request, output: str) -> tuple[Request, tuple[str, ...]]:
+    """The request for an output, by the library's rule (``TemplateSession.user_request``, the
+    CLI's too): with the Tools box as the app opens it (no tools given), the tools the output
+    calls; otherwise ``request`` as the controls (and a what-if) made it."""
+    chosen = settings()
+    if chosen.tools_json != default_settings().tools_json or not active().whatif.change.empty or not output.strip():
+        return request, ()
+    built = guarded(lambda: session.user_request(output=output,
+                                                  thinking=chosen.thinking if chosen.thinking_passed else None,
+                                                  tool_choice=chosen.tool_choice,
+                                                  force_pure_content=chosen.skip_chat_parsing),
+                    context="inferring the tools from the output")
+    if built is None or built.request.tools == request.tools:
+        return request, ()
+    return built.request, built.notes
 
 
 def _persisted(widget_key: str, store_key: str, default: object) -> None:

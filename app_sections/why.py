@@ -81,11 +81,13 @@ def _suggestion_html(s: why.ShownSuggestion) -> str:
 
 
 def _place_html(place: Place) -> str:
-    """The finding's place in every coordinate a user meets (a log's offset, an older build's
-    pos, the editor's line:column)."""
+    """The finding's place on one line (llama-server's numbers, then the output's), every
+    coordinate with how to read it folded under it (a log's offset, an older build's pos,
+    the editor's line:column)."""
     rows = "".join(f'<tr><td style="padding:0 8px 0 0;color:#555;white-space:nowrap">{html.escape(name)}</td>'
                    f'<td>{html.escape(value)}</td></tr>' for name, value in place.coordinates())
-    return f'<table style="border-collapse:collapse;margin:4px 0;font-size:90%">{rows}</table>'
+    return (f'<details style="margin:4px 0;font-size:90%"><summary style="color:#555">at '
+            f'{html.escape(place.where())}</summary><table style="border-collapse:collapse">{rows}</table></details>')
 
 
 def _highlighted_output(d: Diagnosis) -> None:
@@ -106,8 +108,10 @@ def _checks_list() -> None:
 
 
 def render_why(d: Diagnosis) -> None:
-    """The section: verdict, highlighted output, then every finding (causes first)."""
+    """The section: the headline sentence, the verdict, the highlighted output, every cause
+    and warning, the notes folded one line each."""
     st.subheader(TITLE)
+    st.html(f'<p style="font-weight:600;margin:4px 0 2px 0">{html.escape(d.headline)}</p>')
     st.caption(ui.md_escape(d.verdict))
     if d.is_partial:
         st.caption("Explained as llama.cpp's partial parse (is_partial): what the output is still writing is "
@@ -117,7 +121,8 @@ def render_why(d: Diagnosis) -> None:
 
 
 def findings(d: Diagnosis) -> None:
-    """The findings alone (also under a failing fixture): count, highlighted output, one card each."""
+    """The findings alone (also under a failing fixture): count, highlighted output, one card
+    per cause and warning, then the notes, one line each, in an expander (each in full inside)."""
     if not d.findings:
         st.success(ui.md_escape(d.nothing_found))
         return
@@ -128,4 +133,15 @@ def findings(d: Diagnosis) -> None:
                + (f", {causes} of them a cause" if causes else "")
                + ". Findings explain llama.cpp's answer; they never change it.")
     _highlighted_output(d)
-    st.html("".join(_finding_html(f) for f in d.findings))
+    folded = set(map(id, d.folded))
+    cards = "".join(_finding_html(f) for f in d.findings if id(f) not in folded)
+    if cards:
+        st.html(cards)
+    if d.folded:
+        notes = len(d.notes)
+        more = len(d.folded) - notes
+        label = ", ".join(x for x in (f"{notes} note{'s' if notes != 1 else ''}" if notes else "",
+                                      f"{more} more about the template" if more else "") if x)
+        with st.expander(label + ": " + "; ".join(f.check for f in d.folded)[:120]):
+            st.html("".join(f'<details style="margin:2px 0"><summary style="font-size:90%">{why.note_html(f)}'
+                            f'</summary>{_finding_html(f)}</details>' for f in d.folded))

@@ -42,6 +42,7 @@ import copy
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -49,7 +50,7 @@ from canitoolcall import checks
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
 
-from explorer.apply import Request
+from explorer.apply import Request, thinking_kwargs
 from explorer.output.parse import ChatMessage
 from explorer.errors import ExplorerError
 from explorer.session import TemplateSession
@@ -112,7 +113,7 @@ def fixture_request(session: TemplateSession, fixture: Fixture) -> Request:
         return session.request(tools=tools)
     flag = bool(fixture.thinking)
     return session.request(tools=tools, enable_thinking=flag,
-                           chat_template_kwargs={"enable_thinking": flag, "thinking": flag})
+                           chat_template_kwargs=thinking_kwargs(flag))
 
 
 def judge(session: TemplateSession, fixture: Fixture, family: Family | None) -> FixtureVerdict:
@@ -343,6 +344,33 @@ class FamilyRun:
                                        "failures": [r.to_json() for r in self.failures]}
 
 
+def count_scope(slug: str, match: FamilyMatch | None, page: Literal["fixtures", "doctor"], *,
+                only_matched: bool = False) -> str:
+    """What a page's count of a family's fixtures counts, in words, and how it relates to the
+    other page's: the Doctor counts the fixtures of the family's reference models whose
+    format the template writes (``match``); the Fixtures page the same by default
+    (``only_matched``) and every fixture of the family when its toggle is off."""
+    total = len(family_fixtures(slug))
+    models = sorted({f.reference_model for f in family_fixtures(slug)})
+    mine = match if match is not None and match.slug == slug else None
+    kept = len(mine.fixture_ids) if mine is not None else 0
+    names = ", ".join(m.model for m in mine.models) if mine is not None else ""
+    if page == "fixtures" and only_matched and mine is not None:
+        return (f"{kept} fixtures: those of {names}, the family's models whose format this template writes, as "
+                f"the Doctor counts them" + (f" (the family has {total})." if kept < total else "."))
+    if page == "fixtures":
+        said = f"{total} fixtures: every fixture of the {slug} family ({len(models)} reference models)."
+        if mine is not None and kept < total:
+            said += (f" The Doctor counts {kept} of them: those of {names}, the models whose format this template "
+                     "writes.")
+        return said
+    if mine is None:
+        return f"{total} fixtures of the {slug} family."
+    said = f"{kept} fixtures: those of {names}, the family's models whose format this template writes"
+    return said + (f", of the family's {total} (the Fixtures page shows all {total} with its switch 'Only the "
+                   "models this template speaks' off)." if kept < total else ".")
+
+
 def run_family(session: TemplateSession, match: FamilyMatch) -> FamilyRun:
     """The matched models' fixtures through the session, each judged by canitoolcall."""
     families, fixtures = _corpus()
@@ -354,6 +382,6 @@ def run_family(session: TemplateSession, match: FamilyMatch) -> FamilyRun:
 
 __all__ = [
     "FIXTURE_STATUSES", "MATCH_SHARE", "FamilyMatch", "FamilyProfile", "FamilyRun", "FixtureRow", "FixtureVerdict",
-    "ModelMatch", "ModelProfile", "family_fixtures", "family_profiles", "fixture_request", "fixture_verdict",
+    "ModelMatch", "ModelProfile", "count_scope", "family_fixtures", "family_profiles", "fixture_request", "fixture_verdict",
     "generic_markers", "judge", "match_family", "run_family",
 ]

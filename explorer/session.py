@@ -6,7 +6,8 @@ patches applied), the capabilities (detected once), the route, the autoparser an
 with its probe trace and provenance, and one method per later stage, each keyed by the
 request: ``params`` (llama.cpp's chat params, the PEG arena kept as an object),
 ``parse``, ``stream``, ``diagnose`` (``diagnose_log``: from llama-server's log),
-``sample_reply``, ``roundtrip``, ``compare_routes``, ``parse_routes``, ``check_grammar``,
+``sample_reply``, ``roundtrip``, ``user_request`` (the request the CLI and the app build
+from a user's inputs, one rule), ``compare_routes``, ``parse_routes``, ``check_grammar``,
 ``reasoning_prefill`` and ``compare``.
 
 ``open_session`` keeps the newest ``SESSION_LIMIT`` sessions by (sha256, dialect). A
@@ -26,7 +27,9 @@ from typing import TypeVar, cast
 from explorer.analysis import TemplateAnalysis, analyze_template
 from explorer.analysis.lines import LineFinder
 from explorer.analysis.overrides import FieldSetting, apply_overrides
-from explorer.apply import ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, standard_request
+from explorer.apply import (
+    GET_WEATHER_TOOL, ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, merged_kwargs, standard_request,
+)
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
 from explorer.apply.templates import ChatTemplates, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
@@ -52,6 +55,7 @@ from explorer.triage import Diagnosis, diagnose
 from explorer.triage.checks_grammar import build_failure
 from explorer.triage.from_log import LogDiagnosis, with_log
 from explorer.triage.from_log import read as read_server_log
+from explorer.triage.inferred_tools import PROBE_TOOL_JSON, InferredTools, infer_tools
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
@@ -60,6 +64,15 @@ USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
 SAMPLE_CALL_ID = "call7Qp2X"
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class UserRequest:
+    """The request built from a user's inputs, and what the rule filled in (in words)."""
+
+    request: Request
+    notes: tuple[str, ...] = ()
+    short: tuple[str, ...] = ()  # the notes in a few words (a clean parse's one line)
 
 # one parse of the output by each route: (handler's message or error, autoparser's message
 # or error, the message fields on which they differ)
@@ -228,6 +241,48 @@ class TemplateSession:
             force_pure_content=force_pure_content, add_generation_prompt=add_generation_prompt,
         )
 
+    def user_request(self, *, output: str | None = None, tools: Sequence[Mapping[str, object]] | None = None,
+                     thinking: bool | None = None, tool_choice: str = "auto", parallel_tool_calls: bool | None = None,
+                     reasoning_format: str = "deepseek", chat_template_kwargs: Mapping[str, object] | None = None,
+                     messages: Sequence[Mapping[str, object]] | None = None,
+                     json_schema: Mapping[str, object] | None = None,
+                     force_pure_content: bool = False) -> UserRequest:
+        """The request the CLI and the app build from what a user set, by one rule: the
+        thinking setting goes out as enable_thinking and as its chat_template_kwargs
+        (``thinking_kwargs``; None leaves llama-server's default); tools not given are the
+        tools the output calls (``infer_tools``, names and argument keys), else the default
+        tool get_weather, and ``note`` says which; tool_choice as given (auto)."""
+        notes: list[str] = []
+        short: list[str] = []
+        chosen = list(tools) if tools is not None else None
+        if chosen is None:
+            inferred = self.tools_in(output) if output else InferredTools((), "")
+            if inferred.tools:
+                chosen = list(inferred.tools)
+                notes.append(inferred.note)
+                short.append(f"tools inferred from the output's calls: {inferred.short}")
+            else:
+                chosen = [copy.deepcopy(GET_WEATHER_TOOL)]
+                notes.append("No tools were given" + (" and the output calls none" if output else "")
+                             + ": the request offers the default tool get_weather (give --tools, or the app's "
+                             "Tools box, for the real ones).")
+                short.append("no tools given: the default tool get_weather")
+        request = self.request(
+            messages=messages, tools=chosen, tool_choice=tool_choice, enable_thinking=thinking,
+            parallel_tool_calls=parallel_tool_calls, reasoning_format=reasoning_format,
+            chat_template_kwargs=merged_kwargs(dict(chat_template_kwargs or {}), thinking),
+            json_schema=json_schema, force_pure_content=force_pure_content)
+        return UserRequest(request, tuple(notes), tuple(short))
+
+    def tools_in(self, output: str) -> InferredTools:
+        """The tools the output calls, found where this template writes a call's name and
+        arguments (its own call to a probe tool) and in call-like JSON."""
+        try:
+            shape = self.own_call(self.request(tools=[PROBE_TOOL_JSON]))
+        except ExplorerError:
+            shape = None
+        return infer_tools(output, shape)
+
     def params(self, request: Request) -> ChatParams:
         """``common_chat_templates_apply`` for the request (raises what llama.cpp raises)."""
         return self._remember(("params", request_key(request)), lambda: apply_template(
@@ -301,7 +356,7 @@ class TemplateSession:
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
-            template_findings=template, sample_call=lambda: self.own_call(request)))
+            template_findings=template, sample_call=lambda: self.own_call(request), own_call=self.own_call))
 
     def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
                      partial: bool = False) -> LogDiagnosis:

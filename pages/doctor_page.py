@@ -18,6 +18,7 @@ import html
 
 import streamlit as st
 
+from explorer import ui_support as ui
 from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
@@ -112,6 +113,7 @@ def _fixtures(report: DoctorReport, text: str) -> None:
     st.markdown(f"canitoolcall family **{run.match.name}** (`{run.match.slug}`): the fixtures of "
                 + ", ".join(f"`{m.model}`" for m in run.match.models)
                 + ", each replayed as llama-server would (one user turn, the fixture's tools and thinking flag).")
+    st.caption(ui.count_scope(run.match.slug, run.match, "doctor"))
     counts = run.counts()
     cols = st.columns(4)
     for col, status in zip(cols, ("pass", "soft_pass", "fail", "error"), strict=True):

@@ -184,6 +184,10 @@ def main() -> None:
         rows, scope = _corpus_rows(session, own), "of this family"
     else:
         rows, scope = _upload_rows(session), "of the upload"
+    if rows and origin == CORPUS:
+        family = st.session_state.get("fx_family", "")
+        only = own is not None and family == own.slug and len(rows) == len(own.fixture_ids)
+        st.caption(ui.md_escape(ui.count_scope(family, own, "fixtures", only_matched=only)))
     if rows:
         _verdicts(rows, scope, session)
 

@@ -221,6 +221,13 @@ def main() -> None:
     logs.box(session, request)
     text = st.text_area("Raw model output (verbatim, as the model generated it)", key=OUTPUT_KEY, height=160)
     st.session_state["_try_query"] = sh.write_permalink("try", output=text, with_request=True)
+    request, notes = sh.output_request(session, request, text)
+    for note in notes:
+        st.caption(note + " The prompt above is the one for the default tool.")
+    if notes:
+        params = sh.guarded(lambda: session.params(request), session.text, context="building the parser")
+        if params is None:
+            return
     c1, c2 = st.columns(2)
     partial = c1.toggle("is_partial (the output may still grow)", key="try_partial")
     by = c2.radio("Colour by", ["tag", "rule"], horizontal=True, key="try_colour_by")

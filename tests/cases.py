@@ -168,43 +168,16 @@ def route_params(handler: str, spec: ParserSpec | None, source: str, **request) 
     return handler_params(handler, source, **request)
 
 
-# --- triage: one place per finding ------------------------------------------------------
-
-_WHERE = re.compile(r"output character (\d+), line (\d+), column (\d+)")
-_LLAMA_OFFSET = re.compile(r"llama\.cpp offset (\d+)|\(offset (\d+)\)")
-_POS = re.compile(r"\bpos (\d+)")
-_ANY_POSITION = re.compile(r"\b(?:character|line|column|offset|pos) \d+")
 
 
 def assert_one_place(d: Any) -> None:
     """Every finding of a ``Diagnosis`` gives one place: ``found`` is the output at its span
-    (or a prefix, or END_OF_OUTPUT at the end), ``place`` is the span, and every position
-    its summary names is that place's (no other position wording is left)."""
-    from explorer.triage.model import END_OF_OUTPUT, Place
+    (or a cut of it, marked, or END_OF_OUTPUT at the end), ``place`` is the span, and every
+    position its summary names is that place's (the statement audit's ``found`` invariant)."""
+    from explorer.triage.audit import audit_found
 
-    out = d.output
-    for f in d.findings:
-        label = f"{f.check}: {f.summary}"
-        if f.span is None:
-            assert f.place is None, label
-            assert not _ANY_POSITION.search(f.summary), label
-            continue
-        start, end = f.span
-        assert 0 <= start <= end <= len(out), label
-        assert f.place == Place.of(out, d.generation_prompt, start, end), label
-        if f.found == END_OF_OUTPUT:
-            assert start == end == len(out), label
-        else:
-            assert out[start:end].startswith(f.found), (label, f.found, out[start:end])
-        place = f.place
-        for m in _WHERE.finditer(f.summary):
-            assert tuple(int(g) for g in m.groups()) == (place.char, place.line, place.column), label
-        for m in _LLAMA_OFFSET.finditer(f.summary):
-            assert int(m.group(1) or m.group(2)) == place.llama_offset, label
-        for m in _POS.finditer(f.summary):
-            assert int(m.group(1)) == place.pos, label
-        rest = _LLAMA_OFFSET.sub("", _POS.sub("", _WHERE.sub("", f.summary)))
-        assert not _ANY_POSITION.search(rest), (label, _ANY_POSITION.search(rest))
+    bad = [str(v) for v in audit_found(d)]
+    assert not bad, bad
 
 
 def remarks(d: Any) -> tuple[Any, ...]:
@@ -229,3 +202,63 @@ def only(d: Any, check: str) -> Any:
 
 def checks_of(d: Any) -> set[str]:
     return {f.check for f in d.findings}
+
+
+# --- triage: the headline sentence -------------------------------------------------------------
+
+FIX_WORDS = {"model": "the fix belongs to the model (or its prompt).", "request": "the fix belongs to the request.",
+             "template": "the fix belongs to the chat template.", "llama.cpp": "the fix belongs to llama.cpp."}
+
+
+def assert_headline(d: Any, *, wrote: str | None = None, expects: str | None = None, fix: str | None = None,
+                    at: int | None = None, says: tuple[str, ...] = ()) -> str:
+    """The diagnosis opens with one sentence that names what the model wrote (``wrote``, quoted,
+    whole or cut and marked), what llama.cpp expected there, llama-server's position of ``at``
+    (an output character: its llama.cpp offset and older builds' pos) and where the fix belongs;
+    ``says``: more words it holds. Returns the headline."""
+    import json as _json
+
+    from explorer.triage.model import Place
+
+    h = d.headline
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', h)
+    assert h.endswith(".") and not re.search(r"[.;] [A-Z]", bare[:-1].replace("e.g. ", "")), h  # one sentence
+    if wrote is not None:
+        quoted = _json.dumps(wrote, ensure_ascii=False)
+        assert quoted in h or _json.dumps(wrote[:40] + "…", ensure_ascii=False) in h, (wrote, h)
+        assert h.startswith("The model wrote "), h
+    if expects is not None:
+        assert f"llama.cpp expects {expects}" in h, (expects, h)
+    if fix is not None:
+        assert h.endswith(FIX_WORDS[fix]), (fix, h)
+    if at is not None:
+        p = Place.of(d.output, d.generation_prompt, at)
+        assert f"llama.cpp offset {p.llama_offset} (older builds' pos {p.pos})" in h, (at, h)
+    for words in says:
+        assert words in h, (words, h)
+    return h
+
+
+def check_headline(d: Any) -> None:
+    """Every diagnosis's headline against its lead finding: one sentence; a clean parse says
+    so; otherwise it ends with where the lead's fix belongs and, for a lead with a place,
+    names llama-server's numbers of it and quotes what the model wrote there."""
+    import json as _json
+
+    from explorer.triage.model import END_OF_OUTPUT
+
+    h = d.headline
+    bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', h)
+    assert h.endswith(".") and not re.search(r"[.;] [A-Z]", bare[:-1].replace("e.g. ", "")), h
+    lead = d.lead
+    if lead is None:
+        assert h.endswith("no check found anything wrong."), h
+        return
+    assert h.endswith(FIX_WORDS[lead.fix_where]), (lead.fix_where, h)
+    if lead.span is not None and lead.place is not None and (lead.found or lead.expected):
+        p = lead.place
+        assert f"llama.cpp offset {p.llama_offset} (older builds' pos {p.pos})" in h, h
+        wrote = d.output[lead.span[0]:lead.span[1]]
+        if wrote and lead.found != END_OF_OUTPUT:
+            quoted = _json.dumps(wrote, ensure_ascii=False)
+            assert quoted in h or _json.dumps(wrote[:40] + "…", ensure_ascii=False) in h, h

@@ -1,4 +1,4 @@
-"""Root pytest configuration.
+"""Root pytest configuration (and the headline check every triage test gets).
 
 The oracle helpers live in ``oracle_data`` (pytest.ini puts tests/ on the path); they are
 re-exported here for modules that load this file by path. Import them from
@@ -6,6 +6,7 @@ re-exported here for modules that load this file by path. Import them from
 resolve to either file.
 """
 
+import pytest
 from oracle_data import (  # noqa: F401
     ORACLE,
     PROJECT_ROOT,
@@ -23,3 +24,33 @@ def pytest_addoption(parser):
         "--update-golden", action="store_true", default=False,
         help="rewrite the readable values in tests/data/golden/ from our output, only where its digest "
              "equals the reference's (the rest are refused, and the test fails)")
+
+
+# the tests whose diagnoses have their headline checked, whatever else they assert
+HEADLINE_CHECKED = ("tests/triage/", "tests/app/test_app_why.py", "tests/oracle/test_triage_oracle.py")
+
+
+@pytest.fixture(autouse=True)
+def every_headline_checked(request, monkeypatch):
+    """Every diagnosis a triage test makes has its headline checked against its lead finding
+    (``cases.check_headline``), beside what the test asserts of it itself."""
+    path = str(request.node.fspath).replace("\\", "/")
+    if not any(part in path for part in HEADLINE_CHECKED):
+        yield
+        return
+    from cases import check_headline
+
+    from explorer.triage.model import Diagnosis
+
+    made = []
+    original = Diagnosis.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(Diagnosis, "__init__", init)
+    yield
+    monkeypatch.setattr(Diagnosis, "__init__", original)
+    for d in made:
+        check_headline(d)

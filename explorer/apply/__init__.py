@@ -26,7 +26,9 @@ from explorer.apply.prompt import (
 )
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
 from explorer.apply.templates import CHATML_TEMPLATE_SRC, ChatTemplates, init_templates
-from explorer.apply.request import GET_WEATHER_TOOL, Request, standard_request
+from explorer.apply.request import (
+    GET_WEATHER_TOOL, THINKING_KWARGS, Request, merged_kwargs, standard_request, thinking_kwargs, with_thinking,
+)
 from explorer.apply.workarounds import (
     convert_tool_responses_gemma4,
     func_args_not_string,
@@ -38,6 +40,7 @@ from explorer.apply.workarounds import (
 from explorer.routing import SOURCE_PATCHES, patch_source
 
 __all__ = [
+    "THINKING_KWARGS", "merged_kwargs", "thinking_kwargs", "with_thinking",
     "PrefillOutcome",
     "ReasoningPrefill",
     "classify_reasoning_prefill",

@@ -1,7 +1,9 @@
 """A chat request as llama-server hands it to ``common_chat_templates_apply``.
 
 Input: OpenAI-style fields. Output: a frozen ``Request``; ``standard_request`` builds the
-request every oracle analysis file was computed with (its ``inputs``).
+request every oracle analysis file was computed with (its ``inputs``). The request rules
+the CLI and the app share are here, once: ``thinking_kwargs`` (what a thinking setting
+sends as chat_template_kwargs) and ``with_thinking`` (a request under another setting).
 """
 
 from __future__ import annotations
@@ -72,6 +74,32 @@ class Request:
             "eos_token": self.eos_token,
             "chat_template_kwargs": dict(self.chat_template_kwargs),
         }
+
+
+# The chat_template_kwargs names templates read the thinking switch under: most read
+# ``enable_thinking`` (llama-server's own), some ``thinking`` (e.g. DeepSeek V3.1's).
+THINKING_KWARGS: tuple[str, ...] = ("enable_thinking", "thinking")
+
+
+def thinking_kwargs(thinking: bool | None) -> dict[str, Any]:
+    """The chat_template_kwargs a thinking setting sends, as the CLI's ``--thinking`` and the
+    app's toggle both send it: the flag under every name in ``THINKING_KWARGS``; ``None``
+    (the setting left unset: llama-server's default) sends none."""
+    if thinking is None:
+        return {}
+    return {name: bool(thinking) for name in THINKING_KWARGS}
+
+
+def merged_kwargs(kwargs: dict[str, Any] | None, thinking: bool | None) -> dict[str, Any]:
+    """A request's chat_template_kwargs: the given ones, the thinking setting's on top (the
+    switch wins over a kwarg of the same name)."""
+    return {**dict(kwargs or {}), **thinking_kwargs(thinking)}
+
+
+def with_thinking(request: Request, thinking: bool) -> Request:
+    """``request`` under another thinking setting: enable_thinking and its kwargs."""
+    return replace(request, enable_thinking=thinking,
+                   chat_template_kwargs=merged_kwargs(request.chat_template_kwargs, thinking))
 
 
 GET_WEATHER_TOOL: dict[str, Any] = {

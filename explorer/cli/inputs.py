@@ -20,11 +20,11 @@ from typing import Any
 from collections.abc import Sequence
 
 from explorer.analysis.overrides import parse_setting
-from explorer.apply import Request
+from explorer.apply import Request, merged_kwargs
 from explorer.output.parse import decode_output_bytes
 from explorer.errors import SourceError
 from explorer.render import Dialect
-from explorer.session import TemplateSession, open_session
+from explorer.session import TemplateSession, UserRequest, open_session
 from explorer.sources import resolve_spec
 from explorer.sources.model import TemplateSource
 
@@ -209,14 +209,32 @@ def _switch(value: str | None) -> bool | None:
 
 
 def request_from_args(session: TemplateSession, args: argparse.Namespace) -> Request:
-    """The request llama-server would send for these switches (its defaults otherwise)."""
+    """The request llama-server would send for these switches (its defaults otherwise); the
+    thinking switch goes out as enable_thinking and its chat_template_kwargs, as the app's
+    toggle sends it (``explorer.apply.thinking_kwargs``)."""
     messages, tools = _messages_and_tools(args)
     schema = read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None
+    thinking = _switch(getattr(args, "thinking", None))
+    kwargs = kwargs_object(args.kwargs) if getattr(args, "kwargs", None) else {}
     return session.request(
         messages=messages, tools=tools, tool_choice=getattr(args, "tool_choice", "auto"),
-        enable_thinking=_switch(getattr(args, "thinking", None)),
+        enable_thinking=thinking,
+        parallel_tool_calls=_switch(getattr(args, "parallel_tool_calls", None)),
+        reasoning_format=getattr(args, "reasoning_format", "deepseek"),
+        chat_template_kwargs=merged_kwargs(kwargs, thinking),
+        json_schema=schema, force_pure_content=bool(getattr(args, "skip_chat_parsing", False)),
+    )
+
+
+def user_request_from_args(session: TemplateSession, args: argparse.Namespace, output: str | None) -> UserRequest:
+    """The request the app would build from the same inputs (``TemplateSession.user_request``:
+    no ``--tools``, the tools the output calls, else the default tool)."""
+    messages, tools = _messages_and_tools(args)
+    schema = read_json(args.json_schema, "JSON schema") if getattr(args, "json_schema", None) else None
+    return session.user_request(
+        output=output, messages=messages, tools=tools, tool_choice=getattr(args, "tool_choice", "auto"),
+        thinking=_switch(getattr(args, "thinking", None)),
         parallel_tool_calls=_switch(getattr(args, "parallel_tool_calls", None)),
         reasoning_format=getattr(args, "reasoning_format", "deepseek"),
         chat_template_kwargs=kwargs_object(args.kwargs) if getattr(args, "kwargs", None) else {},
-        json_schema=schema, force_pure_content=bool(getattr(args, "skip_chat_parsing", False)),
-    )
+        json_schema=schema, force_pure_content=bool(getattr(args, "skip_chat_parsing", False)))

@@ -6,7 +6,10 @@ tool_choice, ...). Output: the parse result (message or llama.cpp's error) and t
 findings, as text or (``--json``) as one JSON object; with ``--from-log`` first what the
 log says (its failure line, which coordinate its number counts, where that is in the
 output) and the output found in it. Exit 0 whenever the diagnosis ran, whatever the
-parse gave; 1 when the log holds no output and none was given.
+parse gave; 1 when the log holds no output and none was given. The text opens with one
+headline sentence; notes and every coordinate of each place are folded (``--verbose``
+shows them); a clean parse prints one line. Without ``--tools`` the request offers the
+tools the output calls (the app's rule, ``TemplateSession.user_request``), and says so.
 """
 
 from __future__ import annotations
@@ -17,8 +20,8 @@ import sys
 
 from explorer.apply import Request
 from explorer.cli.inputs import (
-    add_override_argument, add_request_arguments, add_template_argument, read_output, request_from_args,
-    session_from_args,
+    add_override_argument, add_request_arguments, add_template_argument, read_output, session_from_args,
+    user_request_from_args,
 )
 from explorer.errors import SourceError
 from explorer.session import TemplateSession
@@ -42,6 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--partial", action="store_true",
                    help="the output may still grow (streaming): explain llama.cpp's partial parse (is_partial)")
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    p.add_argument("--verbose", action="store_true",
+                   help="every finding in full: the notes, and each place in every coordinate")
     p.set_defaults(run=run)
 
 
@@ -51,26 +56,41 @@ def run(args: argparse.Namespace) -> int:
     if args.output_file == "-" and args.from_log == "-":
         raise SourceError("only one of --output-file and --from-log can be read from stdin")
     session, _source = session_from_args(args)
-    request = request_from_args(session, args)
     output = read_output(args.output_file) if args.output_file is not None else None
-    if args.from_log is not None:
-        return _from_log(session, request, read_output(args.from_log), output, args)
+    log_text = read_output(args.from_log) if args.from_log is not None else None
+    built = user_request_from_args(session, args, output if output is not None else _log_output(session, log_text))
+    request = built.request
+    if log_text is not None:
+        return _from_log(session, request, log_text, output, args, built.notes)
     assert output is not None
     diagnosis = session.diagnose(output, request, partial=args.partial)
     if args.json:
-        print(json.dumps(diagnosis.to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps({**diagnosis.to_json(), "request_notes": list(built.notes)}, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(f"route: {session.handler}\n" + diagnosis.to_text())
+        sys.stdout.write(diagnosis.to_text(verbose=args.verbose, also=built.notes if args.verbose else built.short)
+                         + (f"route: {session.handler}\n" if args.verbose else ""))
     return 0
 
 
+def _log_output(session: TemplateSession, log_text: str | None) -> str | None:
+    """The output the log holds (for the tools the request infers from it), or None."""
+    if log_text is None:
+        return None
+    from explorer.triage.logs import read_log
+
+    log = read_log(log_text)
+    dump = log.dump_for(log.failure)
+    return dump.text if dump is not None else None
+
+
 def _from_log(session: TemplateSession, request: Request, log_text: str, output: str | None,
-              args: argparse.Namespace) -> int:
+              args: argparse.Namespace, notes: tuple[str, ...] = ()) -> int:
     result = session.diagnose_log(log_text, request, output=output, partial=args.partial)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps({**result.to_json(), "request_notes": list(notes)}, indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(f"route: {session.handler}\n" + result.to_text())
+        sys.stdout.write(result.to_text(verbose=args.verbose)
+                         + "".join(f"request: {n}\n" for n in notes) + f"route: {session.handler}\n")
     if result.diagnosis is None:
         print(result.problem, file=sys.stderr)
         return 1

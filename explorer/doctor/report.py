@@ -41,6 +41,7 @@ from explorer.errors import ExplorerError
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
 from explorer.fixtures import FamilyRun, match_family, run_family
+from explorer.triage.blame import fix_where_of
 from explorer.triage.health import Health, health_request
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
@@ -250,7 +251,7 @@ def _health_findings(session: TemplateSession, health: Health) -> list[DoctorFin
     out = []
     for f in health.findings:
         line, probe = health_place(session, f, health)
-        out.append(DoctorFinding(f.check, f.severity, f.summary, "health", f.fix_where, f.field, probe, line,
+        out.append(DoctorFinding(f.check, f.severity, f.summary, "health", fix_where_of(f), f.field, probe, line,
                                  detail=f.detail, fix_hint=f.fix_hint))
     return out
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from explorer.apply import AppliedPrompt, Request, apply_request
+from explorer.apply import AppliedPrompt, Request, apply_request, thinking_kwargs
 from explorer.apply.request import REASONING_FORMATS
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
@@ -71,7 +71,7 @@ class RequestChange:
         kwargs = dict(request.chat_template_kwargs)
         thinking = request.enable_thinking if self.enable_thinking is None else self.enable_thinking
         if self.enable_thinking is not None:
-            kwargs.update(enable_thinking=thinking, thinking=thinking)
+            kwargs.update(thinking_kwargs(thinking))
         kwargs.update(self.chat_template_kwargs)
         tools = request.tools
         if self.tool_order and tools:
@@ -174,7 +174,7 @@ class LlamaSetting:
             messages=messages, tools=self.tools, tool_choice="auto",
             parallel_tool_calls=bool(self.caps.supports_parallel_tool_calls),
             enable_thinking=flag, reasoning_format="deepseek",
-            chat_template_kwargs={"enable_thinking": flag, "thinking": flag},
+            chat_template_kwargs=thinking_kwargs(flag),
             add_generation_prompt=add_generation_prompt))
 
     def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:

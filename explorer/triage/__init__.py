@@ -17,8 +17,11 @@ call), ``textscan`` (near misses, JSON objects, tags), ``checks_tools``, ``check
 does it load, where the lazy grammar wakes, llguidance's verdict, parser vs grammar; its
 ``grammar_view`` works the grammar side out once) (the checks), ``consistency`` (duplicates
 and contradictions resolved after all checks, by rules kept as data), ``registry`` (CHECKS, diagnose);
-``logs`` (llama-server's log text: its failure line and raw-output dump, placed in the
-output) and ``from_log`` (the "log" findings put in front of a diagnosis).
+``logs`` (llama-server's log text: its build line, failure line and raw-output dump,
+placed in the output), ``llama_changes`` (llama.cpp's parser changes by build, as data) and
+``from_log`` (the "log" findings put in front of a diagnosis); ``checks_closers`` (a closing
+tag spelt almost right), ``blame`` (one fact, one fix_where), ``audit`` (the statement audit:
+every sentence checked against the diagnosis), ``inferred_tools`` (the tools an output calls).
 """
 
 from explorer.triage.facts import Facts, build_facts

@@ -16,7 +16,7 @@ from explorer.handlers.registry import source_of
 from explorer.triage import markers as mk
 from explorer.triage import suggest
 from explorer.triage.facts import Facts
-from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, quote, shown
 
 
 def _brace_stop(f: Facts) -> str | None:
@@ -97,7 +97,7 @@ def pythonic_call(f: Facts) -> tuple[Finding, ...]:
         return (Finding(
             check="pythonic-call", severity="cause",
             summary=f"The model wrote a Python-style call {wrote}, which is how this template writes calls too (its "
-                    f"own rendering: {shown(own[:80])}), but {parser_words(f)} does not read that call, so "
+                    f"own rendering: {quote(own, 80)}), but {parser_words(f)} does not read that call, so "
                     "llama.cpp does not return it as one.",
             detail="The template renders calls Python-style; llama.cpp parses only the call format it read from the "
                    "template (the autoparser's analysis) or a routed handler's own format, and its reading of this "
@@ -110,7 +110,7 @@ def pythonic_call(f: Facts) -> tuple[Finding, ...]:
                      "calls. Template side: render calls in a format the autoparser reads.",
             fix_where="llama.cpp", quirk=True, llama_cpp=f"{f.params.handler} ({source_of(f.params.handler)})"),)
     if own is not None:
-        how, expected = f"like this (its own rendering of a call): {shown(own[:80])}", own
+        how, expected = f"like this (its own rendering of a call): {quote(own, 80)}", own
     else:
         how, expected = _how_parser_reads(f)
     return (Finding(

@@ -14,11 +14,14 @@ parser and the grammar built from it disagree: a llama.cpp inconsistency). Also
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from explorer.errors import GrammarError
+from explorer.triage import suggest as sg
 from explorer.grammar.limits import grammar_limits
 from explorer.triage.facts import Facts
 from explorer.triage.grammar_view import GRAMMAR_CHECK_SECONDS, GRAMMAR_CHECK_BYTES, GrammarView, view
-from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, quote, shown
 
 SAMPLER_INIT = "common_sampler_init (common/sampling.cpp)"
 GRAMMAR_PARSER = "llama_grammar_parser::parse_sequence (src/llama-grammar.cpp), loaded by " + SAMPLER_INIT
@@ -77,7 +80,7 @@ def grammar_build(f: Facts) -> tuple[Finding, ...]:
     if run is not None and run.verdict is not None and run.verdict.message.startswith("grammar refused the prefill"):
         out.insert(0, Finding(
             check="grammar-build", severity="cause",
-            summary=f"This request's grammar refuses its own generation prompt {shown(f.gp[-60:])}: llama.cpp "
+            summary=f"This request's grammar refuses its own generation prompt {quote(f.gp, 60, keep='end')}: llama.cpp "
                     "feeds the prompt to the grammar when it sets up the sampler, that throws, and llama-server "
                     "answers the request with an error before generating.",
             detail=f"llguidance: {run.verdict.message}; the grammar wanted {run.verdict.allowed or 'something else'} "
@@ -127,7 +130,7 @@ def _run_words(v: GrammarView) -> str:
     if run is None:
         return ""
     if run.error:
-        return " (llguidance could not check it: see grammar-accepts)"
+        return ", which llguidance could not check (see grammar-accepts)"
     if run.truncated and run.ok:
         return f"; the grammar takes its first {run.checked_bytes} bytes from there (the rest was not checked)"
     if run.ok:
@@ -156,7 +159,7 @@ def _never_woke(f: Facts, v: GrammarView, call: int) -> Finding:
     assert wake is not None
     names = ", ".join(f"{t.type} {shown(t.value)}" for t in f.params.grammar_triggers)
     if wake.in_prompt:
-        why = (f"the generation prompt {shown(f.gp[-30:])} already wrote the start of the trigger {wake.in_prompt}, and "
+        why = (f"the generation prompt {quote(f.gp, 30, keep='end')} already wrote the start of the trigger {wake.in_prompt}, and "
                "llama.cpp's trigger buffer holds only generated text, so a call right after the prompt never "
                "wakes the grammar")
         llama = TRIGGER_BUFFER
@@ -187,7 +190,17 @@ def _never_woke(f: Facts, v: GrammarView, call: int) -> Finding:
         llama_cpp=llama, rule="The lazy grammar wakes where a trigger matches the generated text (outside thinking "
         "blocks); the parser reads calls by its own rules.",
         fix_hint="Nothing to change in this output (it parsed); to keep the model to the schema, a request with "
-                 "tool_choice \"required\" makes the grammar eager.")
+                 "tool_choice \"required\" makes the grammar eager.",
+        suggestion=sg.changed_request(f, replace(f.request, tool_choice="required"), 'tool_choice "required"',
+                                      'send tool_choice "required": the grammar is then eager and holds every call '
+                                      "to the tools' schemas", sg.calls_as_returned(f)))
+
+
+def _match_width(f: Facts, at: int) -> int:
+    """How much of the output a PATTERN trigger's match covers from where it wakes the grammar
+    (its first group on), so a finding shows the matched text, not its first character."""
+    opening = next((o for o in f.openings if o.start == at and not o.in_prompt), None)
+    return max(1, opening.end - opening.start) if opening is not None else 1
 
 
 def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
@@ -201,14 +214,14 @@ def grammar_trigger(f: Facts) -> tuple[Finding, ...]:
     at = wake.start
     origin = f" ({wake.origin})" if wake.origin else ""
     fired = f.params.grammar_triggers[wake.feed.trigger] if wake.feed.trigger is not None else None
-    width = len(fired.value) if fired is not None and fired.type == "WORD" else 1
+    width = len(fired.value) if fired is not None and fired.type == "WORD" else _match_width(f, at)
     region = _trigger_in_text(v)
     if region:
         run = v.run
         refusal = ""
         if run is not None and run.refused is not None and run.verdict is not None:
             refusal = (f" The grammar refuses the output at {f.place(run.refused).where()} "
-                       f"({shown(f.output[run.refused:run.refused + 20])}), wanting {run.verdict.allowed}.")
+                       f"({quote(f.output, 20, start=run.refused)}), wanting {run.verdict.allowed}.")
         gate = ""
         if region == "reasoning":
             gate = (" (llama.cpp holds the grammar back only inside " + shown(f.params.thinking_start_tag) + " … "
@@ -268,7 +281,7 @@ def _refused_words(f: Facts, v: GrammarView) -> tuple[str, tuple[int, int] | Non
     assert run is not None and run.verdict is not None
     if run.refused is not None:
         at = run.refused
-        return (f"refuses the output at {f.place(*_span(f, at, 20)).where()} ({shown(f.output[at:at + 20])}), where it wanted "
+        return (f"refuses the output at {f.place(*_span(f, at, 20)).where()} ({quote(f.output, 20, start=at)}), where it wanted "
                 f"{run.verdict.allowed}"), _span(f, at, 20), f.output[at:at + 20]
     return (f"takes all of it, but cannot end where the output ends (it wanted {run.verdict.allowed})",
             (len(f.output), len(f.output)), END_OF_OUTPUT)

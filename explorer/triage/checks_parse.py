@@ -18,7 +18,7 @@ from explorer.handlers.registry import find_route, source_of
 from explorer.peg.expectations import furthest_attempt, furthest_failure
 from explorer.peg.nodes import End
 from explorer.triage.facts import Facts
-from explorer.triage.model import END_OF_OUTPUT, Finding, Place, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, Place, quote, shown
 from explorer.triage.textscan import TAG, describe_difference, near_misses
 
 
@@ -115,8 +115,8 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
     at = _in_output(f, int(far.offset)) if far is not None else f.stop
     found = _found_at(f, at)
     place = f.place(*_span_of(at, found))
-    expected = " or ".join(_unquoted(e) for e in far.expected) if far is not None else ""
     wanted = " or ".join(far.expected) if far is not None else ""
+    expected = wanted  # the expectation list as llama.cpp's notation has it: literals quoted
     in_prompt = far is not None and far.offset < len(f.gp)
     near = _near_literal(far.expected, f.output[at:at + 80]) if far is not None and not in_prompt else ""
     same_stop = f.parse.result.end == (far.offset if far is not None else f.parse.result.end)
@@ -126,7 +126,7 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         detail += " " + quirk
     if same_stop:
         detail += " " + reported  # its offset is this place
-    where = (f"before the output, in the generation prompt ({shown(f.gp[far.offset:far.offset + 20])})"
+    where = (f"before the output, in the generation prompt ({quote(f.gp, 20, start=far.offset)})"
              if in_prompt else f"at {place.where()}")
     want = f", expecting {wanted}" if wanted else ""
     cause = Finding(
@@ -134,7 +134,7 @@ def parse_error(f: Facts) -> tuple[Finding, ...]:
         summary=f"llama.cpp's parser could not match the output {where}{want}; llama-server answers this "
                 "request with an error (HTTP 500) instead of a message." + (f" {near}" if near else ""),
         detail=detail, span=_place_span(place), expected=expected, found=found, place=place,
-        fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
+        fix_hint=f"Look at the output at {quote(f.output, 20, start=at)}: the model must write what the template's "
                  "format has there. The other findings say why, when a check recognised the pattern."
                  + (" llama.cpp side: the optional key's ',' belongs inside the option." if quirk else ""),
         fix_where="llama.cpp" if quirk else "model", quirk=bool(quirk),
@@ -159,7 +159,7 @@ def _reported_stop(f: Facts, reported: str) -> Finding:
     return Finding(
         check="parse-error", severity="info",
         summary=f"llama.cpp's error {where}: the start of the part that failed to match, not the mismatch "
-                "itself (the parse-error cause says where that is).",
+                "itself (see parse-error).",
         detail=f"{reported} A failed PEG parse returns where the alternative that failed began; the diagnostic "
                "pass above finds how far that alternative got.",
         span=_place_span(place), found=found, place=place)
@@ -304,5 +304,5 @@ def _partial_error(f: Facts) -> tuple[Finding, ...]:
                "parsed, but a failed parse result carries no nodes, so the streamed message is empty; the final "
                "parse of the same text (is_partial false) is an error (HTTP 500).",
         span=_place_span(place), expected=expected, found=found, place=place,
-        fix_hint=f"Look at the output at {shown(f.output[at:at + 20])}: the model must write what the template's "
+        fix_hint=f"Look at the output at {quote(f.output, 20, start=at)}: the model must write what the template's "
                  "format has there."),)

@@ -9,8 +9,11 @@ by design.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from explorer.triage import suggest as sg
 from explorer.triage.facts import Facts
-from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, quote, shown
 
 # Tags models use for thinking when the template declares none.
 COMMON_STARTS = ("<think>", "<thinking>", "[THINK]")
@@ -33,7 +36,7 @@ def _origin(markers, tag: str) -> str:
 
 def _thinking_state(f: Facts) -> str:
     return (f"enable_thinking is {str(bool(f.request.enable_thinking)).lower()}, and the generation prompt "
-            f"{shown(f.gp[-40:])} does not open reasoning")
+            f"{quote(f.gp, 40, keep='end')} does not open reasoning")
 
 
 def _flip_opens(f: Facts) -> str | None:
@@ -60,14 +63,22 @@ def reasoning_end_without_start(f: Facts) -> tuple[Finding, ...]:
         return (Finding(
             check="reasoning-end-without-start", severity="cause",
             summary=f"The output closes reasoning with {shown(end)} but never opened it with {shown(start_tag)}, "
-                    "so llama.cpp keeps the reasoning in content.",
+                    + ("so llama.cpp does not read the text before it as reasoning (and the parse fails)." if f.failed
+                       else "so llama.cpp keeps the reasoning in content."),
             detail=f"llama.cpp reads reasoning only between {shown(start_tag)} and {shown(end)}, or after the "
                    f"generation prompt when the template opens reasoning there; here {_thinking_state(f)}. "
                    "Text before an unopened end tag is ordinary content."
                    + _origin(f.reasoning_starts, start_tag) + _origin(f.reasoning_ends, end),
             span=(pos, pos + len(end)), expected=f"{end} closing a block {start_tag} opened", found=end,
-            fix_hint=_end_without_start_hint(f, start_tag)),)
+            fix_hint=_end_without_start_hint(f, start_tag), suggestion=_flip_suggestion(f)),)
     return ()
+
+
+def _flip_suggestion(f: Facts) -> sg.Suggestion | None:
+    """enable_thinking the other way, when the template's params for it read the reasoning."""
+    flip = str(not f.request.enable_thinking).lower()
+    return sg.reasoning_change(f, f.flipped_request, f"enable_thinking {flip}",
+                               f"send enable_thinking {flip} (and its chat_template_kwargs)")
 
 
 def _end_without_start_hint(f: Facts, start_tag: str) -> str:
@@ -98,7 +109,7 @@ def reasoning_not_extracted(f: Facts) -> tuple[Finding, ...]:
             hint = "Model side: do not emit thinking with this template, or use the model's own template that declares it."
         elif not f.request.enable_thinking:
             why = ("enable_thinking is false: the generation prompt "
-                   f"{shown(f.gp[-40:])} already closed reasoning, so the parser expects the answer right away")
+                   f"{quote(f.gp, 40, keep='end')} already closed reasoning, so the parser expects the answer right away")
             hint = "Request side: send enable_thinking true (and the chat_template_kwargs the template reads)."
         elif f.output[:pos].strip():
             why = (f"the parser expects {shown(tag)} only at the very start of the reply (after the generation "
@@ -108,10 +119,12 @@ def reasoning_not_extracted(f: Facts) -> tuple[Finding, ...]:
             continue
         return (Finding(
             check="reasoning-not-extracted", severity="cause",
-            summary=f"The output starts a reasoning block with {shown(tag)}, but {why.split(':')[0]}; the "
-                    "reasoning stays in content.",
-            detail=why + "." + _origin(f.reasoning_starts, tag), span=(pos, pos + len(tag)), expected="no reasoning block here", found=tag,
-            fix_hint=hint),)
+            summary=f"The output starts a reasoning block with {shown(tag)}, but {why.split(':')[0]}; "
+                    + ("llama.cpp's parser does not read it as reasoning (and the parse fails)." if f.failed
+                       else "the reasoning stays in content."),
+            detail=why + "." + _origin(f.reasoning_starts, tag), span=(pos, pos + len(tag)),
+            expected="no reasoning block here", found=tag, fix_hint=hint,
+            suggestion=_flip_suggestion(f) if not f.request.enable_thinking else None),)
     return ()
 
 
@@ -127,7 +140,10 @@ def reasoning_format_none(f: Facts) -> tuple[Finding, ...]:
                         "(tags included).",
                 detail="With reasoning_format none llama.cpp's parser tags reasoning as content by design.",
                 span=(pos, pos + len(tag)), expected="reasoning_format deepseek (llama-server's default)",
-                found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content."),)
+                found=tag, fix_hint="Request side: use reasoning_format deepseek (or auto) to get reasoning_content.",
+                fix_where="request",
+                suggestion=sg.reasoning_change(f, replace(f.request, reasoning_format="deepseek"),
+                                               "reasoning_format deepseek", "send reasoning_format deepseek")),)
     return ()
 
 
@@ -148,7 +164,7 @@ def reasoning_start_repeated(f: Facts) -> tuple[Finding, ...]:
         summary=f"The generation prompt already opens reasoning with {shown(opened)}, and the model writes "
                 f"{shown(opened)} again, so llama.cpp keeps the second one as text"
                 + (" inside reasoning_content." if m is not None and opened in m.reasoning_content else "."),
-        detail=f"llama.cpp parses the generation prompt {shown(f.gp[-40:])} in front of the output: reasoning is "
+        detail=f"llama.cpp parses the generation prompt {quote(f.gp, 40, keep='end')} in front of the output: reasoning is "
                f"already open when the output starts, and a second {shown(opened)} is ordinary reasoning text."
                + _origin(f.reasoning_starts, opened),
         span=(lead, lead + len(opened)), expected="the reasoning itself (the tag is in the prompt)", found=opened,
@@ -225,9 +241,12 @@ def reasoning_never_closed(f: Facts) -> tuple[Finding, ...]:
         summary=f"The generation prompt opens reasoning with {shown(opened)} and the output never closes it with "
                 f"{shown(ends[0])}, so llama.cpp returns the whole output as reasoning_content and the content is "
                 "empty.",
-        detail=f"llama.cpp parses the generation prompt {shown(f.gp[-40:])} in front of the output, so reasoning is "
+        detail=f"llama.cpp parses the generation prompt {quote(f.gp, 40, keep='end')} in front of the output, so reasoning is "
                f"open from the first character; only {shown(ends[0])} ends it."
                + _origin(f.reasoning_starts, opened) + _origin(f.reasoning_ends, ends[0]),
         span=(len(f.output), len(f.output)), expected=ends[0], found=END_OF_OUTPUT,
         fix_hint=f"Model side: end the reasoning with {shown(ends[0])} before the answer. An output cut off while "
-                 "still reasoning (max_tokens, a stop string) looks exactly like this." + request_hint),)
+                 "still reasoning (max_tokens, a stop string) looks exactly like this." + request_hint,
+        suggestion=sg.changed_request(f, f.flipped_request, f"enable_thinking {flip}",
+                                      f"send enable_thinking {flip}: the generation prompt then opens no reasoning",
+                                      sg.calls_as_returned(f), content=f.output) if request_hint else None),)

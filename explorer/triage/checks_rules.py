@@ -179,13 +179,19 @@ def parameter_order(f: Facts) -> tuple[Finding, ...]:
                "the template renders the arguments in the order the call has them, but the parser does not."
                + (f" The call also lacks the required {', '.join(missing)}, which the parser needs as well."
                   if missing else ""),
-        span=(arg.start, arg.start + len(opener)), expected=", ".join(wanted), found=", ".join(order),
+        # the one place: the opener written where the parser wanted another (the two orders are in the detail)
+        span=(arg.start, arg.start + len(opener)), expected=_opener_of(fmt, wanted[first]),
+        found=f.output[arg.start:arg.start + len(opener)],
         rule=_order_rule(f, fmt, schema),
         fix_hint="Model side: write the required parameters first (a system prompt can ask for it). llama.cpp side: "
                  "its parser imposes an argument order the tool schema does not have.",
         fix_where="llama.cpp", quirk=True, llama_cpp=ORDERED_ARGUMENTS[f.params.handler] or
         f"{f.params.handler} ({_source(f)})",
         suggestion=_order_suggestion(f, formats, calls, schema_of=lambda n: _schema(f, n))),)
+
+
+def _opener_of(fmt: FunctionFormat, name: str) -> str:
+    return (fmt.arg_prefixes.get(name) or fmt.arg_openers.get(name) or name).strip()
 
 
 def _order_rule(f: Facts, fmt: FunctionFormat, schema: tuple[list[str], set[str]]) -> str:

@@ -16,12 +16,14 @@ checks say what is still being written). Output: findings:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from explorer.triage import checks_tools
+from explorer.triage.checks_closers import closer_misses
 from explorer.triage import suggest as sg
 from explorer.triage.calls import FunctionFormat, ParsedArg, ParsedCall, call_formats, parsed_calls, written_calls
 from explorer.triage.facts import Facts
-from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage.model import END_OF_OUTPUT, Finding, cut, quote, shown
 
 MAX_ROUNDS = 8  # closing tags a corrected output repairs, one re-parse each
 LENIENT_PARSE = "common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)"
@@ -71,25 +73,32 @@ def arguments_json(f: Facts) -> tuple[Finding, ...]:
             err = exc
         pc = parsed[i] if paired else None
         span, stop = _argument_place(f, pc, call.arguments, err.pos)
-        cut = pc is not None and (pc.partial or pc.end >= len(f.output.rstrip()))
+        misspelt = pc is not None and any(pc.start <= m[0] for m in closer_misses(f))
+        cut = pc is not None and (pc.partial or pc.end >= len(f.output.rstrip())) and not misspelt
         # the finding's one place is the argument text; where its JSON stops is counted inside it
         at = (f" (the arguments at {f.place(*span).where()}: their JSON stops after {err.pos} of "
               f"{len(call.arguments)} characters)") if stop is not None and span is not None else ""
-        detail = (f"llama.cpp returns the arguments {shown(call.arguments[-80:])}; a client's JSON decoder stops at "
-                  f"character {err.pos} of them: {err.msg}.")
+        detail = (f"llama.cpp returns the arguments {quote(call.arguments, 80, around=err.pos)}; a client's JSON "
+                  f"decoder stops at character {err.pos} of them: {err.msg}.")
         if cut:
             detail += " The output ends inside this call. " + LENIENT_WHY
+        ending = (" (the output ends inside the call)." if cut else
+                  ": a closing tag in it is misspelt, so its value runs on to the end (see closer-near-miss)."
+                  if misspelt else ".")
         out.append(Finding(
             check="arguments-json", severity="cause",
             summary=f"The call to {shown(call.name)} that llama.cpp returns has arguments that are not JSON: "
-                    f"{_why(err.msg)}{at}" + (" (the output ends inside the call)." if cut else "."),
+                    f"{_why(err.msg)}{at}" + ending,
             detail=detail, span=span, expected="a complete JSON object",
             found=(f.output[span[0]:span[1]][:40] or END_OF_OUTPUT) if span is not None else "",
             fix_hint=("Request side: the generation stopped inside the call; raise max_tokens (n_predict) or check "
                       "the stop strings (llama-server's finish_reason is \"length\" then). llama.cpp side: it "
                       "returns the partial call without an error." if cut else
+                      "Model side: write the closing tag exactly as the template renders it (see closer-near-miss)."
+                      if misspelt else
                       "llama.cpp side: its mapper built arguments that do not decode; report it with this output."),
-            fix_where="request" if cut else "llama.cpp", quirk=True, llama_cpp=LENIENT_PARSE))
+            fix_where="request" if cut else "model" if misspelt else "llama.cpp", quirk=True, llama_cpp=LENIENT_PARSE,
+            fact="output-cut-off" if cut else ""))
     return tuple(out)
 
 
@@ -190,7 +199,9 @@ def value_swallowed(f: Facts) -> tuple[Finding, ...]:
         return ()
     formats = call_formats(f.arena)
     out: list[Finding] = []
-    for pc in _calls(f):
+    parsed = _calls(f)
+    paired = len(parsed) == len(f.calls)
+    for i, pc in enumerate(parsed):
         fmt = formats.get(pc.name)
         if fmt is None:
             continue
@@ -199,8 +210,21 @@ def value_swallowed(f: Facts) -> tuple[Finding, ...]:
             if hit is None:
                 continue
             pos, close = hit
-            out.append(_swallow_finding(f, formats, fmt, pc, arg, pos, close, suggestion=not out))
+            found = _swallow_finding(f, formats, fmt, pc, arg, pos, close, suggestion=not out)
+            json_words = _arguments_words(f.calls[i].arguments) if paired else ""
+            out.append(replace(found, detail=found.detail + json_words) if json_words else found)
     return tuple(out)
+
+
+def _arguments_words(arguments: str) -> str:
+    """What a client gets from the swallowed call's arguments, when they no longer decode."""
+    try:
+        json.loads(arguments)
+    except json.JSONDecodeError as err:
+        return (f" The arguments llama.cpp returns for this call are not JSON either: {_why(err.msg)} (a client's "
+                f"JSON decoder stops at character {err.pos} of {len(arguments)}, at "
+                f"{quote(arguments, 40, around=err.pos)}).")
+    return ""
 
 
 def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: FunctionFormat, pc: ParsedCall,
@@ -233,10 +257,10 @@ def _swallow_finding(f: Facts, formats: dict[str, FunctionFormat], fmt: Function
         summary=f"The value of {shown(arg.name)} in the call to {shown(pc.name)} swallowed what followed: the model "
                 f"closed it with {shown(written)}, but the parser ends a value only at {shown(close)}, so the value "
                 f"runs on over {what or 'the rest of the output'}.",
-        detail=f"llama.cpp returns {shown(arg.name)} = {shown(arg.value[:80] + ('…' if len(arg.value) > 80 else ''))}"
+        detail=f"llama.cpp returns {shown(arg.name)} = {quote(arg.value, 80)}"
                f"; the value starts at output character {arg.value_start} and the closing tag the model meant is at "
                f"character {pos}.",
-        span=(pos, arg.value_end), expected=close, found=written,
+        span=(before, after), expected=close, found=written,
         rule=f"{who} reads a string value as raw text up to the first {shown(close)} (the closing tag with exactly "
              "that whitespace); everything before it, markup included, is the value.",
         fix_hint=f"Model side: close each value exactly as the template renders it, {shown(close)}.",
@@ -267,6 +291,8 @@ def call_cut_off(f: Facts) -> tuple[Finding, ...]:
         return ()  # value-swallowed: the closing tags are there, inside a value
     if any(x.severity == "warning" for x in checks_tools.malformed_arguments(f)):
         return ()  # malformed-arguments says it for JSON cut short
+    if any(last.start <= m[0] for m in closer_misses(f)):
+        return ()  # not cut off: a closing tag is misspelt (closer-near-miss), the value ran on to the end
     where = "in the arguments of" if last.partial and (last.args_start >= 0 or last.args) else "inside"
     open_arg = next((a for a in reversed(last.args) if not a.closed), None)
     if open_arg is not None and last.partial:
@@ -277,12 +303,12 @@ def call_cut_off(f: Facts) -> tuple[Finding, ...]:
     return (Finding(
         check="call-cut-off", severity="warning" if last.partial else "info",
         summary=f"The output ends {where} the call to {shown(last.name)}: generation stopped inside the call, "
-                f"and llama.cpp returns the partial call as if it were complete (arguments {shown(call.arguments[-60:])}).",
+                f"and llama.cpp returns the partial call as if it were complete (arguments {quote(call.arguments, 60, keep='end')}).",
         detail=LENIENT_WHY + " A final parse (is_partial false) of an output cut off inside a call is not an error; "
                "the call comes back with what was written so far, and nothing in the response marks it as partial "
                "except llama-server's finish_reason.",
-        span=(last.start, len(f.output)), expected="the rest of the call", found=f.output[-40:],
+        span=(last.start, len(f.output)), expected="the rest of the call", found=cut(f.output[last.start:], 40),
         fix_hint="Request side: raise max_tokens (n_predict), or check that no stop string occurs inside a call; "
                  "a client should not run a call from a response whose finish_reason is \"length\". llama.cpp side: "
                  "the final parse accepts the open call.",
-        fix_where="llama.cpp", quirk=True, llama_cpp=LENIENT_PARSE),)
+        fix_where="request", quirk=True, llama_cpp=LENIENT_PARSE, fact="output-cut-off"),)

@@ -20,7 +20,8 @@ from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
 from explorer.triage.facts import Facts
 from explorer.jsonscan import JsonObject, json_object_at
-from explorer.triage.model import END_OF_OUTPUT, Finding, shown
+from explorer.triage import suggest as sg
+from explorer.triage.model import END_OF_OUTPUT, Finding, FixWhere, shown
 from explorer.triage.textscan import FENCE, describe_difference, near_misses, similar_tags
 
 _IDENT = re.compile(r"[A-Za-z_][\w.\-]*")
@@ -63,6 +64,12 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
     if evidence is None:
         return ()
     span, what = evidence
+    where: FixWhere = ("request" if reason in ("the request lists no tools", 'the request sets tool_choice "none"')
+                       or "skip" in reason or "force_pure_content" in reason
+                       else "template" if "does not render tool calls" in reason else "llama.cpp")
+    fix = (sg.changed_request(f, replace(f.request, tool_choice="auto"), 'tool_choice "auto"',
+                              'send tool_choice "auto" (the request\'s tools stay)', sg.calls_in_output(f))
+           if reason == 'the request sets tool_choice "none"' else None)
     hint = {
         "the request lists no tools": "Send the tools in the request (tool_choice auto or required).",
         'the request sets tool_choice "none"': 'Use tool_choice "auto" or "required" when calls are wanted.',
@@ -76,7 +83,7 @@ def no_tool_parser(f: Facts) -> tuple[Finding, ...]:
                "tool_choice is not \"none\" (and the template has a tool-call format); otherwise the parser "
                "is reasoning + content only.",
         span=span, expected="a request with tools", found=f.output[span[0]:min(span[1], span[0] + 60)],
-        fix_hint=hint),)
+        fix_hint=hint, fix_where=where, suggestion=fix),)
 
 
 # --- 2. opener near miss ----------------------------------------------------------------
@@ -124,8 +131,9 @@ def _miss_finding(f: Facts, marker, start: int, end: int, found: str, kind: str,
                  "nothing loosens the match.")
 
 
-def _marker_misses(f: Facts) -> list[Finding]:
-    out: list[Finding] = []
+def _marker_misses(f: Facts) -> list[tuple[tuple[int, int], Finding]]:
+    """(span, its finding's wording) per near miss: one wording per kind of mistake."""
+    out: list[tuple[tuple[int, int], Finding]] = []
     seen: set[int] = set()
     # one mistake repeats through a long output: its wording is made once, each place reuses it
     worded: dict[tuple[str, str, str, str, str], Finding] = {}
@@ -141,12 +149,40 @@ def _marker_misses(f: Facts) -> list[Finding]:
         for start, end, found, kind in misses:
             if start in seen or _opener_here(f, start, marker.text) or not f.is_cause((start, end)):
                 continue
+            if not _call_follows(f, end):
+                continue  # the markup named in prose ("write <tool_call> then…"): no call to fix
             seen.add(start)
             key = (marker.text, marker.origin, found, kind, role)
             if key not in worded:
-                worded[key] = _miss_finding(f, marker, start, end, found, kind, role)
-            out.append(replace(worded[key], span=(start, end)))
+                worded[key] = _with_fix(f, _miss_finding(f, marker, start, end, found, kind, role), start, end, marker)
+            out.append(((start, end), worded[key]))
     return out
+
+
+def _call_follows(f: Facts, end: int) -> bool:
+    """What follows a near miss starts like a call: JSON, markup, a tool's name or the
+    format's call head (a sentence after it is prose, whatever the near miss looks like)."""
+    at = end
+    while at < len(f.output) and f.output[at].isspace():
+        at += 1
+    if at >= len(f.output):
+        return True  # the output ends there: a call may have been on its way
+    rest = f.output[at:at + 120]
+    heads = [m.text.strip() for m in f.name_prefixes if m.text.strip()]
+    if any(rest.startswith(n) for n in f.tool_names + tuple(heads)):
+        return True
+    return not rest[:1].isalpha()  # a word after it is prose; JSON, markup, "." NAME and the like are a call
+
+
+def _with_fix(f: Facts, finding: Finding, start: int, end: int, marker: mk.Marker) -> Finding:
+    """The near miss with the corrected output when our parse of it (this place written as the
+    marker) reads a call the output did not give: then "write it exactly" is verified."""
+    text = f.output[:start] + marker.text + f.output[end:]
+    intended = sg.calls_in(f, text)
+    if not intended or len(intended) <= len(f.calls):
+        return finding
+    fix = sg.corrected_output(f, text, f"write {shown(marker.text)} exactly", intended)
+    return replace(finding, suggestion=fix) if fix is not None else finding
 
 
 def _fence_misses(f: Facts) -> list[Finding]:
@@ -201,18 +237,40 @@ def _bare_json_misses(f: Facts) -> list[Finding]:
     return out
 
 
+_MISSES: dict[int, tuple[object, tuple[Finding, ...]]] = {}
+MAX_SHOWN = 10  # explorer.triage.registry.MAX_PER_CHECK (findings past it are only counted)
+
+
 def opener_near_miss(f: Facts) -> tuple[Finding, ...]:
+    """The near misses, worked out once per diagnosis (tool-mentioned asks again)."""
+    held = _MISSES.get(id(f))
+    if held is not None and held[0] is f:
+        return held[1]
+    found = _opener_near_miss(f)
+    if len(_MISSES) > 32:
+        _MISSES.clear()
+    _MISSES[id(f)] = (f, found)
+    return found
+
+
+def _opener_near_miss(f: Facts) -> tuple[Finding, ...]:
     if f.tool_parser_reason is not None:
         return ()
     found = _marker_misses(f)
-    covered = [x.span for x in found]
+    covered = [span for span, _ in found]
+    ends = sorted(e for _, e in covered)
     for extra in _fence_misses(f) + _bare_json_misses(f):
         assert extra.span is not None
-        after_miss = any(f.output[s[1]:extra.span[0]].strip() == "" for s in covered if s and s[1] <= extra.span[0])
-        if not after_miss and not any(s and s[0] < extra.span[1] and extra.span[0] < s[1] for s in covered):
-            found.append(extra)
+        a, b = extra.span
+        prior = [e for e in ends if e <= a][-1:]  # the nearest miss ending before it (after it: nothing but space?)
+        after_miss = any(f.output[e:a].strip() == "" for e in prior)
+        if not after_miss and not any(s[0] < b and a < s[1] for s in covered):
+            found.append((extra.span, extra))
             covered.append(extra.span)
-    return tuple(sorted(found, key=lambda x: x.span or (0, 0)))
+    found.sort(key=lambda pair: pair[0])
+    # each place's finding; past the cap only the count matters (the registry shows MAX_PER_CHECK, then "…and N more")
+    return tuple(proto.at(span) if proto.span != span and i <= MAX_SHOWN else proto
+                 for i, (span, proto) in enumerate(found))
 
 
 # --- 3. unknown function name -----------------------------------------------------------
@@ -343,17 +401,25 @@ def _argument_starts(f: Facts) -> list[int]:
     return sorted(set(starts))
 
 
+TRUNCATION_STARTS = 16
+
+
 def malformed_arguments(f: Facts) -> tuple[Finding, ...]:
     if f.tool_parser_reason is not None or not _uses_json(f):
         return ()
     out: list[Finding] = []
-    for start in _argument_starts(f):
+    starts = _argument_starts(f)
+    # a call cut short by the end of the output starts near it: only the last starts are read to the end
+    # (each reading costs the rest of the output; a 100 KB output holds thousands of starts)
+    near_end = set(starts[-TRUNCATION_STARTS:])
+    for start in starts:
         obj: JsonObject = json_object_at(f.output, start)
         if obj.ok:
             continue
         at = min(obj.end, len(f.output))
         rest = f.output[start:]
-        if not f.failed and not any(m.text.strip() in rest for m in f.closers) and json_brace_depth(rest) > 0:
+        if not f.failed and start in near_end and not any(m.text.strip() in rest for m in f.closers) \
+                and json_brace_depth(rest) > 0:
             if f.calls or not f.kept(rest.strip()):
                 out.append(_truncated(f, start))
                 break  # every later start lies inside this cut-short call
@@ -387,7 +453,7 @@ def _truncated(f: Facts, start: int) -> Finding:
         fix_hint="Request side: the output was truncated (max_tokens, or a stop string inside the call); "
                  "raise the limit or check the stops. llama.cpp side: the final parse returns the open call "
                  "without an error.",
-        fix_where="llama.cpp", quirk=True,
+        fix_where="request", quirk=True, fact="output-cut-off",
         llama_cpp="common_chat_parse (common/chat.cpp, lenient parse) and the PEG mapper (common/chat-peg-parser.cpp)")
 
 

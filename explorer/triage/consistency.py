@@ -12,19 +12,29 @@ and the ``Facts`` they were made from. Output: the same findings with
 - an "all fine" wording (``ALL_FINE_WORDING``: "nothing to fix", "read this output the
   way the template's format describes it") never beside a cause;
 - a reasoning tag left unconsumed always explained as reasoning, never as an end-of-turn
-  marker with nothing to fix (``checks_parse.reasoning_left`` says it instead).
+  marker with nothing to fix (``checks_parse.reasoning_left`` says it instead);
+- one fact, one ``fix_where`` (``explorer.triage.blame``);
+- with llama.cpp's reading of the template broken (a template cause), every finding on the
+  output deferring to it (``defer_to_template``): its fix belongs where the template's
+  does, and no model-side or request-side advice is left that the broken reading makes
+  useless;
+- every "(see X)" reference resolved against the diagnosis (``references``): one to a
+  check with no finding in it is taken out, the others listed in ``Finding.see``.
 
 The tests read the same tables (``tests/triage/test_triage_consistency.py``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from explorer.apply import Request, with_thinking
+from explorer.triage import blame
 from explorer.triage.facts import Facts
-from explorer.triage.model import SEVERITIES, Finding
+from explorer.triage.model import SEE, SEVERITIES, Finding
 
 Scope = Literal["output", "span"]
 
@@ -157,14 +167,177 @@ def _as_reasoning(facts: Facts, finding: Finding) -> Finding | None:
     return said[0] if said else None
 
 
+def _place_facts(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Causes at the place of a cause that states a place fact (``blame.PLACE_FACTS``) state it too."""
+    stated = [(blame.PLACE_FACTS[f.check], f.span) for f in findings
+              if f.check in blame.PLACE_FACTS and f.severity == "cause" and f.span is not None]
+    if not stated:
+        return findings
+    out: list[Finding] = []
+    for f in findings:
+        fact = next((fact for fact, span in stated if f.severity == "cause" and not f.fact and _overlap(f.span, span)),
+                    "")
+        out.append(replace(f, fact=fact) if fact else f)
+    return tuple(out)
+
+
 def resolve(findings: tuple[Finding, ...], facts: Facts, context: tuple[Finding, ...] = ()) -> tuple[Finding, ...]:
     """The checks' findings of one diagnosis, de-duplicated and free of contradictions,
     causes first (in check order within a severity). ``context``: the findings that come
     before them (the template's): a cause there also rules out an "all fine" wording."""
-    fixed = tuple((_as_reasoning(facts, f) or f) for f in findings)
+    fixed = tuple(blame.with_fact_fix_where(f) for f in _place_facts(tuple(_as_reasoning(facts, f) or f
+                                                                           for f in findings)))
     kept = dedupe(fixed)
     kept = tuple(f for f in kept if contradicted_by(f, kept) is None)
     if any(f.severity == "cause" for f in kept + context):
         kept = tuple(f for f in kept if f.severity == "cause" or not says_all_fine(f))
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     return tuple(sorted(kept, key=lambda f: rank[f.severity]))
+
+
+# --- the template's reading is broken: the output's findings defer to it -------------------
+
+
+def _template_cause(template: tuple[Finding, ...]) -> Finding | None:
+    return next((t for t in template if t.severity == "cause"), None)
+
+
+DEFERS = "llama.cpp's reading of this template is broken"
+
+
+def defer_to_template(findings: tuple[Finding, ...], template: tuple[Finding, ...],
+                      facts: Facts) -> tuple[Finding, ...]:
+    """With a template cause (the template's own reply of some kind fails), each cause and
+    warning on the output defers to it: its fix belongs where the template's does, its
+    advice is the template's (a model writing the template's format, or a request change,
+    cannot make the misread parser read it), and a suggestion stays only when it is a
+    request change verified on the template's own call too."""
+    del facts
+    lead = _template_cause(template)
+    if lead is None:
+        return findings
+    out: list[Finding] = []
+    for f in findings:
+        if f.severity == "info" or f.check in blame.FACT_OF_CHECK or blame.fact_of(f):
+            out.append(f)  # a note, a template finding, or a fact of its own (an output cut off by max_tokens)
+            continue
+        keep = f.suggestion if (f.suggestion is not None and f.suggestion.kind == "request"
+                                and "template's own call" in f.suggestion.verified) else None
+        out.append(replace(
+            f, fix_where=blame.fix_where_of(lead), quirk=f.quirk or lead.quirk,
+            fix_hint=(f"First the template: {DEFERS} (see {lead.check}), and the template's own reply fails "
+                      "the same way, so nothing the model or the request changes here makes it parse; the fix "
+                      f"belongs to {blame.fix_where_of(lead)}."),
+            summary=f"{f.summary} This follows from the broken reading of the template (see {lead.check}).",
+            suggestion=keep))
+    return tuple(out)
+
+
+# --- "(see X)" references --------------------------------------------------------------------
+
+
+def _unreferenced(text: str, missing: set[str]) -> str:
+    return SEE.sub(lambda m: "" if m.group(1) in missing else m.group(0), text)
+
+
+def references(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Each finding's "(see X)" references: those to a check with a finding in the diagnosis
+    listed in ``see``; any other taken out of the text (it would point at nothing)."""
+    present = {f.check for f in findings}
+    out: list[Finding] = []
+    for f in findings:
+        named = [m.group(1) for text in (f.summary, f.detail, f.fix_hint) for m in SEE.finditer(text)]
+        missing = {c for c in named if c not in present}
+        see = tuple(dict.fromkeys(c for c in named if c in present))
+        if missing:
+            f = replace(f, summary=_unreferenced(f.summary, missing), detail=_unreferenced(f.detail, missing),
+                        fix_hint=_unreferenced(f.fix_hint, missing))
+        out.append(f if f.see == see else replace(f, see=see))
+    return tuple(out)
+
+
+# --- request advice: only what a suggestion verified -------------------------------------------
+
+# a request change named in a fix hint
+REQUEST_ADVICE = re.compile(r'tool_choice \\?"(?:auto|required|none)\\?"|enable_thinking (?:true|false)|'
+                            r'parallel_tool_calls (?:true|false)|reasoning_format \\?"?(?:deepseek|none|auto)')
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+_ADVISES = re.compile(r"^Request side\b|\b(?:send|use|set|try|sending|using)\b")  # a sentence that advises
+
+
+def _covered(advice: str, finding: Finding) -> bool:
+    s = finding.suggestion
+    change = s.request_change if s is not None and s.kind == "request" and s.verified else ""
+    return bool(change) and advice.replace('"', "") in change.replace('"', "")
+
+
+def _changed(request: "Request", advice: str) -> "Request | None":
+    """The request with the change a piece of advice names."""
+    words = advice.replace('\\"', '"').replace('"', "").split()
+    if len(words) != 2:
+        return None
+    key, value = words
+    if key == "tool_choice":
+        return replace(request, tool_choice=value)
+    if key == "parallel_tool_calls":
+        return replace(request, parallel_tool_calls=value == "true")
+    if key == "reasoning_format":
+        return replace(request, reasoning_format=value)
+    if key == "enable_thinking":
+        return with_thinking(request, value == "true")
+    return None
+
+
+def template_advice(findings: tuple[Finding, ...], facts: Facts) -> tuple[Finding, ...]:
+    """A template finding's request advice re-run: the changed request must read this output
+    (its calls, or its content) and the template's own call; verified, it is the finding's
+    suggestion, else ``verified_advice`` takes the sentence out."""
+    from explorer.triage import suggest as sg
+
+    out: list[Finding] = []
+    for f in findings:
+        advice = [m.group(0) for sentence in sentences(f.fix_hint) if advises(sentence)
+                  for m in REQUEST_ADVICE.finditer(sentence)]
+        changed = _changed(facts.request, advice[0]) if len(advice) == 1 and f.suggestion is None else None
+        if changed is None:
+            out.append(f)
+            continue
+        intended = sg.calls_in_output(facts)
+        made = sg.changed_request(facts, changed, advice[0].replace('\\"', '"'), f"send {advice[0]}", intended,
+                                  content=None if intended else facts.output)
+        out.append(replace(f, suggestion=made) if made is not None and made.verified else f)
+    return tuple(out)
+
+
+def verified_advice(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """Each fix hint without the sentences that advise a request change no verified
+    suggestion of the finding re-ran (the change would not give the intended message, or
+    was never tried): advice that was not checked is not given. A template finding whose
+    only fix was that request change then has its fix where the template's reading is:
+    llama.cpp's."""
+    out: list[Finding] = []
+    for f in findings:
+        if not REQUEST_ADVICE.search(f.fix_hint):
+            out.append(f)
+            continue
+        parts = _SENTENCES.split(f.fix_hint)
+        kept = [sentence for sentence in parts
+                if not _ADVISES.search(sentence)
+                or all(_covered(m.group(0), f) for m in REQUEST_ADVICE.finditer(sentence))]
+        where = f.fix_where
+        if len(kept) < len(parts) and f.fix_where == "request" and f.check.startswith("template-") and \
+                not (f.suggestion is not None and f.suggestion.verified):
+            where = "llama.cpp"
+        out.append(replace(f, fix_hint=" ".join(kept), fix_where=where))
+    return tuple(out)
+
+
+def sentences(text: str) -> list[str]:
+    return _SENTENCES.split(text)
+
+
+def advises(sentence: str) -> bool:
+    """Whether a fix hint's sentence advises something (rather than stating what a setting does)."""
+    return bool(_ADVISES.search(sentence))

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from explorer.analysis import TemplateAnalysis
-from explorer.apply import Request
+from explorer.apply import Request, with_thinking
 from explorer.errors import ExplorerError, OutputParseError
 from explorer.output.parse import ChatMessage, OutputParse, ToolCall, analyse_output
 from explorer.apply.pipeline import ChatParams
@@ -50,6 +50,7 @@ class Facts:
     openings: tuple[pt.Opening, ...] = ()  # where they match: tool calls as the handler announces them
     is_partial: bool = False  # the caller's output may still grow (llama.cpp's partial parse)
     sample_call: Callable[[], str | None] | None = None  # the template's own reply with a call (a session's)
+    own_call: Callable[[Request], str | None] | None = None  # the same for another request (a session's)
 
     @functools.cached_property
     def template_call(self) -> str | None:
@@ -70,17 +71,19 @@ class Facts:
         reply = reply.strip()
         return reply if any(n in reply for n in self.tool_names) else None
 
+    @property
+    def flipped_request(self) -> Request:
+        """The request with enable_thinking the other way (its thinking kwargs too)."""
+        return with_thinking(self.request, not self.request.enable_thinking)
+
     @functools.cached_property
     def flipped_generation_prompt(self) -> str | None:
         """The generation prompt with enable_thinking the other way (None without the
         template, or when that request cannot be applied): does thinking change it?"""
         if self.apply is None:
             return None
-        flip = not self.request.enable_thinking
-        kwargs = {k: (flip if k in ("enable_thinking", "thinking") else v)
-                  for k, v in self.request.chat_template_kwargs.items()}
         try:
-            return self.apply(replace(self.request, enable_thinking=flip, chat_template_kwargs=kwargs)).generation_prompt
+            return self.apply(self.flipped_request).generation_prompt
         except ExplorerError:
             return None
 
@@ -171,7 +174,8 @@ class Facts:
 
 def build_facts(params: ChatParams, request: Request, output: str, analysis: TemplateAnalysis | None = None,
                 apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
-                sample_call: Callable[[], str | None] | None = None) -> Facts:
+                sample_call: Callable[[], str | None] | None = None,
+                own_call: Callable[[Request], str | None] | None = None) -> Facts:
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = params.arena
@@ -195,4 +199,5 @@ def build_facts(params: ChatParams, request: Request, output: str, analysis: Tem
         openings=pt.openings(patterns, params.generation_prompt, output),
         is_partial=is_partial,
         sample_call=sample_call,
+        own_call=own_call,
     )

@@ -16,7 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.output.parse import OutputParse
+from explorer.triage.llama_changes import NEW_WORDING_FROM, OLD_WORDING_UP_TO, REFERENCE_COMMIT, changes_after, regressions_in
 from explorer.triage.logs import LogReading, locate, read_log
+from explorer.triage.consistency import references
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, Place, shown
 
 CHECK = "log"
@@ -40,6 +42,8 @@ class LogDiagnosis:
         r = self.reading
         lines = [f"log: {len(r.log.failures)} parse failure record(s), {len(r.log.dumps)} dump(s) of the raw output"
                  + (" (--log-jsonl)" if r.log.jsonl else "")]
+        if r.log.build is not None:
+            lines.append(f"log: llama.cpp build {r.log.build.words()}, line {r.log.build.line_no}")
         if r.failure is not None:
             lines.append(f"log: read {r.failure.source}, line {r.failure.line_no}: {_clip(r.failure.line)}")
         if r.dump is not None:
@@ -50,11 +54,11 @@ class LogDiagnosis:
             lines.append("log: the output comes from the failure's own text")
         return lines + [f"log: {note}" for note in r.notes]
 
-    def to_text(self) -> str:
+    def to_text(self, verbose: bool = False) -> str:
         text = "\n".join(self.header()) + "\n"
         if self.diagnosis is None:
             return text + self.problem + "\n"
-        return text + "\n" + self.diagnosis.to_text()
+        return self.diagnosis.headline + "\n\n" + text + "\n" + self.diagnosis.to_text(verbose).split("\n", 1)[1]
 
     def to_json(self) -> dict[str, Any]:
         r = self.reading
@@ -102,8 +106,40 @@ def _coordinate(r: LogReading, place: Place) -> str:
     return how + f": it points at {place.where()}"
 
 
-def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, format: str) -> tuple[Finding, ...]:
-    """The log's findings for the output ``r`` found, given our parse of it."""
+def build_explains(r: LogReading, signs: set[str]) -> str:
+    """Why the log's llama.cpp and 0c1e5709's parser read this output differently, when a
+    known change between the builds explains it (``explorer.triage.llama_changes``); "" when
+    none does (then the request or the template differs)."""
+    build = r.log.build
+    number = build.number if build is not None else None
+    words = build.words() if build is not None else ""
+    regs = regressions_in(number, signs)
+    if regs:
+        c = regs[0]
+        return (f"your build {words} is one of the builds {c.ref} reports broken for outputs like this one ({c.what}; "
+                f"{c.separates()}; {c.url}); llama.cpp {REFERENCE_COMMIT}'s parser reads this output")
+    shown, other = changes_after(number, signs)
+    if shown:
+        refs = "; ".join(f"{c.ref} ({c.date}: {c.what}; {c.separates()}; {c.url})" for c in shown[:3])
+        return (f"your build {words} predates {refs}, which changed how outputs like this one parse; llama.cpp "
+                f"{REFERENCE_COMMIT}'s parser, which has {'them' if len(shown) > 1 else 'it'}, reads this output")
+    if number is None and r.failure is not None and r.failure.kind in OLDER:
+        return (f"the log's wording (\"Failed to parse input at pos N\") is older builds' (reported up to "
+                f"b{OLD_WORDING_UP_TO}; from about b{NEW_WORDING_FROM} llama.cpp prints \"does not match the expected "
+                "… format\", as 0c1e5709 does), so the server ran an older build than 0c1e5709, whose parser changed "
+                "since (the log names no build line: llama-server prints \"build: N (commit)\" when it starts)")
+    if other:
+        refs = ", ".join(c.ref for c in other[:4])
+        return (f"your build {words} predates parser changes ({refs}); one of them may explain it, else the request "
+                "or the template differs")
+    return ""
+
+
+def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, format: str,
+                 signs: set[str] | None = None) -> tuple[Finding, ...]:
+    """The log's findings for the output ``r`` found, given our parse of it (``signs``: the
+    checks with findings in the diagnosis, for the changes that explain a difference)."""
+    signs = signs or set()
     assert r.output is not None
     output = r.output
     detail = " ".join(r.notes)
@@ -117,7 +153,7 @@ def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, form
                         detail=detail),)
     if r.char is None:  # a failure the log does not place (or places in another output)
         if not we_fail:
-            return (_ours_succeed(r, detail),)
+            return (_ours_succeed(r, detail, signs),)
         place, found = _place(output, generation_prompt, our_at)
         return (Finding(
             check=CHECK, severity="info",
@@ -140,37 +176,46 @@ def log_findings(r: LogReading, parse: OutputParse, generation_prompt: str, form
     if agree:
         return (first,)
     if not we_fail:
-        return (first, _ours_succeed(r, ""))
+        return (first, _ours_succeed(r, "", signs))
     ours, ours_found = _place(output, generation_prompt, our_at)
-    why = ("older builds had another parser than llama.cpp 0c1e5709's, so the same output can stop elsewhere"
-           if r.failure.kind in OLDER else
-           "the request the switches describe (tools, tool_choice, enable_thinking, reasoning_format, chat template "
-           "kwargs) or the template is not the one the server had")
+    explained = build_explains(r, signs)
+    why = explained or ("the request the switches describe (tools, tool_choice, enable_thinking, reasoning_format, "
+                        "chat template kwargs) or the template is not the one the server had")
     where = ("in the generation prompt, before the output (here: " + ours.where() + ")" if our_in_prompt
              else f"at {ours.where()}")
     return (first, Finding(
-        check=CHECK, severity="warning", fix_where="request",
+        check=CHECK, severity="warning", fix_where="llama.cpp" if explained else "request",
         summary=f"Our parse of this output stops {where}, not where the log says: {why}.",
         detail="The findings below explain our parse; when the places differ they may not be what the server saw.",
         span=(ours.char, ours.end), found=ours_found, place=ours,
-        fix_hint="Give the request the server got (--tools, --tool-choice, --thinking, --kwargs) or its template."))
+        fix_hint=_UPGRADE if explained else _SAME_REQUEST))
 
 
-def _ours_succeed(r: LogReading, detail: str) -> Finding:
+_SAME_REQUEST = "Give the request the server got (--tools, --tool-choice, --thinking, --kwargs) or its template."
+_UPGRADE = ("Run a llama.cpp build that has the change (0c1e5709 or later), or give the request the server got "
+            "(--tools, --tool-choice, --thinking, --kwargs) if the build is not the difference.")
+
+
+def _ours_succeed(r: LogReading, detail: str, signs: set[str] | None = None) -> Finding:
     assert r.failure is not None
+    explained = build_explains(r, signs or set())
+    why = explained or "the request or template is not the one the server had"
     return Finding(
-        check=CHECK, severity="warning", fix_where="request",
+        check=CHECK, severity="warning", fix_where="llama.cpp" if explained else "request",
         summary=f"The log records a failed parse ({r.failure.source}), but our parse of this output with this "
-                "request does not fail: the request or template is not the one the server had.",
-        detail=detail,
-        fix_hint="Give the request the server got (--tools, --tool-choice, --thinking, --kwargs) or its template.")
+                f"request does not fail: {why}.",
+        detail=detail, fix_hint=_UPGRADE if explained else _SAME_REQUEST)
 
 
 def with_log(r: LogReading, parse: OutputParse, diagnosis: Diagnosis, format: str) -> LogDiagnosis:
     """The diagnosis with the log's findings first (``format``: the request's chat format
     name, as llama.cpp's messages print it)."""
-    found = log_findings(r, parse, diagnosis.generation_prompt, format)
-    return LogDiagnosis(r, replace(diagnosis, findings=found + diagnosis.findings))
+    found = log_findings(r, parse, diagnosis.generation_prompt, format, {f.check for f in diagnosis.findings})
+    here = diagnosis.unparsed_place
+    if here is not None:  # llama.cpp's "unparsed" text starts at one place: the log's findings there say so too
+        found = tuple(replace(f, place=replace(f.place, unparsed=True)) if f.place is not None
+                      and f.place.char == here.char else f for f in found)
+    return LogDiagnosis(r, replace(diagnosis, findings=references(found + diagnosis.findings)))
 
 
 def read(log_text: str, generation_prompt: str, output: str | None = None) -> LogReading:

@@ -24,7 +24,7 @@ from explorer.analysis import TemplateAnalysis
 from explorer.analysis.lines import LineFinder, MarkerSource
 from explorer.analysis.model import ContentMode, ToolFormat
 from explorer.analysis.overrides import string_fields
-from explorer.apply import GET_WEATHER_TOOL, Request
+from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.analysis.probes import (
     ARG_FIRST, ARG_SECOND, ASSISTANT_MSG, CALL_ID_001, CALL_ID_002, CALL_ID_999, FUN_FIRST, FUN_SECOND,
@@ -34,7 +34,7 @@ from explorer.roundtrip.compare import compare
 from explorer.roundtrip.explain import opens_thinking
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.routing import AUTOPARSER
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import Finding, quote, shown
 
 if TYPE_CHECKING:
     from explorer.session import TemplateSession
@@ -91,7 +91,7 @@ def health_request(session: TemplateSession, enable_thinking: bool) -> Request:
     get_weather), thinking as given."""
     flag = enable_thinking
     return session.request(tools=[copy.deepcopy(GET_WEATHER_TOOL)], enable_thinking=flag,
-                           chat_template_kwargs={"enable_thinking": flag, "thinking": flag})
+                           chat_template_kwargs=thinking_kwargs(flag))
 
 
 def _reply_check(session: TemplateSession, kind: ReplyKind, thinking: bool) -> ReplyCheck:
@@ -200,7 +200,7 @@ def _consequence(routed: bool, handler: str, replies: tuple[ReplyCheck, ...], ki
     failed = _failing(replies, kind)
     if failed is not None:
         return "cause", (f"Every {KIND_WORDS[kind]} fails: the template's own such reply "
-                         f"({shown((failed.reply or '')[:80])}) {failed.what}.")
+                         f"({quote(failed.reply or '', 80)}) {failed.what}.")
     return "warning", (f"The template's own {KIND_WORDS[kind]} still parses back, but outputs that differ from "
                        "its rendering may not.")
 
@@ -229,7 +229,7 @@ def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
         kind = _KIND_OF_GROUP.get(group, "call" if name.startswith("preserved_tokens") else "reply")
         severity, consequence = _consequence(routed, handler, replies, kind)
         source = _writer(lines, name, hits[0])
-        written = (f", written by template line {source.line}: {shown((source.source_line or '').strip()[:100])}"
+        written = (f", written by template line {source.line}: {quote((source.source_line or '').strip(), 100)}"
                    if source is not None and source.line else "")
         yield Finding(
             check="template-sentinel-in-marker", severity=severity,  # type: ignore[arg-type]

@@ -35,6 +35,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from explorer.triage.llama_changes import Build, read_build
+
 Counts = Literal["prompt+output", "output"]
 FailureKind = Literal["unparsed", "failed-at-pos", "explorer-offset", "mismatch"]
 DumpKind = Literal["begin-end", "parsing-input", "parsing-chat-message"]
@@ -64,8 +66,8 @@ _MISMATCH = re.compile(r"does not match the expected (\S+) format")
 _BEGIN_HEADER = re.compile(r"full (\S+) output triggering error:")
 _PARSING_INPUT = re.compile(r"Parsing input with format (\S+): ?")
 _PARSING_CHAT = re.compile(r"Parsing chat message: ?")
-_JSON_ERROR = re.compile(r'\{\s*"error"\s*:')
-_PY_ERROR = re.compile(r"\{\s*'error'\s*:")
+_JSON_ERROR = re.compile(r'\{\s*"(?:error|code)"\s*:')
+_PY_ERROR = re.compile(r"\{\s*'(?:error|code)'\s*:")
 # The start of a new log record: a line that cannot be the continuation of a logged text.
 # (llama.cpp prints "[M.ss.mmm.uuu ][L ]<func>: ..." and llama-server "srv  <func>: ...".)
 _RECORD = re.compile(
@@ -84,6 +86,7 @@ class LogFailure:
     format: str  # chat format name ("peg-native"), "" when the record names none
     number: int | None  # the byte offset the record prints (None: it prints none)
     tail: str | None  # the text from the failure on, as logged (None: the record holds none)
+    tail_cut: bool = False  # the log cut the record short (a JSON error body that stops mid-string)
 
     @property
     def source(self) -> str:
@@ -112,6 +115,7 @@ class ServerLog:
     failures: tuple[LogFailure, ...]
     dumps: tuple[LogDump, ...]
     jsonl: bool = False  # the text was --log-jsonl lines
+    build: Build | None = None  # the build line llama-server printed (``build: N (commit)``)
 
     @property
     def failure(self) -> LogFailure | None:
@@ -188,7 +192,8 @@ def _json_message(line: str) -> str | None:
         try:
             value, _ = json.JSONDecoder().raw_decode(line, m.start())
         except ValueError:
-            return None
+            cut = _cut_json_message(line, m.start())
+            return None if cut is None else CUT_MARK + cut
     else:
         m = _PY_ERROR.search(line)
         if m is None:
@@ -197,9 +202,30 @@ def _json_message(line: str) -> str | None:
             value = ast.literal_eval(line[m.start():line.rindex("}") + 1])
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             return None
-    error = value.get("error") if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        return None
+    # {"error": {"code": 500, "message": ...}} (llama-server's body) or {"code": 500, "message": ...}
+    error = value.get("error", value if "message" in value else None)
     message = error.get("message") if isinstance(error, dict) else error
     return message if isinstance(message, str) else None
+
+
+CUT_MARK = "\x00cut\x00"  # (internal) a message the log cut short
+
+
+def _cut_json_message(line: str, start: int) -> str | None:
+    """The "message" string of a JSON error object the log cut short (a long message, a
+    line limit): its text up to where it stops, decoded; None when there is none."""
+    m = re.compile(r'"message"\s*:\s*"').search(line, start)
+    if m is None:
+        return None
+    body = re.match(r'(?:[^"\\]|\\.)*', line[m.end():])
+    raw = body.group(0) if body else ""
+    raw = raw[:len(raw) - 1] if raw.endswith("\\") and not raw.endswith("\\\\") else raw
+    try:
+        return json.loads(f'"{raw}"')
+    except ValueError:
+        return None
 
 
 def _failure_in(text: str, line_no: int, line: str, rest_of: str | None) -> LogFailure | None:
@@ -234,9 +260,10 @@ def read_log(text: str) -> ServerLog:
         shown = line.strip()
         message = _json_message(line)
         if message is not None:
-            found = _failure_in(message, i + 1, shown, None)
+            cut = message.startswith(CUT_MARK)
+            found = _failure_in(message.removeprefix(CUT_MARK), i + 1, shown, None)
             if found is not None:
-                failures.append(found)
+                failures.append(replace(found, tail_cut=cut) if cut else found)
             continue
         if line.rstrip() == "=== BEGIN ===":
             body = _between(lines, i)
@@ -254,7 +281,7 @@ def read_log(text: str) -> ServerLog:
             found = _failure_in(line, i + 1, shown, _continued(lines, i, line))
             if found is not None:
                 failures.append(found)
-    return ServerLog(tuple(failures), tuple(dumps), jsonl)
+    return ServerLog(tuple(failures), tuple(dumps), jsonl, read_build(lines))
 
 
 # --- locating the failure in the output --------------------------------------------------------
@@ -375,7 +402,7 @@ def _output_from_tail(failure: LogFailure, generation_prompt: str, notes: list[s
     """The whole output when the tail holds it: the parse stopped in (or at the end of) the
     generation prompt, or at pos 0 of an older build."""
     tail = failure.tail
-    if tail is None:
+    if tail is None or failure.tail_cut:
         return None
     if failure.kind == "failed-at-pos" and failure.number == 0:
         notes.append("The error is at pos 0, so its text is the whole output.")
@@ -388,9 +415,20 @@ def _output_from_tail(failure: LogFailure, generation_prompt: str, notes: list[s
         return tail[len(generation_prompt):]
     for k in range(min(len(generation_prompt), len(tail)), 0, -1):
         if generation_prompt.endswith(tail[:k]):
-            notes.append(f"The warning's text starts inside the generation prompt (with {json.dumps(tail[:k])}): the "
-                         "parse stopped before the output, so the text holds the whole output.")
-            return tail[k:]
+            rest = tail[k:]
+            if not rest:
+                # "<think>" after a prompt that ends with "<think>": the parse stopped in the prompt and the output
+                # is empty, or the output ends with that text (a trailing tag) and the log holds nothing before it
+                notes.append(f"The warning's text {json.dumps(tail)} fits two outputs: an empty output (the parse "
+                             "stopped in the generation prompt, which ends with the same text), or an output that "
+                             "ends with it (a trailing tag after the reply, as llama.cpp issue #27733 reports) of "
+                             "which the log holds nothing more.")
+                return None
+            notes.append(f"The warning's text starts like the end of the generation prompt ({json.dumps(tail[:k])}): "
+                         "read as a parse that stopped before the output, the text is the whole output, and that is "
+                         "the output diagnosed. It also fits an output that ends with this text, of which the log "
+                         "holds nothing before it: give the output if that is the case.")
+            return rest
     return None
 
 
@@ -426,6 +464,8 @@ def locate(log: ServerLog, generation_prompt: str, output: str | None = None) ->
         source = "log tail" if text is not None else ""
     if text is None:
         problem = ("The log holds no model output" if failure is None else
+                   "The log's text fits more than one output" if any("fits two outputs" in n for n in notes) else
+                   "The log holds only part of its record (the error body is cut short)" if failure.tail_cut else
                    "The log holds only the text from where the parse stopped, not the whole output")
         return LogReading(log, failure, dump, None, "", prompt, notes=tuple(notes),
                           problem=f"{problem}: give the output too (--output-file), or paste the verbose log "
@@ -448,7 +488,14 @@ def _placed(reading: LogReading, failure: LogFailure, notes: list[str]) -> LogRe
     offset: int | None = None
     counts: Counts | None = None
     exact = True
-    if failure.kind == "unparsed":
+    if failure.kind == "unparsed" and failure.tail_cut:
+        at = effective.rfind(failure.tail or "") if failure.tail else -1
+        if at < 0:
+            return _with(reading, notes, "The warning's text, which the log cut short, is not in this generation "
+                                         "prompt + output: the log is about another output.")
+        notes.append("The log cut the warning's text short; where its start is in this output is read.")
+        offset, exact, counts = len(_bytes(effective[:at])), False, "prompt+output"
+    elif failure.kind == "unparsed":
         found = _suffix_offset(effective, failure.tail or "")
         if found is None:
             return _with(reading, notes, "The warning's text is not the end of this generation prompt + output: the "
@@ -489,13 +536,25 @@ def _pos_coordinate(failure: LogFailure, output: str, prompt: str, notes: list[s
                      "that wrote it parsed the output without the generation prompt).")
         return n, "output", True
     readings: tuple[tuple[str, Counts], ...] = ((output, "output"), (prompt + output, "prompt+output"))
+    fits: list[tuple[Counts, bool]] = []
     for text, counts in readings:
-        exact = _text_at(_bytes(text), n, failure.tail)
+        exact: bool | None
+        if failure.tail_cut:  # the log cut the text short: what it holds starts there
+            exact = False if failure.tail and _bytes(text)[n:].startswith(_bytes(failure.tail)) else None
+        else:
+            exact = _text_at(_bytes(text), n, failure.tail)
         if exact is not None:
-            if counts == "prompt+output" and prompt:
-                notes.append("This build counted pos in generation prompt + output (its text after the number is "
-                             "what follows that many bytes of both).")
-            return n, counts, exact
+            fits.append((counts, exact))
+    if len(fits) > 1 and prompt:
+        notes.append(f"pos {n} fits both readings: bytes of the output alone (older builds' count) and bytes of "
+                     "generation prompt + output; the output's reading is used, as the builds that print pos "
+                     "counted it.")
+    if fits:
+        counts, exact = fits[0]
+        if counts == "prompt+output" and prompt:
+            notes.append("This build counted pos in generation prompt + output (its text after the number is "
+                         "what follows that many bytes of both).")
+        return n, counts, exact
     notes.append("The error's text after the position is not what this output has there; pos is read as bytes "
                  "of the output alone.")
     return n, "output", False

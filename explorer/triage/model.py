@@ -9,12 +9,15 @@ story, where in the output, expected vs found bytes, and what would make it pars
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from explorer.apply import Request
     from explorer.output.parse import ChatMessage
     from explorer.errors import GrammarError, OutputParseError
     from explorer.triage.facts import Facts
@@ -29,6 +32,50 @@ FIX_WHERE: tuple[str, ...] = ("model", "request", "template", "llama.cpp")
 
 # ``found`` of a finding whose place is the end of the output: there is no text to show.
 END_OF_OUTPUT = "(end of output)"
+# Where an excerpt was cut: a ``found`` longer than the finding shows ends with it, and a
+# quoted excerpt has it at each side that was cut (``quote`` also says the whole length).
+CUT = "…"
+# A reference to another check's finding, in a sentence: ``(see grammar-accepts)``.
+SEE = re.compile(r" ?\(see ([a-z][a-z0-9-]*)\)")
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else its first ``limit``
+    characters and ``CUT``: how a finding's ``found`` shows a long stretch of output."""
+    return text if len(text) <= limit else text[:limit] + CUT
+
+
+def is_cut_of(shown_text: str, whole: str) -> bool:
+    """Whether ``shown_text`` is ``whole``, or ``cut(whole, n)`` for some n."""
+    if shown_text == whole:
+        return True
+    return shown_text.endswith(CUT) and len(shown_text) - 1 < len(whole) and whole.startswith(shown_text[:-1])
+
+
+def quote(text: str, limit: int = 60, *, keep: Literal["start", "end"] = "start", around: int | None = None,
+          start: int | None = None) -> str:
+    """``text`` quoted for a sentence (as ``shown``): whole when it fits in ``limit``
+    characters, else cut, with ``CUT`` at each cut side and which characters of how many
+    are shown: the first ones (``keep`` "start"), the last ones ("end"), a window around
+    character ``around``, or the ``limit`` characters from character ``start`` on."""
+    n = len(text)
+    if start is not None and start > 0:
+        start = min(start, n)
+        end = min(n, start + limit)
+        piece = CUT + text[start:end] + (CUT if end < n else "")
+        return f"{shown(piece)} (characters {start}–{end} of {n})"
+    if n <= limit:
+        return shown(text)
+    if around is not None:
+        start = max(0, min(n - limit, around - limit // 2))
+        end = start + limit
+        piece = (CUT if start else "") + text[start:end] + (CUT if end < n else "")
+        which = f"characters {start}–{end}" if start else (
+            f"the first {limit}" if not start else f"the last {limit}")
+        return f"{shown(piece)} ({which} of {n} characters)"
+    if keep == "end":
+        return f"{shown(CUT + text[-limit:])} (the last {limit} of {n} characters)"
+    return f"{shown(text[:limit] + CUT)} (the first {limit} of {n} characters)"
 
 
 @dataclass(frozen=True)
@@ -48,6 +95,9 @@ class Place:
     pos: int
     line: int
     column: int
+    # llama.cpp 0c1e5709's warning "unparsed … output:" prints the text from here: true of one
+    # place only, where a final parse that failed stopped (``result.end``); set by the diagnosis
+    unparsed: bool = False
 
     @classmethod
     def of(cls, output: str, generation_prompt: str, start: int, end: int | None = None) -> Place:
@@ -65,13 +115,18 @@ class Place:
         return (f"llama.cpp offset {self.llama_offset} (older builds' pos {self.pos}; output character {self.char}, "
                 f"line {self.line}, column {self.column})")
 
+    def server_where(self) -> str:
+        """llama-server's own numbers only (what a headline names)."""
+        return f"llama.cpp offset {self.llama_offset} (older builds' pos {self.pos})"
+
     def coordinates(self) -> tuple[tuple[str, str], ...]:
         """(coordinate, how to read it) for each coordinate a user meets, for display."""
         chars = f"{self.char}" if self.end <= self.char + 1 else f"{self.char}–{self.end}"
+        unparsed = (" llama.cpp 0c1e5709's warning \"unparsed … output:\" prints the text from here, and its "
+                    f"explorer error says \"(offset {self.llama_offset})\"." if self.unparsed else "")
         return (
-            ("llama.cpp offset", (f"{self.llama_offset} (bytes into generation prompt + output: llama.cpp "
-                                  f"0c1e5709's result.end, whose warning \"unparsed … output:\" prints the text "
-                                  f"from here; the explorer's error prints it as \"(offset {self.llama_offset})\")")),
+            ("llama.cpp offset", f"{self.llama_offset} (bytes into generation prompt + output, as llama.cpp 0c1e5709 "
+                                 f"counts result.end).{unparsed}"),
             ("older builds' pos", (f"{self.pos} (bytes into the output alone: \"Failed to parse input at pos "
                                    f"{self.pos}\")")),
             ("output character", f"{chars} (code points into the model output, from 0)"),
@@ -79,13 +134,14 @@ class Place:
         )
 
     def describe(self) -> str:
-        return (f"llama.cpp offset {self.llama_offset} (generation prompt + output, bytes; 0c1e5709's "
-                f"\"unparsed … output:\" starts here); older builds' pos {self.pos} (output, bytes); output "
-                f"character {self.char} (line {self.line}, column {self.column})")
+        """The place on one line, every coordinate; "starts here" only where it does."""
+        here = "; 0c1e5709's \"unparsed … output:\" starts here" if self.unparsed else ""
+        return (f"llama.cpp offset {self.llama_offset} (generation prompt + output, bytes{here}); older builds' pos "
+                f"{self.pos} (output, bytes); output character {self.char} (line {self.line}, column {self.column})")
 
     def to_json(self) -> dict[str, int]:
         return {"char": self.char, "end": self.end, "llama_offset": self.llama_offset, "pos": self.pos,
-                "line": self.line, "column": self.column}
+                "line": self.line, "column": self.column, "unparsed": self.unparsed}
 
 
 @dataclass(frozen=True)
@@ -98,6 +154,7 @@ class Suggestion:
     text: str = ""  # the corrected output (kind "output")
     request_change: str = ""  # e.g. 'tool_choice "auto"' or 'parallel_tool_calls true' (kind "request")
     verified: str = ""
+    request: "Request | None" = None  # the changed request itself (kind "request"), to re-run it
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "summary": self.summary, "text": self.text,
@@ -138,6 +195,8 @@ class Finding:
     probe: str = ""
     template_line: int | None = None
     place: Place | None = None
+    see: tuple[str, ...] = ()  # the checks its "(see X)" references name, each one present in the diagnosis
+    fact: str = ""  # the fact it states, when other findings state it too (one fact, one fix_where)
 
     def to_json(self) -> dict[str, Any]:
         return {"check": self.check, "severity": self.severity, "summary": self.summary,
@@ -146,7 +205,32 @@ class Finding:
                 "expected": self.expected, "found": self.found, "fix_hint": self.fix_hint,
                 "fix_where": self.fix_where, "quirk": self.quirk, "llama_cpp": self.llama_cpp, "rule": self.rule,
                 "suggestion": self.suggestion.to_json() if self.suggestion else None,
-                "field": self.field, "probe": self.probe, "template_line": self.template_line}
+                "field": self.field, "probe": self.probe, "template_line": self.template_line,
+                "see": list(self.see), "fact": self.fact}
+
+    def at(self, span: tuple[int, int]) -> Finding:
+        """The same finding at another span (one mistake repeated through a long output: its
+        wording is made once; a shallow copy, far cheaper than ``dataclasses.replace``)."""
+        new = copy.copy(self)
+        object.__setattr__(new, "span", span)
+        object.__setattr__(new, "place", None)
+        return new
+
+    @property
+    def found_cut(self) -> tuple[int, int] | None:
+        """(characters shown, characters at the span) when ``found`` is a cut of the span's text."""
+        if self.span is None or not self.found.endswith(CUT):
+            return None
+        whole = self.span[1] - self.span[0]
+        shown_chars = len(self.found) - 1
+        return (shown_chars, whole) if shown_chars < whole else None
+
+    def found_text(self) -> str:
+        """``found`` quoted, with how much of the span it shows when it is a cut."""
+        if self.found == END_OF_OUTPUT:
+            return END_OF_OUTPUT
+        part = self.found_cut
+        return shown(self.found) + (f" (the first {part[0]} of {part[1]} characters)" if part else "")
 
 
 @dataclass(frozen=True)
@@ -215,6 +299,36 @@ class Diagnosis:
         return ("No check found anything wrong: llama.cpp's parser read this output the way the template's format "
                 "describes it. The notes below only say where things are (e.g. where the lazy grammar wakes).")
 
+    @property
+    def lead(self) -> Finding | None:
+        """The finding the headline tells: the first cause (a broken template's first), else the
+        first warning; None when there are only notes."""
+        return next((f for f in self.findings if f.severity == "cause"),
+                    next((f for f in self.findings if f.severity == "warning"), None))
+
+    @property
+    def unparsed_place(self) -> Place | None:
+        """Where llama.cpp 0c1e5709's "unparsed … output:" text starts (a failed final parse)."""
+        return next((f.place for f in self.findings if f.place is not None and f.place.unparsed), None)
+
+    @property
+    def headline(self) -> str:
+        """One sentence: what the model wrote, what llama.cpp expected there, at llama-server's
+        position, and where the fix belongs (``headline_of``)."""
+        return headline_of(self)
+
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "info")
+
+    @property
+    def folded(self) -> tuple[Finding, ...]:
+        """What the short form shows on one line each: the notes, and the template's findings
+        after its first cause (a broken reading of the template is told once, in full)."""
+        template = [f for f in self.findings if f.check.startswith("template-") and f.severity != "info"]
+        lead = next((f for f in template if f.severity == "cause"), template[0] if template else None)
+        return tuple(f for f in self.findings if f.severity == "info" or (f in template and f is not lead))
+
     def to_json(self) -> dict[str, Any]:
         from explorer.output.parse import exception_json
 
@@ -223,40 +337,119 @@ class Diagnosis:
             "generation_prompt": self.generation_prompt,
             "result": self.message.to_oracle_json() if self.message is not None else None,
             "exception": exception_json(self.error) if self.error is not None else None,
+            "headline": self.headline,
             "verdict": self.verdict,
             "is_partial": self.is_partial,
             "build_error": str(self.build_error) if self.build_error is not None else None,
             "findings": [f.to_json() for f in self.findings],
         }
 
-    def to_text(self) -> str:
-        lines = [self.verdict, ""]
+    def to_text(self, verbose: bool = False, also: tuple[str, ...] = ()) -> str:
+        """The headline first; then (unless the parse is clean) the verdict, every cause and
+        warning with its place on one line, and each note on one line. ``verbose``: every
+        finding in full, with its place in every coordinate. ``also``: short remarks (what
+        the request was given) put in the clean parse's one line, else after the findings."""
+        if self.lead is None and not verbose:
+            notes = len(self.notes)
+            said = ([f"{notes} note{'s' if notes != 1 else ''}: --verbose shows them"] if notes else []) + list(also)
+            return self.headline[:-1] + (f" ({'; '.join(said)})" if said else "") + ".\n"
+        lines = [self.headline, "", self.verdict, ""]
         if not self.findings:
             lines.append(self.nothing_found)
+        folded = set(map(id, self.folded)) if not verbose else set()
         for f in self.findings:
-            quirk = " (llama.cpp quirk)" if f.quirk else ""
-            lines.append(f"[{f.severity}] {f.check}{quirk}: {f.summary}")
-            if f.place is not None:
-                lines.append(f"    at {f.place.describe()}")
-            elif f.span is not None:
-                lines.append(f"    at output characters {f.span[0]}..{f.span[1]}")
-            if f.field:
-                where = f"    field {f.field}" + (f", set by probe {f.probe}" if f.probe else "")
-                lines.append(where + (f", template line {f.template_line}" if f.template_line else ""))
-            if f.rule:
-                lines.append(f"    rule: {f.rule}")
-            if f.expected or f.found:
-                lines.append(f"    expected: {shown(f.expected)}")
-                lines.append(f"    found:    {shown(f.found)}")
-            if f.detail:
-                lines.append(f"    why: {f.detail}")
-            if f.fix_hint:
-                lines.append(f"    fix ({f.fix_where}{': ' + f.llama_cpp if f.llama_cpp else ''}): {f.fix_hint}")
-            if f.suggestion is not None:
-                lines.append(f"    suggestion (verified: {f.suggestion.verified}): {f.suggestion.summary}")
-                if f.suggestion.text:
-                    lines.append(f"        {shown(f.suggestion.text)}")
+            if id(f) in folded:
+                lines.append(f"[{f.severity}] {f.check}: {_sentence(f.summary)}.")
+                continue
+            lines += finding_lines(f, verbose)
+        if not verbose and (self.folded or any(f.place is not None for f in self.findings)):
+            lines += ["", "(--verbose: every finding in full, and every place in every coordinate)"]
+        lines += [f"request: {a}" for a in also]
         return "\n".join(lines) + "\n"
+
+
+FIX_WHERE_WORDS: dict[str, str] = {
+    "model": "the model or its prompt",
+    "request": "the request (tools, tool_choice, parallel_tool_calls, chat_template_kwargs)",
+    "template": "the chat template",
+    "llama.cpp": "llama.cpp",
+}
+_FIX_SHORT: dict[str, str] = {"model": "the model (or its prompt)", "request": "the request",
+                              "template": "the chat template", "llama.cpp": "llama.cpp"}
+
+
+def finding_lines(f: Finding, verbose: bool) -> list[str]:
+    """One finding as text: its summary, place, rule, expected/found, why, fix, suggestion."""
+    quirk = " (llama.cpp quirk)" if f.quirk else ""
+    lines = [f"[{f.severity}] {f.check}{quirk}: {f.summary}"]
+    if f.place is not None:
+        lines.append(f"    at {f.place.describe() if verbose else f.place.where()}")
+    elif f.span is not None:
+        lines.append(f"    at output characters {f.span[0]}..{f.span[1]}")
+    if f.field:
+        where = f"    field {f.field}" + (f", set by probe {f.probe}" if f.probe else "")
+        lines.append(where + (f", template line {f.template_line}" if f.template_line else ""))
+    if f.rule:
+        lines.append(f"    rule: {f.rule}")
+    if f.expected or f.found:
+        lines.append(f"    expected: {shown(f.expected)}")
+        lines.append(f"    found:    {f.found_text()}")
+    if f.detail:
+        lines.append(f"    why: {f.detail}")
+    if f.fix_hint:
+        lines.append(f"    fix ({f.fix_where}{': ' + f.llama_cpp if f.llama_cpp else ''}): {f.fix_hint}")
+    if f.suggestion is not None:
+        lines.append(f"    suggestion (verified: {f.suggestion.verified}): {f.suggestion.summary}")
+        if f.suggestion.text:
+            lines.append(f"        {shown(f.suggestion.text)}")
+    return lines
+
+
+HEADLINE_CHARS = 40  # how much of the output a headline quotes
+
+
+_MARKUP = re.compile(r"<[^<>\s]+>|\[/?[A-Z][A-Z_]*\]")
+
+
+def _expected_words(expected: str) -> str:
+    """What llama.cpp expected, for a sentence: a description in words as it is (its markup
+    quoted), literal text quoted (an expectation list of quoted literals is already quoted)."""
+    if expected.startswith('"') or " or \"" in expected:
+        return expected
+    tokens = expected.split()
+    words = [t for t in tokens if re.fullmatch(r"[a-z][a-z'_-]*", t.strip("()',.:;"))]
+    markup = [t for t in tokens if _MARKUP.fullmatch(t)]
+    if len(tokens) > 1 and len(words) >= 2 and len(words) + len(markup) >= 0.6 * len(tokens) \
+            and len(words) + len(markup) >= len(tokens) - 2:
+        return _MARKUP.sub(lambda m: shown(m.group(0)), expected)  # a description: its markup quoted
+    return shown(expected)
+
+
+def _sentence(summary: str) -> str:
+    """The summary's first sentence, without its final full stop."""
+    m = re.search(r"(?<=[a-z)\]\"'])\. (?=[A-Z])", summary)
+    return (summary[:m.start()] if m else summary).rstrip(". ")
+
+
+def headline_of(d: Diagnosis) -> str:
+    lead = d.lead
+    if lead is None:
+        return f"{d.verdict.rstrip('.')}; no check found anything wrong."
+    fix = _FIX_SHORT.get(lead.fix_where, lead.fix_where)
+    if lead.span is None or lead.place is None or not (lead.found or lead.expected):
+        return f"{_sentence(lead.summary)}; the fix belongs to {fix}."
+    place = lead.place
+    start, end = lead.span
+    where = f"at {place.server_where()}"
+    log = d.unparsed_place
+    if log is not None and log.char != place.char:
+        where += f" (llama-server's \"unparsed … output:\" warning starts at llama.cpp offset {log.llama_offset})"
+    wrote = d.output[start:end]
+    expects = f"where llama.cpp expects {_expected_words(lead.expected)}" if lead.expected else \
+        "where llama.cpp's parser reads something else"
+    if lead.found == END_OF_OUTPUT or not wrote:
+        return f"The output ends {where}, {expects}; the fix belongs to {fix}."
+    return f"The model wrote {quote(wrote, HEADLINE_CHARS)} {where}, {expects}; the fix belongs to {fix}."
 
 
 def shown(text: str) -> str:

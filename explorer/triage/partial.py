@@ -14,7 +14,7 @@ import json
 from dataclasses import replace
 
 from explorer.triage.facts import Facts
-from explorer.triage.model import Finding, shown
+from explorer.triage.model import Finding, quote, shown
 
 ALWAYS_IN_PROGRESS = ("unconsumed-output", "reasoning-never-closed", "malformed-arguments")
 
@@ -67,7 +67,7 @@ def partial_output(f: Facts) -> tuple[Finding, ...]:
             return (Finding(
                 check="partial-output", severity="info",
                 summary=f"A tool call to {shown(last.name)} is still being written: llama.cpp's partial parse "
-                        f"returns it with the arguments so far ({shown(last.arguments[-40:])}).",
+                        f"returns it with the arguments so far ({quote(last.arguments, 40, keep='end')}).",
                 detail="With is_partial llama.cpp maps what the parser has read so far; llama-server streams the "
                        "call's name first, then argument deltas, and the final parse (is_partial false) settles it.",
                 span=end, expected="the rest of the call", found=f.output[tail:],

@@ -15,11 +15,12 @@ from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams
 from explorer.triage import (
-    checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
+    checks_closers, checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
     checks_tools, consistency, partial,
 )
+from explorer.triage import blame
 from explorer.triage.facts import Facts, build_facts
-from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
+from explorer.triage.model import CUT, SEVERITIES, Check, Diagnosis, Finding, Place
 
 CHECKS: tuple[Check, ...] = (
     # first: a grammar llama.cpp cannot load means the request never generated (its cause leads)
@@ -31,6 +32,8 @@ CHECKS: tuple[Check, ...] = (
     Check("opener-near-miss", "the tool-call opener (or the markup before a function name) spelled almost right, "
           "a similar tag, a Markdown fence, or bare JSON without the opener",
           checks_tools.opener_near_miss),
+    Check("closer-near-miss", "a closing tag (a call's, an argument value's, the reasoning's) spelled almost right",
+          checks_closers.closer_near_miss),
     Check("handler-format", "a slip in a routed handler's own call markup (GPT-OSS recipient, channel, "
           "<|message|>, <|call|>; Functionary v3.2 >>>NAME; Muse Glimmer's ATEM wrapper)",
           checks_handlers.handler_format),
@@ -108,7 +111,8 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
              apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
              checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = (),
-             sample_call: Callable[[], str | None] | None = None) -> Diagnosis:
+             sample_call: Callable[[], str | None] | None = None,
+             own_call: Callable[[Request], str | None] | None = None) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``apply`` (the template's params for another request, optional: a session's
@@ -118,17 +122,42 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     ``is_partial``: the output may still grow (streaming); the parse is llama.cpp's partial
     parse, and what is still being written is reported as in progress, not as a cause.
     ``sample_call`` (optional: a session's ``sample_reply("call", request)``): the template's
-    own reply with a call, so a finding can say how the template writes calls.
+    own reply with a call, so a finding can say how the template writes calls; ``own_call``
+    (a session's ``own_call``): that reply for another request, so a request change is
+    verified on the template's own call too.
     """
-    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call)
+    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call,
+                        own_call=own_call)
+    template_findings = consistency.template_advice(tuple(blame.with_fact_fix_where(t) for t in template_findings),
+                                                    facts)
     # one story: duplicates dropped, contradictions resolved by consistency's rules
     found = consistency.resolve(run_checks(facts, checks), facts, context=template_findings)
-    findings = template_findings + tuple(_placed(f, output, params.generation_prompt) for f in found)
+    found = consistency.defer_to_template(found, template_findings, facts)
+    unparsed = _unparsed_char(facts)
+    findings = consistency.references(consistency.verified_advice(template_findings + tuple(
+        _placed(f, output, params.generation_prompt, unparsed) for f in found)))
     return Diagnosis(output=output, generation_prompt=params.generation_prompt, handler=params.handler,
                      message=facts.message, error=facts.error, findings=findings, is_partial=is_partial)
 
 
-def _placed(finding: Finding, output: str, generation_prompt: str) -> Finding:
-    if finding.span is None or finding.place is not None:
-        return finding
-    return replace(finding, place=Place.of(output, generation_prompt, *finding.span))
+def _unparsed_char(facts: Facts) -> int | None:
+    """The output character llama.cpp 0c1e5709's "unparsed … output:" text starts at: a final
+    parse that failed prints generation prompt + output from ``result.end`` (None otherwise)."""
+    if not facts.failed or facts.is_partial or facts.parse.result.end < len(facts.gp):
+        return None  # (a parse that stopped in the generation prompt prints no output text first)
+    return facts.stop
+
+
+def _placed(finding: Finding, output: str, generation_prompt: str, unparsed: int | None) -> Finding:
+    """The finding with its one place, its span in every coordinate (whatever place a check
+    made), marked where llama.cpp's "unparsed" text starts when that is this place."""
+    if finding.span is None:
+        return replace(finding, place=None)
+    start, end = finding.span
+    whole = output[start:end]
+    if finding.found and finding.found != whole and not finding.found.endswith(CUT) and whole.startswith(finding.found):
+        finding = replace(finding, found=finding.found + CUT)  # a check's prefix of the span: say it is cut
+    place = Place.of(output, generation_prompt, *finding.span)
+    if unparsed is not None and place.char == unparsed:
+        place = replace(place, unparsed=True)
+    return finding if finding.place == place else replace(finding, place=place)

@@ -20,7 +20,7 @@ from explorer.apply import Request
 from explorer.output.parse import OutputParse, analyse_output
 from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
-from explorer.triage.calls import WrittenCall, call_formats, parsed_calls
+from explorer.triage.calls import WrittenCall, call_formats, parsed_calls, written_calls
 from explorer.triage.facts import Facts
 from explorer.triage.model import Suggestion, shown
 from explorer.jsonscan import JsonObject
@@ -136,7 +136,9 @@ def corrected_output(f: Facts, text: str, summary: str, intended: Sequence[Inten
 def changed_request(f: Facts, request: Request, change: str, summary: str, intended: Sequence[IntendedCall],
                     content: str | None = None) -> Suggestion | None:
     """A request change as a suggestion when the template's params for it read the same
-    output as intended. None without the template (``Facts.apply``)."""
+    output as intended, and the template's own call (``Facts.own_call``, when the changed
+    request offers tools) still parses back as a call under it. None without the template
+    (``Facts.apply``)."""
     if f.apply is None:
         return None
     try:
@@ -146,5 +148,74 @@ def changed_request(f: Facts, request: Request, change: str, summary: str, inten
     verified = message_matches(params, parse_with(params, f.output), intended, content)
     if verified is None:
         return None
-    return Suggestion(kind="request", summary=summary, request_change=change,
-                      verified=f"the same output parsed with the template's params for the changed request: {verified}")
+    own = own_call_under(f, request, params)
+    if own is False:
+        return None
+    said = f"the same output parsed with the template's params for the changed request: {verified}"
+    if own:
+        said += "; the template's own call parses back as a call under it too"
+    return Suggestion(kind="request", summary=summary, request_change=change, verified=said, request=request)
+
+
+def own_call_under(f: Facts, request: Request, params: ChatParams) -> bool | None:
+    """Whether the template's own call parses back as a call under ``request`` (None: no
+    own call to try, or a request without tool calls)."""
+    if f.own_call is None or not request.tools or request.tool_choice == "none":
+        return None
+    try:
+        own = f.own_call(request)
+    except ExplorerError:
+        return None
+    if not own:
+        return None
+    parse = parse_with(params, own)
+    return parse.error is None and parse.message is not None and bool(parse.message.tool_calls)
+
+
+def reasoning_change(f: Facts, request: Request, change: str, summary: str) -> Suggestion | None:
+    """A request change (another thinking setting) as a suggestion when the template's params
+    for it read the output's reasoning as reasoning: no error, all of it consumed, a
+    reasoning_content, no reasoning tag left in content and no call lost; and the template's
+    own call still parses back as a call under it."""
+    if f.apply is None:
+        return None
+    try:
+        params = f.apply(request)
+    except ExplorerError:
+        return None
+    parse = parse_with(params, f.output)
+    m = parse.message
+    if parse.error is not None or m is None or parse.result.fail() or parse.result.end < len(parse.input):
+        return None
+    tags = [t.text.strip() for t in f.reasoning_starts + f.reasoning_ends if t.text.strip()]
+    if not m.reasoning_content.strip() or any(t in m.content for t in tags) or len(m.tool_calls) < len(f.calls):
+        return None
+    if own_call_under(f, request, params) is False:
+        return None
+    said = (f"the same output parsed with the template's params for the changed request: no error; reasoning_content "
+            f"{_clip(m.reasoning_content.strip())}" + (f"; content {_clip(m.content)}" if m.content.strip() else "")
+            + (f"; {len(m.tool_calls)} tool call(s)" if m.tool_calls else ""))
+    return Suggestion(kind="request", summary=summary, request_change=change, verified=said, request=request)
+
+
+def calls_as_returned(f: Facts) -> tuple[IntendedCall, ...]:
+    """The calls llama.cpp returned, as the message a changed request must give again."""
+    out: list[IntendedCall] = []
+    for c in f.calls:
+        out.append(IntendedCall(c.name, _arguments(c.arguments)))
+    return tuple(out)
+
+
+def calls_in_output(f: Facts) -> tuple[IntendedCall, ...]:
+    """The calls the output writes (tagged ones by the format, else its call-like JSON)."""
+    return calls_in(f, f.output)
+
+
+def calls_in(f: Facts, text: str) -> tuple[IntendedCall, ...]:
+    """The calls ``text`` writes in the request's format (tagged by the format, else call-like JSON)."""
+    formats = call_formats(f.arena)
+    if formats and any(fm.arg_openers for fm in formats.values()):
+        return from_written(written_calls(formats, text))
+    from explorer.jsonscan import json_objects
+
+    return from_json([o for o in json_objects(text) if o.looks_like_call])

@@ -52,6 +52,10 @@ def near_misses(text: str, marker: str) -> tuple[Miss, ...]:
     return tuple(out)
 
 
+def _spacing(tag: str) -> str:
+    return re.sub(r"\s", "", tag).lower()
+
+
 def _normal(tag: str) -> str:
     return re.sub(r"[\s_\-|｜▁]", "", tag).lower()
 
@@ -69,18 +73,31 @@ def similar_tags(text: str, marker: str, known: set[str]) -> tuple[Miss, ...]:
     def similar(tag: str) -> bool:
         if tag == core or tag in stripped_known:
             return False
-        if tag.startswith("</") != core.startswith("</") or _normal(tag) == key:
+        if tag.startswith("</") != core.startswith("</") or _spacing(tag) == _spacing(core):
             return False  # a closer, or a whitespace/case variant (near_misses says that one)
         return difflib.SequenceMatcher(None, _normal(tag), key).ratio() >= 0.75
 
     out: list[Miss] = []
-    for m in TAG.finditer(text):
-        tag = m.group(0)
+    for start, end, tag in tags_in(text):
         if tag not in verdicts:
             verdicts[tag] = similar(tag)
         if verdicts[tag]:
-            out.append(Miss(m.start(), m.end(), tag))
+            out.append(Miss(start, end, tag))
     return tuple(out)
+
+
+_TAGS: list[tuple[str, tuple[tuple[int, int, str], ...]]] = []
+
+
+def tags_in(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Every tag-shaped token of ``text`` (start, end, tag), read once per text (every marker's
+    near misses are looked for in the same output)."""
+    for held, found in _TAGS:
+        if held is text:
+            return found
+    found = tuple((m.start(), m.end(), m.group(0)) for m in TAG.finditer(text))
+    _TAGS[:] = [(text, found)] + _TAGS[:3]
+    return found
 
 
 def describe_difference(expected: str, found: str) -> str:

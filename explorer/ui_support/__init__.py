@@ -24,7 +24,9 @@ from explorer.ui_support.links import (
     decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
 )
 from explorer.comparison import FieldChange, compare_fields, flatten_json
-from explorer.ui_support.requests import FixtureVerdict, fixture_verdict, parse_tools_json, transformers_call
+from explorer.ui_support.requests import (
+    FixtureVerdict, count_scope, fixture_verdict, judge_fixture, match_family, parse_tools_json, transformers_call,
+)
 from explorer.ui_support.text import (
     DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, md_code, md_escape,
     mono_block, source_excerpt, visible_whitespace, visible_whitespace_html,
@@ -37,8 +39,8 @@ __all__ = [
     "common_prefix_len", "common_suffix_len", "compare_fields", "compress_text",
     "decode_permalink", "decompress_text", "encode_permalink", "fixture_verdict",
     "flatten_json", "highlight_html", "hf_spec", "legend_html", "marker_html", "marker_text", "md_code", "md_escape",
-    "mono_block",
-    "pair_view", "parse_hf_spec", "parse_tools_json", "permalink_for", "probe_group",
+    "mono_block", "pair_view", "parse_hf_spec", "parse_tools_json", "count_scope", "judge_fixture", "match_family",
+    "permalink_for", "probe_group",
     "query_string", "source_excerpt", "spans_html", "split_html", "visible_whitespace",
     "visible_whitespace_html",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.apply.request import merged_kwargs
 from explorer.errors import RequestError, SourceError
 from explorer.roundtrip import RequestChange, TransformersCall
 from explorer.ui_support.links import parse_date_field
@@ -74,8 +75,7 @@ def request_change(*, enable_thinking: bool | None = None, reasoning_format: str
         raise RequestError(f"chat_template_kwargs: not JSON ({exc})") from exc
     if not isinstance(kwargs, dict):
         raise RequestError(f"chat_template_kwargs: expected a JSON object, found {type(kwargs).__name__}")
-    if enable_thinking is not None:
-        kwargs["enable_thinking"] = enable_thinking
+    kwargs = merged_kwargs(kwargs, enable_thinking)  # the library's one rule: the switch wins
     body: dict[str, Any] = {"chat_template_kwargs": kwargs}
     if reasoning_format is not None:
         body["reasoning_format"] = reasoning_format
@@ -89,6 +89,8 @@ def request_change(*, enable_thinking: bool | None = None, reasoning_format: str
 
 # --- conformance fixtures (canitoolcall) ---------------------------------------------
 # The verdict is library code (the doctor judges fixtures too); the pages reach it here.
-from explorer.fixtures import FixtureVerdict, fixture_verdict  # noqa: E402
+from explorer.fixtures import FixtureVerdict, count_scope, fixture_verdict, match_family  # noqa: E402
+from explorer.fixtures import judge as judge_fixture  # noqa: E402
 
-__all__ = ["FixtureVerdict", "fixture_verdict", "parse_tools_json", "request_change"]
+__all__ = ["FixtureVerdict", "count_scope", "fixture_verdict", "judge_fixture", "match_family", "parse_tools_json",
+           "request_change", "transformers_call"]

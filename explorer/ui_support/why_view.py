@@ -11,14 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.triage.model import Finding
-
-FIX_WHERE_WORDS: dict[str, str] = {
-    "model": "the model or its prompt",
-    "request": "the request (tools, tool_choice, parallel_tool_calls, chat_template_kwargs)",
-    "template": "the chat template",
-    "llama.cpp": "llama.cpp",
-}
+from explorer.triage.model import FIX_WHERE_WORDS, Finding
 QUIRK_LABEL = "llama.cpp quirk"
 
 
@@ -60,3 +53,14 @@ def verified_suggestion(f: Finding) -> ShownSuggestion | None:
         return None
     return ShownSuggestion(s.summary, s.request_change if s.kind == "request" else "",
                            s.text if s.kind == "output" else "", s.verified)
+
+
+def note_line(f: Finding) -> str:
+    """A note (an info finding) on one line: its check and summary."""
+    return f"{f.check}: {f.summary}"
+
+
+def note_html(f: Finding) -> str:
+    import html
+
+    return f'<b>{html.escape(f.check)}</b>: {html.escape(f.summary)}'

@@ -448,6 +448,14 @@ def test_fixtures_page_judges_a_family_and_opens_a_fixture_in_try_it():
     assert_clean(at)
     metrics = {m.label: int(m.value) for m in at.metric}
     assert metrics["✓ pass"] > metrics["✗ fail"]
+    # it says what it counts: by default what the Doctor counts (the models this template speaks) ...
+    scope = next(md_plain(c.value) for c in at.caption if "as the Doctor counts them" in md_plain(c.value))
+    assert scope.startswith(f"{sum(metrics.values())} fixtures: those of ") and "(the family has " in scope
+    # ... and with the switch off every fixture of the family, naming the Doctor's count
+    at.toggle(key="fx_own_models").set_value(False).run()
+    metrics = {m.label: int(m.value) for m in at.metric}
+    scope = next(md_plain(c.value) for c in at.caption if "every fixture of the qwen3-hermes family" in md_plain(c.value))
+    assert scope.startswith(f"{sum(metrics.values())} fixtures") and "The Doctor counts" in scope
     at.radio(key="fx_show").set_value("all").run()
     pick = at.selectbox(key="fx_pick")
     assert len(pick.options) == sum(metrics.values())

@@ -64,6 +64,8 @@ def test_a_sound_template_is_full_with_every_section() -> None:
     assert any("**Full**" in s.value for s in at.success)
     assert [s.value for s in at.subheader] == ["Route", "Template health", "Round trip", "Fixture family", "Fixes"]
     assert "qwen3-hermes" in text(at)
+    # the fixture count says what it counts (the models this template writes, of the family's)
+    assert any("the family's models whose format this template writes" in c.value for c in at.caption)
     assert any("report (JSON)" in b.proto.label for b in at.get("download_button"))
 
 

@@ -154,7 +154,8 @@ def test_the_permalink_carries_the_overrides_and_the_request_change():
     params = dict(at.query_params)
     carried = decode_whatif(params)
     assert [s.spec for s in carried.overrides] == ['reasoning.start="<thought>"']
-    assert carried.change.to_json() == {"chat_template_kwargs": {"enable_thinking": False},
+    # the thinking switch sends every kwarg name templates read it by (explorer.apply.thinking_kwargs)
+    assert carried.change.to_json() == {"chat_template_kwargs": {"enable_thinking": False, "thinking": False},
                                         "parallel_tool_calls": False}
     assert carried.edited_sha256 is None
 

@@ -41,6 +41,9 @@ def test_try_it_explains_an_opener_near_miss():
     text = shown(at)
     assert "opener-near-miss" in text
     assert "<tool_call >" in text  # the near miss, as found
+    # the section opens with the headline sentence: what was written, what llama.cpp needs, the fix's place
+    assert 'The model wrote "<tool_call >\\n" at llama.cpp offset 22 (older builds\' pos 0), where llama.cpp expects ' \
+           '"<tool_call>\\n"; the fix belongs to the model (or its prompt).' in text
     # expected vs found with whitespace visible (the newline of the opener as a glyph)
     assert "<tool_call>↵" in text.replace('<span style="color:#b08a3a;opacity:.75">↵</span>', "↵")
     # the span is highlighted in the output
@@ -55,6 +58,9 @@ def test_try_it_says_plainly_when_nothing_is_wrong():
     at.text_area(key="try_output").input(f"<tool_call>\n{CALL}\n</tool_call>").run()
     assert not at.exception
     assert any("No check found anything" in s.value for s in at.success)
+    assert "Parsed: 1 tool call, no content, no reasoning; no check found anything wrong." in shown(at)
+    # the note (where the lazy grammar woke) is folded: one line in an expander
+    assert any("1 note" in e.label for e in at.expander)
 
 
 def test_bug_report_is_unchanged_without_findings():

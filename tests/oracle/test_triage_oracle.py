@@ -13,6 +13,7 @@ import functools
 import json
 
 from canitoolcall.fixtures import load_fixtures
+from cases import assert_headline
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.analysis import TemplateAnalysis, template_analysis
@@ -69,6 +70,10 @@ def test_every_llama_cpp_failure_gets_a_cause():
             parse_mismatches.append(row["id"])
         if row["exception"] is not None and not d.causes:
             without_cause.append(row["id"])
+        if row["exception"] is not None:  # the headline: one sentence about the lead cause, at its place
+            lead = d.lead
+            assert lead is not None and lead.severity == "cause", row["id"]
+            assert_headline(d, fix=lead.fix_where, at=lead.span[0] if lead.span else None)
         if row["exception"] is None and d.causes:
             causes_on_clean_parses += 1
     failures = sum(1 for r in rows if r["exception"] is not None)

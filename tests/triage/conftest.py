@@ -1,6 +1,7 @@
 """What the triage tests share: the Qwen3-Coder-routed template's session (our own
 template of that format, tests/cases.py TAGGED), checked to write the call shape the
-tests build their outputs from."""
+tests build their outputs from. (Every diagnosis a triage test makes has its headline
+checked against its lead finding: tests/conftest.py.)"""
 
 from __future__ import annotations
 

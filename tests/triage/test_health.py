@@ -92,6 +92,8 @@ def test_the_triage_says_the_template_is_broken_first() -> None:
         "type": "object", "properties": {"city": {"type": "string"}}}}}])
     d = session.diagnose("Hello there.", request)
     assert d.findings[0].check == "template-sentinel-in-marker"
+    assert d.lead is d.findings[0] and d.headline.startswith("llama.cpp's autoparser misread this template")
+    assert d.headline.endswith("the fix belongs to llama.cpp.")
 
 
 @requires_oracle

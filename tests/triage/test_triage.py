@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+from cases import assert_headline
+
 from explorer.analysis import template_analysis
 from explorer.apply import Request
 from explorer.cli import main
@@ -84,7 +86,12 @@ def test_a_clean_call_has_nothing_to_explain():
     assert to_explain(d) == ()
     assert len(d.message.tool_calls) == 1
     assert only(d, "grammar-trigger").severity == "info"
-    assert "No check found anything" in why("The weather is fine.")[0].to_text()
+    # a clean parse prints one line: the headline, with the notes counted
+    clean = why("The weather is fine.")[0].to_text()
+    assert clean.count("\n") == 1 and "no check found anything wrong" in clean
+    text = d.to_text()
+    assert text.count("\n") == 1 and "(1 note: --verbose shows them)" in text
+    assert "grammar-trigger" in d.to_text(verbose=True)
 
 
 def test_checks_are_registered_once_and_run_alone():
@@ -108,11 +115,14 @@ def test_no_tool_parser(kw):
     assert f.severity == "cause"
     assert f.span == (0, len("<tool_call>"))
     assert d.message.tool_calls == () and "<tool_call>" in d.message.content
+    assert_headline(d, wrote="<tool_call>", expects="a request with tools", fix="request", at=0)
 
 
 def test_no_tool_parser_skip_chat_parsing():
     d, _ = why(GOOD_CALL, force_pure_content=True)
     assert "--skip-chat-parsing" in only(d, "no-tool-parser").summary
+    # (no opener in a pure-content parser: the call's JSON is what looks like a call)
+    assert_headline(d, wrote=CALL_JSON, fix="request", at=GOOD_CALL.index("{"))
 
 
 def test_no_tool_parser_negative():
@@ -137,6 +147,7 @@ def test_opener_near_miss_whitespace_and_case(written):
     assert f.span[0] == start and f.found == output[f.span[0]:f.span[1]]
     assert f.found.strip() == written.strip()
     assert d.message.tool_calls == ()
+    assert_headline(d, wrote=output[f.span[0]:f.span[1]], expects='"<tool_call>\\n"', fix="model", at=start)
 
 
 def test_opener_near_miss_says_which_bytes_differ():
@@ -144,6 +155,7 @@ def test_opener_near_miss_says_which_bytes_differ():
     assert 'extra " "' in only(d, "opener-near-miss").summary
     d, _ = why(f"<tool_call>{CALL_JSON}</tool_call>")
     assert 'missing "\\n"' in only(d, "opener-near-miss").summary
+    assert_headline(d, wrote="<tool_call>", expects='"<tool_call>\\n"', fix="model", at=0)
 
 
 def test_opener_near_miss_names_its_origin_with_the_analysis():
@@ -159,13 +171,15 @@ def test_opener_near_miss_similar_tag():
     d, _ = why(output)
     f = only(d, "opener-near-miss")
     assert (f.found, f.expected, f.span) == ("<tool_calls>", "<tool_call>\n", (0, len("<tool_calls>")))
+    assert_headline(d, wrote="<tool_calls>", expects='"<tool_call>\\n"', fix="model", at=0)
 
 
 def test_opener_near_miss_markdown_fence():
     output = f"```json\n{CALL_JSON}\n```"
     d, _ = why(output)
     f = only(d, "opener-near-miss")
-    assert f.found == "```json\n" and f.span == (0, len(output))
+    assert f.span == (0, len(output)) and f.found == "```json\n…"  # the fence, the start of its block (marked)
+    assert_headline(d, wrote=output, expects='"<tool_call>\\n"', fix="model", at=0)
 
 
 def test_opener_near_miss_bare_json():
@@ -174,6 +188,7 @@ def test_opener_near_miss_bare_json():
     f = only(d, "opener-near-miss")
     assert f.span == (output.index("{"), len(output))
     assert "bare JSON" in f.summary
+    assert_headline(d, wrote=CALL_JSON, expects='"<tool_call>\\n"', fix="model", at=output.index("{"))
 
 
 def test_opener_near_miss_bracket_format():
@@ -183,6 +198,7 @@ def test_opener_near_miss_bracket_format():
     d, _ = why(output, example="bracket-tool-calls")
     f = only(d, "opener-near-miss")
     assert (f.expected, f.found) == ("[TOOL_CALLS]", "[TOOL_CALL]")
+    assert_headline(d, wrote="[TOOL_CALL]", expects='"[TOOL_CALLS]"', fix="model", at=output.index("[TOOL_CALL]"))
 
 
 def test_name_prefix_near_miss_tagged():
@@ -194,6 +210,7 @@ def test_name_prefix_near_miss_tagged():
     start = output.index("<function =")
     assert (f.expected, f.found, f.span) == ("<function=", "<function =", (start, start + len("<function =")))
     assert "function name" in f.summary and "tools.function.name_prefix" in f.detail
+    assert_headline(d, wrote="<function =", expects='"<function="', fix="model", at=start)
 
 
 def test_opener_near_miss_negative():
@@ -202,6 +219,17 @@ def test_opener_near_miss_negative():
     # the look-alike sits inside reasoning and the real call parses: nothing to explain
     d, _ = why("<think>I could write <tool_call > here</think>\n" + GOOD_CALL)
     assert to_explain(d) == () and len(d.message.tool_calls) == 1
+    # the opener named in prose is no call to fix: "write <tool_call>\n exactly" would make it a broken call
+    for prose in ("To call a tool, write <tool_call> and then the JSON.", "Use the <tool_call > tag to call one."):
+        d, _ = why(prose)
+        assert "opener-near-miss" not in checks_of(d) and d.lead is None, prose
+
+
+def test_an_opener_near_miss_before_a_call_carries_the_verified_fix():
+    output = f"<tool_call >\n{CALL_JSON}\n</tool_call>"
+    d, _ = why(output)
+    f = only(d, "opener-near-miss")
+    assert f.suggestion is not None and f.suggestion.text == GOOD_CALL and "1 tool call" in f.suggestion.verified
 
 
 # --- 3. unknown function -------------------------------------------------------------------
@@ -214,6 +242,7 @@ def test_unknown_function_json():
     start = output.index("get_wether")
     assert (f.span, f.found, f.expected, f.severity) == ((start, start + 10), "get_wether", "get_weather", "cause")
     assert d.error is not None
+    assert_headline(d, wrote="get_wether", expects='"get_weather"', fix="model", at=start)
 
 
 def test_unknown_function_tagged():
@@ -224,6 +253,7 @@ def test_unknown_function_tagged():
     f = only(d, "unknown-function")
     start = output.index("get_wether")
     assert (f.span, f.found, f.expected) == ((start, start + 10), "get_wether", "get_weather")
+    assert_headline(d, wrote="get_wether", expects='"get_weather"', fix="model", at=start)
 
 
 def test_unknown_function_negative():
@@ -241,6 +271,8 @@ def test_call_json_keys_order():
     assert f.expected == "a call object with the keys name, arguments" and f.found.startswith('{"arguments"')
     assert "(it has arguments, name)" in f.summary
     assert f.span == (output.index("{"), output.rindex("}") + 1)
+    # JSON keys have no order, llama.cpp's parser imposes one: its quirk, its fix
+    assert_headline(d, expects="a call object with the keys name, arguments", fix="llama.cpp", at=output.index("{"))
 
 
 def test_call_json_keys_negative():
@@ -254,6 +286,7 @@ def test_malformed_arguments():
     at = output.index("</tool_call>")  # the object is still open when the closer comes
     assert f.span == (at, at + len(f.found)) and f.found.startswith("</tool_call>")
     assert f.severity == "cause" and d.error is not None
+    assert_headline(d, wrote="</tool_call>", says=("expects valid JSON",), fix="model", at=at)
 
 
 def test_truncated_arguments_are_a_warning():
@@ -263,6 +296,8 @@ def test_truncated_arguments_are_a_warning():
     # llama.cpp's lenient parse: a partial call, no error
     assert d.error is None and len(d.message.tool_calls) == 1
     assert f.severity == "warning" and f.span == (output.index("{"), len(output))
+    # the call the output ends in (generation stopped there): the request's max_tokens
+    assert_headline(d, expects="a complete JSON object", fix="request")
 
 
 def test_malformed_arguments_negative():
@@ -281,6 +316,7 @@ def test_reasoning_end_without_start():
     f = only(d, "reasoning-end-without-start")
     assert f.span == (1, 1 + len("</think>")) and f.severity == "cause"
     assert d.message.content.startswith("x</think>")
+    assert_headline(d, wrote="</think>", expects='"</think>" closing a block "<think>" opened', fix="model", at=1)
 
 
 THINK_OPT = (
@@ -296,12 +332,17 @@ def test_reasoning_end_without_start_says_which_thinking_setting_opens_it():
     assert params.generation_prompt == "<|assistant|>"
     d = diagnose(params, req, "x</think>answer", apply=lambda r: apply_template(THINK_OPT, r))
     f = only(d, "reasoning-end-without-start")
-    # the template writes <think> into the generation prompt only when enable_thinking is true
+    # the template writes <think> into the generation prompt only when enable_thinking is true, and
+    # the output parsed with the template's params for enable_thinking true gives the reasoning back
     assert "send enable_thinking true" in f.fix_hint and '"<think>"' in f.fix_hint
-    # chatml never opens <think> in its prompt: the hint says so
+    assert f.suggestion is not None and f.suggestion.request_change == "enable_thinking true"
+    assert '"x"' in f.suggestion.verified and f.suggestion.request.chat_template_kwargs == {
+        "enable_thinking": True, "thinking": True}
+    # without the template nothing re-ran a request change: none is advised
     d, _ = why("x</think>\nThe answer.")
     f = only(d, "reasoning-end-without-start")
-    assert "Request side" in f.fix_hint  # without the template, both sides are suggested
+    assert "Request side" not in f.fix_hint and "enable_thinking" not in f.fix_hint
+    assert f.fix_hint.startswith("Model side: emit")
     req = request()
     d = diagnose(apply_template(CHATML, req), req, "x</think>\nThe answer.", apply=lambda r: apply_template(CHATML, r))
     assert "does not make this template's generation prompt open reasoning" in only(d, "reasoning-end-without-start").fix_hint
@@ -322,6 +363,7 @@ def test_reasoning_start_repeated_after_the_prompt_opened_it():
     d, _ = why("[THINK]x[/THINK]The answer.", example="bracket-tool-calls")
     f = only(d, "reasoning-start-repeated")
     assert (f.span, f.found, f.severity) == ((0, len("[THINK]")), "[THINK]", "warning")
+    assert_headline(d, wrote="[THINK]", fix="model", at=0)
     assert d.message.reasoning_content.startswith("[THINK]")
     assert "reasoning-start-repeated" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
 
@@ -335,6 +377,7 @@ def test_reasoning_never_closed():
     f = only(d, "reasoning-never-closed")
     assert (f.expected, f.span, f.severity) == ("[/THINK]", (len(output), len(output)), "cause")
     assert d.message.content == "" and d.message.reasoning_content == output
+    assert_headline(d, expects='"[/THINK]"', fix="model", at=len(output), says=("The output ends at",))
     assert "reasoning-never-closed" not in checks_of(why("x[/THINK]The answer.", example="bracket-tool-calls")[0])
 
 
@@ -345,6 +388,7 @@ def test_call_in_reasoning():
     start = output.index("<tool_call>")
     assert (f.span, f.found, f.expected) == ((start, start + len("<tool_call>")), "<tool_call>", "</think> before the call")
     assert d.message.tool_calls == () and "<tool_call>" in d.message.reasoning_content
+    assert_headline(d, wrote="<tool_call>", expects='"</think>" before the call', fix="model", at=start)
 
 
 def test_call_in_reasoning_negative():
@@ -359,6 +403,7 @@ def test_reasoning_start_while_thinking_disabled():
     assert params.generation_prompt.endswith("<think>\n\n</think>\n\n")
     f = only(d, "reasoning-not-extracted")
     assert f.span == (0, len("<think>")) and "enable_thinking is false" in f.summary
+    assert_headline(d, wrote="<think>", expects="no reasoning block here", fix="model", at=0)
 
 
 def test_reasoning_in_a_template_without_reasoning():
@@ -366,6 +411,7 @@ def test_reasoning_in_a_template_without_reasoning():
     assert not params.supports_thinking
     f = only(d, "reasoning-not-extracted")
     assert f.found == "<think>" and "no reasoning format" in f.summary
+    assert_headline(d, wrote="<think>", fix="model", at=0)
 
 
 def test_reasoning_not_extracted_negative():
@@ -377,6 +423,8 @@ def test_reasoning_format_none():
     f = only(d, "reasoning-format-none")
     assert f.severity == "warning" and f.span == (0, len("<think>"))
     assert "<think>" in d.message.content
+    assert_headline(d, wrote="<think>", expects="reasoning_format deepseek (llama-server's default)", fix="request",
+                    at=0)
     assert "reasoning-format-none" not in checks_of(why("<think>x</think>\nThe answer.")[0])
 
 
@@ -390,10 +438,14 @@ def test_parse_error_says_where_and_what():
     start = output.index("get_wether")
     assert f.severity == "cause" and f.span[0] == start
     assert "HTTP 500" in f.summary
-    assert f.expected == "get_weather"
+    assert f.expected == '"get_weather"'  # the expectation list as llama.cpp's notation writes it
     # llama.cpp's own offset is the start of the call that failed: its own (info) finding
     assert reported.severity == "info" and reported.span[0] == 0
     assert reported.place.llama_offset == d.error.location.offset
+    # the headline names the mismatch, and where llama-server's own warning starts (the call)
+    assert_headline(d, wrote="get_wether", expects='"get_weather"', fix="model", at=start,
+                    says=(f"warning starts at llama.cpp offset {reported.place.llama_offset}",))
+    assert reported.place.unparsed and not f.place.unparsed  # "starts here" is said of one place
 
 
 def test_parse_error_negative():
@@ -429,6 +481,7 @@ def test_unconsumed_output_is_dropped_without_an_error():
     # where the parser got furthest in the dropped text is a place of its own
     assert furthest.severity == "info" and furthest.span[0] == output.index("get_wether")
     assert furthest.expected == "get_weather" and furthest.found.startswith("get_wether")
+    assert_headline(d, wrote="<call>get_wether</call>", fix="model", at=2)
 
 
 def test_unconsumed_output_after_a_stop_string_is_info():
@@ -449,6 +502,7 @@ def test_content_after_calls():
     d, _ = why(output)
     f = only(d, "content-after-calls")
     assert (f.span, f.found, f.severity) == ((len(GOOD_CALL) + 1, len(output)), "done", "cause")
+    assert_headline(d, wrote="done", expects="the end of the output", fix="model", at=len(GOOD_CALL) + 1)
     assert d.error is not None
 
 
@@ -458,6 +512,7 @@ def test_text_between_calls():
     f = only(d, "content-after-calls")
     start = output.index("and also")
     assert (f.span, f.found) == ((start, start + len("and also")), "and also") and d.error is not None
+    assert_headline(d, wrote="and also", expects="whitespace, then the next call", fix="model", at=start)
 
 
 def test_content_after_calls_negative():
@@ -473,6 +528,7 @@ def test_tool_mentioned():
     d, _ = why(output)
     f = only(d, "tool-mentioned")
     assert f.severity == "info" and f.span == (12, 23)
+    assert d.lead is None and d.headline == "Parsed: 0 tool calls, content, no reasoning; no check found anything wrong."
 
 
 def test_tool_mentioned_negative():
@@ -497,6 +553,7 @@ def test_inline_template_opener():
     output = "Let me look. " + INLINE_CALL.replace("[[call]]", "[[ call ]]")
     f = only(why(output, source=INLINE)[0], "opener-near-miss")
     assert (f.expected, f.found, f.span) == ("[[call]]", "[[ call ]]", (13, 23))
+    assert_headline(why(output, source=INLINE)[0], wrote="[[ call ]]", expects='"[[call]]"', fix="model", at=13)
 
 
 def test_inline_template_without_analysis_uses_the_params():
@@ -524,6 +581,7 @@ def test_json_opens_call_in_a_bare_json_format():
     d, _ = why(output, source=BARE)
     f = only(d, "json-opens-call")
     assert f.span == (output.index("{"), output.index("}") + 1) and d.error is not None
+    assert_headline(d, wrote='{"country": "France"}', fix="llama.cpp", at=output.index("{"))
 
 
 def test_json_opens_call_negative():
@@ -537,6 +595,7 @@ def test_pythonic_call():
     d, _ = why(output)
     f = only(d, "pythonic-call")
     assert f.span == (0, len(output)) and f.expected == "<tool_call>\n"
+    assert_headline(d, wrote=output, expects='"<tool_call>\\n"', fix="model", at=0)
     assert "tool-mentioned" not in checks_of(d)
 
 
@@ -549,6 +608,7 @@ def test_required_call_missing():
     f = only(d, "required-call-missing")
     # llama.cpp's parse is lenient: the missing call is "unfinished", not an error
     assert d.error is None and f.severity == "warning" and f.span == (0, len("Hello")) and f.found == "Hello"
+    assert_headline(d, wrote="Hello", expects="a tool call", fix="request", at=0)
     assert "required-call-missing" not in checks_of(why(GOOD_CALL, tool_choice="required")[0])
     assert "required-call-missing" not in checks_of(why("Hello")[0])
 
@@ -557,6 +617,7 @@ def test_no_tool_parser_for_a_template_without_tool_calls():
     d, _ = why(GOOD_CALL, example="plain-chat")
     f = only(d, "no-tool-parser")
     assert "does not render tool calls" in f.summary
+    assert_headline(d, wrote=CALL_JSON, fix="template", at=GOOD_CALL.index("{"))  # it renders no calls
     d, _ = why(GOOD_CALL, example="plain-chat", analysis=False)
     assert "no tool-call rules" in only(d, "no-tool-parser").summary
 
@@ -576,7 +637,7 @@ def test_cli_why(tmp_path, capsys):
     assert [f["check"] for f in data["findings"]] == ["opener-near-miss"]
     assert data["findings"][0]["expected"] == "<tool_call>\n"
     assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools)]) == 0
-    assert "[cause] opener-near-miss" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith('The model wrote "<tool_call >\\n"')
 
 
 def test_cli_why_runs_when_llama_cpp_throws(tmp_path, capsys):
@@ -587,6 +648,7 @@ def test_cli_why_runs_when_llama_cpp_throws(tmp_path, capsys):
     assert main(["why", "example:chatml-think-tools", "--output-file", str(out), "--tools", str(tools)]) == 0
     text = capsys.readouterr().out
     assert "HTTP 500" in text and "unknown-function" in text
+    assert text.startswith('The model wrote "get_wether"') and "the fix belongs to the model" in text.split("\n")[0]
 
 
 # --- properties ----------------------------------------------------------------------------

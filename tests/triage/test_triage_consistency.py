@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from cases import LLAMA32_PYTHONIC, TAGGED
 from hypothesis import HealthCheck, given, settings
@@ -25,7 +24,7 @@ from hypothesis import strategies as st
 from explorer.apply import Request
 from explorer.session import TemplateSession, open_session
 from explorer.sources import from_example, from_text
-from explorer.triage import build_facts, consistency
+from explorer.triage import audit, build_facts, consistency
 from explorer.triage.checks_reasoning import COMMON_ENDS, COMMON_STARTS
 from explorer.triage.model import FIX_WHERE, Diagnosis, Finding
 
@@ -76,87 +75,11 @@ def generated() -> st.SearchStrategy[tuple[str, str, bool, bool, bool]]:
         st.booleans(), st.booleans(), st.booleans()))
 
 
-# --- the contradictions, as data ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Context:
-    diagnosis: Diagnosis
-    openers: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    """A claim a finding makes (``claims``), and what in the same diagnosis refutes it."""
-
-    says: str
-    claims: Callable[[Finding], bool]
-    refuted: Callable[[Context, Finding], bool]
-
-
-REASONING_TAGS = COMMON_STARTS + COMMON_ENDS + ("<reasoning>", "</reasoning>")
-
-
-def _call_markup_seen(c: Context, f: Finding) -> bool:
-    del f
-    return any(o in c.diagnosis.output for o in c.openers) or any(
-        g.check in consistency.CALL_SEEN for g in c.diagnosis.findings)
-
-
-def _stops_elsewhere(c: Context, f: Finding) -> bool:
-    """unconsumed-output places llama.cpp's stop elsewhere (past more than whitespace)."""
-    if f.span is None:
-        return False
-    for g in c.diagnosis.findings:
-        if g.check == "unconsumed-output" and "stopped at" in g.summary and g.span is not None:
-            a, b = sorted((f.span[0], g.span[0]))
-            if c.diagnosis.output[a:b].strip():
-                return True
-    return False
-
-
-def _end_in_reasoning(c: Context, f: Finding) -> bool:
-    """The output's end is reasoning so far (so no call is on its way there)."""
-    m, tail = c.diagnosis.message, c.diagnosis.output.strip()[-12:]
-    return m is not None and bool(tail) and not m.content and m.reasoning_content.rstrip().endswith(tail)
-
-
-CONTRADICTIONS: tuple[Contradiction, ...] = (
-    Contradiction("a tool call has started (and will be readable)",
-                  lambda f: f.check == "partial-output" and "A tool call has started" in f.summary,
-                  _end_in_reasoning),
-    Contradiction("llama.cpp stops here without an error",
-                  lambda f: "stops there without an error" in f.summary, _stops_elsewhere),
-    Contradiction("nothing in the output matched the start of a tool call",
-                  lambda f: f.check == "tool-mentioned", _call_markup_seen),
-    Contradiction("the text left is an end-of-turn marker or a stop string (nothing to fix)",
-                  lambda f: f.check == "unconsumed-output" and ("end-of-turn" in f.summary
-                                                                 or "stop strings" in f.summary),
-                  lambda c, f: f.found.strip().startswith(REASONING_TAGS)),
-    Contradiction("all is fine (nothing to fix, read the way the format describes it)",
-                  consistency.says_all_fine, lambda c, f: bool(c.diagnosis.causes)),
-    Contradiction("llama-server answers with an error (HTTP 500) / rejects the whole output",
-                  lambda f: f.severity != "info" and ("(HTTP 500)" in f.summary or "rejects the whole output"
-                                                      in f.summary or "whole output is rejected" in f.summary),
-                  lambda c, f: c.diagnosis.error is None and c.diagnosis.build_error is None),
-    Contradiction("the parse succeeded (stopped without an error)",
-                  lambda f: "without an error" in f.summary, lambda c, f: c.diagnosis.error is not None),
-    Contradiction("llama.cpp returns a call",
-                  lambda f: f.check in ("arguments-json", "value-swallowed", "call-cut-off"),
-                  lambda c, f: c.diagnosis.message is None or not c.diagnosis.message.tool_calls),
-    Contradiction("the output has no tool call",
-                  lambda f: f.check == "required-call-missing",
-                  lambda c, f: c.diagnosis.message is not None and bool(c.diagnosis.message.tool_calls)),
-)
+# --- the contradictions, as data: the statement audit's table (explorer.triage.audit.CONTRADICTIONS) ---------
 
 
 def contradictions(d: Diagnosis, context_openers: tuple[str, ...]) -> list[str]:
-    c = Context(d, context_openers)
-    found = [f"{x.says}: {f.check}: {f.summary}" for f in d.findings for x in CONTRADICTIONS
-             if x.claims(f) and x.refuted(c, f)]
-    found += [f"{rule.why}: {f.check} beside {other.check}" for f in d.findings
-              for rule, other in [consistency.contradicted_by(f, d.findings) or (None, None)] if rule is not None]
-    return found
+    return audit.contradictions(d, context_openers)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -175,6 +98,9 @@ def test_generated_outputs_tell_one_story(case):
     assert d.message == parse.message and str(d.error) == str(parse.error), (name, output)
     # (d) the fix belongs somewhere we name
     assert all(f.fix_where in FIX_WHERE for f in d.findings)
+    # (e) every sentence checks out (the statement audit), and the headline is one sentence about the lead
+    assert not [str(v) for v in audit.audit(d, s, req, openers=openers(name, thinking, parallel))], (name, output)
+    assert d.headline.endswith(".") and (d.lead is None) == d.headline.endswith("no check found anything wrong.")
 
 
 # --- the rules on hand-made findings -----------------------------------------------------------

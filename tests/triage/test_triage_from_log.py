@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from cases import assert_one_place
+from cases import assert_headline, assert_one_place
 
 from explorer.cli import main
 from explorer.session import open_session
@@ -55,6 +55,11 @@ def test_a_0c1e5709_log_is_placed_and_agrees_with_our_parse():
     assert_one_place(d)
     text = result.to_text()
     assert "log: read llama.cpp 0c1e5709's warning" in text and "[info] log:" in text
+    # the headline leads: the mismatch (the unquoted key), and where the log's warning starts (the call)
+    at = OUTPUT.index("city")
+    assert_headline(d, wrote='city: "Paris', fix="model", at=at,
+                    says=(f"warning starts at llama.cpp offset {first.place.llama_offset}",))
+    assert text.startswith(d.headline) and first.place.unparsed
 
 
 def test_older_builds_pos_elsewhere_is_a_warning_at_our_stop():
@@ -65,8 +70,11 @@ def test_older_builds_pos_elsewhere_is_a_warning_at_our_stop():
     first, second = d.findings[:2]
     assert first.span[0] == at and f"pos {nbytes(OUTPUT[:at])}" in first.summary
     assert (second.check, second.severity, second.span[0]) == ("log", "warning", STOP)
-    assert "older builds had another parser" in second.summary
+    # no build line, but the wording is older builds': the build explains it, not the request
+    assert "older builds' (reported up to b9652" in second.summary and second.fix_where == "llama.cpp"
+    assert "request the switches describe" not in second.summary
     assert_one_place(d)
+    assert_headline(d, wrote='city: "Paris', fix="model", at=at)
 
 
 def test_a_failure_our_request_does_not_reproduce():
@@ -76,6 +84,8 @@ def test_a_failure_our_request_does_not_reproduce():
     assert d.error is None
     assert any(f.check == "log" and f.severity == "warning" and "does not fail" in f.summary for f in d.findings)
     assert_one_place(d)
+    assert_headline(d, wrote="<tool_call>", expects="a request with tools", fix="request",
+                    at=OUTPUT.index("<tool_call>"))
 
 
 def test_a_bare_exception_gets_our_stop():
@@ -85,6 +95,7 @@ def test_a_bare_exception_gets_our_stop():
     first = d.findings[0]
     assert first.check == "log" and first.span[0] == STOP and "without a place" in first.summary
     assert_one_place(d)
+    assert_headline(d, wrote='city: "Paris', fix="model", at=OUTPUT.index("city"))
 
 
 def test_only_a_tail_and_no_output_is_a_problem():

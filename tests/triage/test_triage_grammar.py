@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from cases import FN_CALL, FUNCTIONARY_MINI
+from cases import FN_CALL, FUNCTIONARY_MINI, assert_headline
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.analysis import template_analysis
@@ -57,6 +57,7 @@ def test_a_well_formed_call_wakes_the_lazy_grammar_at_the_call_and_nothing_else_
     assert f.span[0] == output.index("<tool_call>") and f.place.char == f.span[0]
     assert f.expected == 'WORD "<tool_call>\\n"' and f.field == "tools.format.per_call_start"
     assert "grammar accepts the output" in f.summary and "Thinking blocks are skipped" in f.detail
+    assert d.lead is None and d.headline.endswith("no check found anything wrong.")  # a note: the parse is clean
 
 
 def test_a_call_right_after_a_prompt_that_wrote_the_trigger_never_wakes_the_grammar():
@@ -66,6 +67,9 @@ def test_a_call_right_after_a_prompt_that_wrote_the_trigger_never_wakes_the_gram
     assert (f.check, f.severity, f.quirk, f.fix_where) == ("grammar-trigger", "warning", True, "llama.cpp")
     assert f.span[0] == 0 and ">>>(?!all)" in f.summary and "trigger buffer" in f.llama_cpp
     assert "never wakes" in f.summary
+    assert_headline(d, wrote=FN_CALL, fix="llama.cpp", at=0)
+    # "tool_choice required makes the grammar eager": said only as a suggestion re-run on this output
+    assert f.suggestion is None or (f.suggestion.request_change == 'tool_choice "required"' and f.suggestion.verified)
 
 
 @requires_oracle
@@ -114,6 +118,7 @@ def test_an_eager_grammar_rejects_what_the_parser_accepts():
     assert f.span[0] == output.index("town") and f.expected == '"city\\""'
     assert "common_peg_arena::build_grammar" in f.llama_cpp and "stricter" in f.summary
     assert f.place.llama_offset == len("<|im_start|>assistant\n") + f.span[0]
+    assert_headline(d, wrote=output[f.span[0]:f.span[1]], fix="llama.cpp", at=output.index("town"))
 
 
 def test_a_lazy_grammar_rejecting_a_call_the_parser_accepts_is_placed_after_the_trigger():
@@ -121,7 +126,9 @@ def test_a_lazy_grammar_rejecting_a_call_the_parser_accepts_is_placed_after_the_
     d = why(output)
     vs = d.by_check("grammar-vs-parser")[0]
     assert vs.span[0] == output.index("town")
-    assert "grammar-vs-parser" in d.by_check("grammar-trigger")[0].summary
+    assert "(see grammar-vs-parser)" in d.by_check("grammar-trigger")[0].summary  # it is there to see
+    assert "grammar-vs-parser" in d.by_check("grammar-trigger")[0].see
+    assert_headline(d, fix="llama.cpp", at=output.index("town"))
 
 
 def test_grammar_rules_that_take_bytes_the_parser_then_refuses():
@@ -137,6 +144,9 @@ def test_grammar_rules_that_take_bytes_the_parser_then_refuses():
     (f,) = d.by_check("grammar-vs-parser")
     assert (f.severity, f.quirk, f.fix_where) == ("cause", True, "llama.cpp") and "looser" in f.summary
     assert f.span[0] >= output.index("[TOOL_CALLS]")
+    # one fact at that place: the grammar let the model write it, so every cause there puts the fix in llama.cpp
+    assert {g.fix_where for g in d.causes} == {"llama.cpp"} and d.by_check("malformed-arguments")[0].fact
+    assert_headline(d, wrote="\\ cd\"}]", fix="llama.cpp")
     ok = why(output.replace("ab\\ cd", "abcdefghi"), source)
     assert ok.error is None and not ok.by_check("grammar-vs-parser")
 
@@ -147,6 +157,7 @@ def test_a_refusal_the_parser_shares_is_info():
     assert d.error is not None
     (f,) = d.by_check("grammar-accepts")
     assert f.severity == "info" and f.span[0] == output.index("nme") + 1 and "too" in f.summary
+    assert_headline(d, fix="model")  # the parser's own refusal leads
 
 
 def test_a_trailing_stop_token_is_not_held_against_the_grammar():
@@ -154,7 +165,10 @@ def test_a_trailing_stop_token_is_not_held_against_the_grammar():
 
     d = why(GPT_CALL, GPT_OSS_MINI, analysis=False)
     assert not d.by_check("grammar-vs-parser")
-    assert '"<|call|>", where llama.cpp stops' in d.by_check("grammar-trigger")[0].summary
+    wake = d.by_check("grammar-trigger")[0]
+    assert '"<|call|>", where llama.cpp stops' in wake.summary
+    # a PATTERN trigger's match is shown whole, not as its first character
+    assert wake.found == " to" and wake.span == (0, 3) and wake.expected.startswith("PATTERN")
 
 
 def test_when_llguidance_and_the_character_level_reading_disagree_the_refusal_is_llguidances():
@@ -180,6 +194,7 @@ def test_a_tool_schema_past_llama_cpps_repetition_limit_never_loads():
     assert (first.check, first.severity, first.fix_where) == ("grammar-build", "cause", "request")
     assert "char{2500,}" in first.found and "before generating" in first.summary
     assert "llama_grammar_parser" in first.llama_cpp
+    assert_headline(d, fix="request", says=("llama.cpp cannot load this request's grammar",))
     loose = {"type": "function", "function": {"name": "send_code", "parameters": {
         "type": "object", "properties": {"code": {"type": "string", "maxLength": 5000}}}}}
     (info,) = why("plain text", tools=(loose,)).by_check("grammar-build")
@@ -196,6 +211,7 @@ def test_a_tool_set_whose_grammar_cannot_be_built_gets_a_diagnosis_without_a_par
     assert d.findings[0].check == "grammar-build" and d.findings[0].severity == "cause"
     assert "before generating" in d.verdict and "before generating" in d.findings[0].summary
     assert d.to_json()["build_error"] and "[cause] grammar-build" in d.to_text()
+    assert_headline(d, fix="request", says=("The request's grammar cannot be built",))
 
 
 # --- 5. cost -----------------------------------------------------------------------------------
@@ -229,6 +245,7 @@ def test_a_call_inside_a_thinking_block_the_prompt_opened_never_wakes_the_gramma
     (f,) = d.by_check("grammar-trigger")
     assert f.severity == "warning" and "generation prompt opened" in f.summary
     assert "reasoning-budget" in f.llama_cpp or "reasoning_budget" in f.llama_cpp
+    assert_headline(d, fix="llama.cpp", at=f.span[0])
 
 
 def test_a_lazy_grammar_without_triggers_is_refused_by_llama_server():
@@ -237,3 +254,4 @@ def test_a_lazy_grammar_without_triggers_is_refused_by_llama_server():
     d = diagnose(params, req, CALL)
     first = d.findings[0]
     assert (first.check, first.severity) == ("grammar-build", "cause") and "no triggers" in first.summary
+    assert_headline(d, fix="llama.cpp", says=("no triggers",))

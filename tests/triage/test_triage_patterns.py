@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI
+from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_headline
 from explorer.apply import Request
 from explorer.cli import main
 from explorer.apply.pipeline import apply_template
@@ -97,8 +97,11 @@ def test_example_text_of_a_pattern():
 
 def test_pattern_opener_near_miss():
     out = f"<|channel|>Commentary to=functions.get_weather<|message|>{ARGS}"
-    f = only(why(GPT_OSS_MINI, out), "opener-near-miss")
+    d = why(GPT_OSS_MINI, out)
+    f = only(d, "opener-near-miss")
     assert f.severity == "cause" and f.found.startswith("<|channel|>Commentary") and "PATTERN" in f.detail
+    assert_headline(d, wrote=out[f.span[0]:f.span[1]], expects='"<|channel|>commentary to=functions"', fix="model",
+                    at=0)
 
 
 def test_pattern_opener_near_miss_negative():
@@ -111,6 +114,7 @@ def test_no_tool_parser_sees_a_pattern_announced_call():
     d = why(GPT_OSS_MINI, GPT_CALL, tools=None)
     f = only(d, "no-tool-parser")
     assert "trigger pattern" in f.summary and f.span[0] == 0
+    assert_headline(d, expects="a request with tools", fix="request", at=0)
 
 
 # --- GPT-OSS garbles ------------------------------------------------------------------------
@@ -132,8 +136,11 @@ def test_no_tool_parser_sees_a_pattern_announced_call():
     (f"<|channel|>analysis<|message|>{ARGS}<|end|>", None, None),
 ])
 def test_gpt_oss_garbles(output, found, expected):
+    d = why(GPT_OSS_MINI, output)
     f = only(why(GPT_OSS_MINI, output), "handler-format")
     assert f.severity == "cause"
+    # the headline tells the handler's own finding: what was written there, and the model's fix
+    assert_headline(d, wrote=output[f.span[0]:f.span[1]], fix="model", at=f.span[0])
     if found is not None:
         assert f.found.strip() == found
     if expected is not None:
@@ -141,8 +148,10 @@ def test_gpt_oss_garbles(output, found, expected):
 
 
 def test_gpt_oss_end_instead_of_call():
-    f = only(why(GPT_OSS_MINI, GPT_CALL.replace("<|call|>", "<|end|>")), "handler-format")
+    d = why(GPT_OSS_MINI, GPT_CALL.replace("<|call|>", "<|end|>"))
+    f = only(d, "handler-format")
     assert (f.severity, f.found, f.expected) == ("warning", "<|end|>", "<|call|>")
+    assert_headline(d, wrote="<|end|>", expects='"<|call|>"', fix="model", at=GPT_CALL.index("<|call|>"))
     d = why(GPT_OSS_MINI, GPT_CALL.replace("<|call|>", "<|end|>") + "<|start|>assistant<|channel|>final<|message|>ok")
     assert "handler-format" in causes(d)
 
@@ -175,12 +184,14 @@ def test_gpt_oss_garbles_negative(output):
     (">>>" + FN_CALL, ">>>", "get_weather"),
     (FN_CALL.replace("\n", " ", 1), "get_weather ", "get_weather\n"),
     # a call after content: llama.cpp's parser never reads that ">>>"
-    ("all\nLet me check.>>>" + FN_CALL, ">>>get_weather", "get_weather\n…"),
-    (FN_CALL + '>>>search\n{"query": "x"}', ">>>search", "search\n…"),
+    ("all\nLet me check.>>>" + FN_CALL, ">>>get_weather…", "get_weather\n…"),  # found: the call's start, cut
+    (FN_CALL + '>>>search\n{"query": "x"}', ">>>search…", "search\n…"),
 ])
 def test_functionary_garbles(output, found, expected):
-    f = only(why(FUNCTIONARY_MINI, output), "handler-format")
+    d = why(FUNCTIONARY_MINI, output)
+    f = only(d, "handler-format")
     assert (f.severity, f.found, f.expected) == ("cause", found, expected)
+    assert_headline(d, wrote=output[f.span[0]:f.span[1]], fix="model", at=f.span[0])
 
 
 @pytest.mark.parametrize("output", [FN_CALL, "all\nHello there"])

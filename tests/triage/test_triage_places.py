@@ -11,7 +11,7 @@ on our example templates and the small routed templates of tests/cases.py.
 from __future__ import annotations
 
 import pytest
-from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_one_place
+from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_headline, assert_one_place
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -82,11 +82,31 @@ REGRESSIONS = [
 ]
 
 
-@pytest.mark.parametrize("source,output,kw", REGRESSIONS)
-def test_every_finding_gives_one_place(source, output, kw):
+# what each regression's headline names: the text the model wrote (None: the output ends there, or the
+# lead is about the request), and where the fix belongs
+HEADLINES = [
+    ("done", "model"), ('city: "Paris', "model"), ("get_wether", "model"), ("<tool_call >\n", "model"),
+    (CALL_JSON, "model"), ("```json\n" + CALL_JSON + "\n```", "model"),
+    ('{"arguments": {"city": "Paris"}, "name": "get_weather"}', "llama.cpp"), ("</tool_call>", "model"),
+    ('{"city": "Par', "request"), ("</think>", "model"), ("<think>", "model"), ("<think>", "request"),
+    ("<tool_call>", "model"), ("and é also", "model"), (None, None), ("get_weather(city='Paris')", "model"),
+    ("Hello é", "request"), (None, "request"), ("<tool_call>", "request"), ("[THINK]", "model"), (None, "model"),
+    ("[TOOL_CALL]", "model"), ("<function =", "model"),
+]
+
+
+@pytest.mark.parametrize("case,headline", list(zip(REGRESSIONS, HEADLINES, strict=True)))
+def test_every_finding_gives_one_place(case, headline):
+    source, output, kw = case
+    wrote, fix = headline
     d = _diagnose(source, output, **kw)
     assert d.findings, "each regression case has something to explain"
     assert_one_place(d)
+    if fix is None:  # a mention of the tool in prose: a note only, the headline says the parse is clean
+        assert d.lead is None and d.headline.endswith("no check found anything wrong.")
+    else:
+        lead = d.lead
+        assert_headline(d, wrote=wrote, fix=fix, at=lead.span[0] if lead.span else None)
 
 
 @pytest.mark.parametrize("source,output", [
@@ -116,6 +136,8 @@ def test_parse_error_and_llama_cpps_offset_are_two_findings():
     assert reported.place.llama_offset == d.error.location.offset  # what llama.cpp's error says
     assert f"(offset {d.error.location.offset})" in reported.detail
     assert "(offset" not in cause.detail
+    assert_headline(d, wrote='city: "Paris', fix="model", at=output.index("city"),
+                    says=(f"warning starts at llama.cpp offset {reported.place.llama_offset}",))
 
 
 def test_one_finding_when_llama_cpps_offset_is_the_mismatch():
@@ -124,6 +146,8 @@ def test_one_finding_when_llama_cpps_offset_is_the_mismatch():
     (f,) = d.by_check("parse-error")
     assert f.place.llama_offset == d.error.location.offset
     assert f.place.where() in f.summary
+    # one place: no second position in the headline
+    assert_headline(d, wrote="done", fix="model", at=output.index("done")) and "warning starts" not in d.headline
 
 
 def test_place_counts_characters_bytes_and_lines():

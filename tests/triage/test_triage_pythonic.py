@@ -9,7 +9,7 @@ template's own call (with a session) or the parser's opener (without one).
 
 from __future__ import annotations
 
-from cases import LLAMA32_PYTHONIC, PYTHONIC_CALL
+from cases import LLAMA32_PYTHONIC, PYTHONIC_CALL, assert_headline
 
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
@@ -33,13 +33,17 @@ def test_a_python_style_template_is_described_as_it_renders_calls():
     assert f.expected == PYTHONIC_CALL and f.found.startswith("get_weather(")
     assert f.fix_where == "llama.cpp" and f.quirk and f.llama_cpp.startswith("autoparser")
     assert f.rule
+    # the template's own call fails: the headline tells the template's misreading first
+    assert_headline(d, fix="llama.cpp", says=("llama.cpp's autoparser misread this template",))
 
 
 def test_a_json_template_shows_its_own_call_or_the_parsers_opener():
     source = from_example("chatml-think-tools")
     output = "get_weather(city='Paris')"
-    (f,) = open_session(source).diagnose(output, REQUEST).by_check("pythonic-call")
+    d = open_session(source).diagnose(output, REQUEST)
+    (f,) = d.by_check("pythonic-call")
     assert "its own rendering of a call" in f.summary and '<tool_call>' in f.expected
+    assert_headline(d, wrote=output, fix="model", at=0)
     assert '"name": "get_weather"' in f.expected and f.fix_where == "model"
     bare = diagnose(apply_template(source.text, REQUEST), REQUEST, output)  # no session: the parser's opener
     (g,) = bare.by_check("pythonic-call")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import QWEN_CALL, TAGGED, checks_of, only, remarks
+from cases import QWEN_CALL, TAGGED, checks_of, only, remarks, assert_headline
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
@@ -66,8 +66,11 @@ def test_optional_parameter_first_qwen3_coder(qwen):
     f = only(d, "parameter-order")
     at = output.index("<parameter=replace_all>")
     assert f.span == (at, at + len("<parameter=replace_all>")) and f.severity == "cause"
-    assert f.expected == "file_path, old_string, new_string, replace_all"
-    assert f.found == "replace_all, file_path, old_string, new_string"
+    # found is the text at the span: the opener written where the parser wanted file_path's
+    assert (f.expected, f.found) == ("<parameter=file_path>", "<parameter=replace_all>")
+    assert "Written order: replace_all, file_path, old_string, new_string" in f.detail
+    assert "the order the parser accepts: file_path, old_string, new_string, replace_all" in f.detail
+    assert_headline(d, wrote="<parameter=replace_all>", expects='"<parameter=file_path>"', fix="llama.cpp", at=at)
     assert "first, in any order" in f.rule and "schema's order" not in f.rule and "qwen3-coder" in f.rule
     assert f.fix_where == "llama.cpp" and f.quirk and "qwen3-coder.cpp" in f.llama_cpp
     s = f.suggestion
@@ -92,6 +95,7 @@ def test_required_parameters_out_of_schema_order_autoparser(tagged):
     assert "in the tool schema's order (file_path, old_string, new_string)" in f.rule and "autoparser" in f.rule
     assert "build_tool_parser_tag_tagged" in f.llama_cpp
     assert f.suggestion is not None and f.suggestion.text == good
+    assert_headline(d, wrote="<parameter=old_string>", expects='"<parameter=file_path>"', fix="llama.cpp")
     d = tagged.diagnose(qwen_edit("replace_all", "file_path", "old_string", "new_string", wrap=wrap), req)
     assert only(d, "parameter-order").suggestion.text == qwen_edit(
         "file_path", "old_string", "new_string", "replace_all", wrap=wrap)
@@ -109,7 +113,7 @@ def test_optional_parameter_first_minimax_invoke():
 
     assert remarks(s.diagnose(call("file_path", "old_string", "new_string", "replace_all"), req)) == ()
     f = only(s.diagnose(call("replace_all", "file_path", "old_string", "new_string"), req), "parameter-order")
-    assert f.found.startswith("replace_all") and f.suggestion.text == call(
+    assert f.found == '<parameter name="replace_all">' and f.suggestion.text == call(
         "file_path", "old_string", "new_string", "replace_all")
 
 
@@ -124,6 +128,7 @@ def test_missing_newline_after_the_parameter_tag(qwen):
     at = output.index(">Paris")
     assert (f.span, f.expected, f.found) == ((at, at + 1), ">\n", ">") and f.fix_where == "model"
     assert "newline included" in f.rule
+    assert_headline(d, wrote=">", expects='">\\n"', fix="model", at=at)
     assert f.suggestion is not None and f.suggestion.text == good
 
 
@@ -136,9 +141,11 @@ def test_missing_newlines_repaired_together(qwen):
 
 def test_extra_newline_after_the_opener(qwen):
     output = QWEN_CALL.format(city="Paris").replace("<tool_call>\n", "<tool_call>\n\n")
-    f = only(qwen.diagnose(output, qwen.request(tools=[WEATHER])), "whitespace-rule")
+    d = qwen.diagnose(output, qwen.request(tools=[WEATHER]))
+    f = only(d, "whitespace-rule")
     assert (f.expected, f.found) == ("<function=", "\n<function=")
     assert "skips no whitespace" in f.rule and f.suggestion.text == QWEN_CALL.format(city="Paris")
+    assert_headline(d, wrote="\n<function=", expects='"<function="', fix="model", at=output.index("\n<function="))
 
 
 def test_whitespace_the_autoparser_skips_is_no_finding(tagged):
@@ -163,6 +170,8 @@ def test_second_call_with_parallel_calls_off(qwen):
     s = f.suggestion
     assert s.kind == "request" and s.request_change == "parallel_tool_calls true" and f.fix_where == "request"
     assert "2 tool calls" in s.verified and "Rome" in s.verified
+    assert "the template's own call parses back as a call under it too" in s.verified
+    assert_headline(d, wrote=output[at:], expects="the end of the output (one call)", fix="request", at=at)
     assert "one-call-only" not in checks_of(qwen.diagnose(output, qwen.request(tools=[WEATHER],
                                                                                 parallel_tool_calls=True)))
 
@@ -174,6 +183,7 @@ def test_second_call_without_the_template_suggests_the_output(qwen):
     f = only(d, "one-call-only")
     assert f.suggestion.kind == "output" and f.suggestion.text == QWEN_CALL.format(city="Paris")
     assert f.fix_where == "model"
+    assert_headline(d, fix="model", at=output.index("<tool_call>", 1))
 
 
 @requires_oracle
@@ -198,6 +208,7 @@ def test_opener_inside_prose(chatml):
     assert f.span == (at, at + len("<tool_call>")) and f.quirk and f.fix_where == "llama.cpp"
     assert f.suggestion.kind == "request" and f.suggestion.request_change == 'tool_choice "none"'
     assert "0 tool calls" in f.suggestion.verified
+    assert_headline(d, wrote="<tool_call>", expects="a tool call after the opener", fix="llama.cpp", at=at)
 
 
 def test_opener_before_a_call_is_not_prose(chatml):
@@ -213,6 +224,7 @@ def test_required_call_states_the_rule_and_a_verified_request(chatml):
     f = only(d, "required-call-missing")
     assert "at least one tool call" in f.rule and f.fix_where == "request"
     assert f.suggestion.request_change == 'tool_choice "auto"' and "Hello there." in f.suggestion.verified
+    assert_headline(d, wrote="Hello there.", expects="a tool call", fix="request", at=0)
 
 
 BARE = (
@@ -229,6 +241,7 @@ def test_json_opens_call_is_llama_cpps_limitation():
     f = only(d, "json-opens-call")
     assert f.quirk and f.fix_where == "llama.cpp" and f.rule
     assert f.suggestion.request_change == 'tool_choice "none"'
+    assert_headline(d, wrote='{"country": "France"}', fix="llama.cpp", at=d.output.index("{"))
 
 
 # --- suggestions are verified, or absent --------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import QWEN_CALL, checks_of, only, remarks
+from cases import QWEN_CALL, assert_headline, checks_of, only, remarks
 from oracle_data import ORACLE, requires_oracle
 
 from explorer.session import TemplateSession
@@ -62,7 +62,8 @@ def test_a_value_closed_without_the_newline_swallows_the_next_call(qwen):
     assert d.error is None and len(d.message.tool_calls) == 1  # llama.cpp: one call, not two
     f = only(d, "value-swallowed")
     at = output.index("</parameter>")
-    assert f.severity == "cause" and f.span == (at, output.index("\n</parameter>"))
+    # the one place: the closing tag as the model wrote it (the text it swallowed is said in words)
+    assert f.severity == "cause" and f.span == (at, at + len("</parameter>\n"))
     assert (f.expected, f.found) == ("\n</parameter>\n", "</parameter>\n")
     assert "1 whole call" in f.summary and '"\\n</parameter>\\n"' in f.rule
     assert f.fix_where == "model" and not f.quirk
@@ -71,6 +72,7 @@ def test_a_value_closed_without_the_newline_swallows_the_next_call(qwen):
     assert s.text == QWEN_CALL.format(city="Paris") + "\n" + QWEN_CALL.format(city="London")
     assert "2 tool calls" in s.verified and "London" in s.verified
     assert "arguments-json" not in checks_of(d) and "call-cut-off" not in checks_of(d)
+    assert_headline(d, wrote="</parameter>\n", expects='"\\n</parameter>\\n"', fix="model", at=at)
 
 
 def test_the_last_value_swallows_the_closing_tags(qwen):
@@ -80,6 +82,9 @@ def test_the_last_value_swallows_the_closing_tags(qwen):
     f = only(d, "value-swallowed")
     assert f.suggestion is not None and f.suggestion.text == QWEN_CALL.format(city="Paris")
     assert "call-cut-off" not in checks_of(d) and "arguments-json" not in checks_of(d)
+    # the swallowed value's arguments no longer decode: the finding says so
+    assert "are not JSON either" in f.detail and "a string is still open" in f.detail
+    assert_headline(d, wrote="</parameter>\n", fix="model", at=output.index("</parameter>"))
 
 
 def test_tagged_autoparser_value_swallowed(tagged):
@@ -92,6 +97,7 @@ def test_tagged_autoparser_value_swallowed(tagged):
     f = only(d, "value-swallowed")
     assert f.suggestion is not None and f.suggestion.text == good
     assert "autoparser" in f.rule
+    assert_headline(d, expects='"\\n</parameter>\\n"', fix="model", at=output.index("</parameter>"))
 
 
 def test_a_closing_tag_in_running_text_is_the_value(qwen):
@@ -115,6 +121,7 @@ def test_minimax_invoke_value_swallowed():
     f = only(d, "value-swallowed")
     assert (f.expected, f.found) == ("</parameter>\n", "</parameter>")
     assert f.suggestion is not None and f.suggestion.text == good
+    assert_headline(d, wrote="</parameter>", expects='"</parameter>\\n"', fix="model")
 
 
 # --- arguments-json and call-cut-off --------------------------------------------------------------
@@ -133,13 +140,19 @@ def test_json_arguments_cut_at_an_open_brace(hermes):
     # the JSON-format truncation warning of malformed-arguments, now marked as llama.cpp's quirk
     assert only(d, "malformed-arguments").quirk
     assert "call-cut-off" not in checks_of(d)
+    assert_headline(d, wrote="{", expects="a complete JSON object", fix="request", at=brace)
 
 
 def test_json_arguments_cut_inside_a_string(hermes):
     output = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par'
-    f = only(why(hermes, output, enable_thinking=False), "arguments-json")
+    d = why(hermes, output, enable_thinking=False)
+    f = only(d, "arguments-json")
     assert "string is still open" in f.summary
     assert f.place is not None and f.place.char == output.index('{"city"')
+    # the arguments quoted around where their JSON stops, the cut marked and counted
+    assert f'"{{\\"city\\": \\"Par"' in f.detail or "of 13 characters" in f.detail
+    assert_headline(d, wrote='{"city": "Par', expects="a complete JSON object", fix="request",
+                    at=output.index('{"city"'))
 
 
 def test_tagged_call_cut_off_inside_a_value(qwen):
@@ -148,8 +161,11 @@ def test_tagged_call_cut_off_inside_a_value(qwen):
     d = why(qwen, output)
     assert d.error is None and d.message.tool_calls[0].arguments == '{"city":"Par'
     f = only(d, "call-cut-off")
-    assert f.severity == "warning" and f.quirk and f.fix_where == "llama.cpp"
+    # one fact, one fix_where: an output cut off inside a call is the request's (max_tokens), a quirk of llama.cpp's
+    assert f.severity == "warning" and f.quirk and f.fix_where == "request" and f.fact == "output-cut-off"
     assert 'value of "city"' in f.summary and "max_tokens" in f.fix_hint
+    assert only(d, "arguments-json").fix_where == "request"
+    assert_headline(d, expects="a complete JSON object", fix="request")
     assert f.span == (output.index("<function="), len(output))
     assert only(d, "arguments-json").severity == "cause"
 
@@ -160,6 +176,7 @@ def test_json_call_without_its_closing_tag_is_info(hermes):
     f = only(d, "call-cut-off")
     assert f.severity == "info" and "before the closing text" in f.summary
     assert "arguments-json" not in checks_of(d)
+    assert d.lead is None and d.headline.endswith("no check found anything wrong.")  # a note only
 
 
 def test_complete_calls_are_not_cut_off(qwen, hermes):
@@ -186,6 +203,8 @@ def test_a_reasoning_tag_after_the_calls_is_about_reasoning():
     f = only(d, "unconsumed-output")
     assert "reasoning" in f.summary and "end-of-turn" not in f.summary and "Nothing to fix" not in f.fix_hint
     assert f.severity == "warning" and f.quirk and f.found == "<think>"
+    output = "Let me look.\n</think>\n" + call + "\n<think>"
+    assert_headline(d, wrote="<think>", expects="the end of the output", fix="model", at=output.rindex("<think>"))
     d = s.diagnose("Let me look.\n</think>\n" + call + "\n<think>\nMore thoughts", req)
     assert only(d, "unconsumed-output").severity == "cause"
 
@@ -194,6 +213,7 @@ def test_a_reasoning_tag_after_the_calls_without_reasoning_support(qwen):
     d = why(qwen, QWEN_CALL.format(city="Paris") + "\n<think>")
     f = only(d, "unconsumed-output")
     assert "no reasoning rule" in f.summary and "end-of-turn" not in f.summary
+    assert_headline(d, wrote="<think>", expects="the end of the output", fix="model")
 
 
 def test_gpt_oss_arguments_cut_inside_a_string():
@@ -208,3 +228,4 @@ def test_gpt_oss_arguments_cut_inside_a_string():
     brace = output.index("{")
     assert f.span == (brace, len(output)) and "string is still open" in f.summary
     assert d.message.tool_calls[0].arguments == '{"city": "'
+    assert_headline(d, wrote='{"city": "', expects="a complete JSON object", fix="request", at=brace)
