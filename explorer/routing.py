@@ -232,15 +232,17 @@ def route_source(patched_source: str) -> tuple[str, tuple[RuleCheck, ...]]:
     return AUTOPARSER, tuple(checks)
 
 
-def route(template_text: str, caps: Caps | None = None) -> Routing:
+def route(template_text: str, caps: Caps | None = None, *,
+          decided: tuple[str, tuple[RuleCheck, ...]] | None = None) -> Routing:
     """Where ``common_chat_templates_apply`` sends this template, with the evidence.
 
     ``caps`` decides the capability-dependent workarounds; without it they are reported
     as unknown. Routing itself needs only the text (a template that does not compile
-    is still routed).
+    is still routed). ``decided``: ``route_source`` of the patched text, when the caller
+    has it already (a session's templates decided it).
     """
     patched = patch_source(template_text)
-    handler, checks = route_source(patched)
+    handler, checks = decided if decided is not None else route_source(patched)
     winner = checks[-1] if checks and checks[-1].matched else None
     note = route_named(handler).note
     return Routing(

@@ -14,6 +14,7 @@ from dataclasses import replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams
+from explorer.output.parse import OutputParse
 from explorer.triage import (
     checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
     checks_tools, consistency, partial,
@@ -108,7 +109,7 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
              apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
              checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = (),
-             sample_call: Callable[[], str | None] | None = None) -> Diagnosis:
+             sample_call: Callable[[], str | None] | None = None, parse: OutputParse | None = None) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``apply`` (the template's params for another request, optional: a session's
@@ -119,8 +120,11 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     parse, and what is still being written is reported as in progress, not as a cause.
     ``sample_call`` (optional: a session's ``sample_reply("call", request)``): the template's
     own reply with a call, so a finding can say how the template writes calls.
+    ``parse``: the caller's parse of ``output`` with ``params`` (a session's), taken
+    instead of parsing again.
     """
-    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call)
+    facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call,
+                        parse=parse)
     # one story: duplicates dropped, contradictions resolved by consistency's rules
     found = consistency.resolve(run_checks(facts, checks), facts, context=template_findings)
     findings = template_findings + tuple(_placed(f, output, params.generation_prompt) for f in found)
