@@ -28,7 +28,7 @@ from explorer.analysis.lines import LineFinder
 from explorer.analysis.model import Reasoning
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, standard_request
-from explorer.apply.compare import FieldDifference, RouteComparison, compare_routes, message_differences, outcome
+from explorer.apply.compare import RouteComparison, compare_routes, message_differences, outcome
 from explorer.apply.pipeline import PURE_CONTENT, ChatParams, Held, apply_autoparser, apply_template
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
 from explorer.apply.templates import ChatTemplates, falls_back, init_templates
@@ -61,7 +61,7 @@ T = TypeVar("T")
 
 # one parse of the output by each route: (handler's message or error, autoparser's message
 # or error, the message fields on which they differ)
-RouteParses = tuple[ChatMessage | ExplorerError, ChatMessage | ExplorerError | None, tuple[FieldDifference, ...]]
+RouteParses = tuple[ChatMessage | ExplorerError, ChatMessage | ExplorerError | None, tuple[FieldChange, ...]]
 
 
 def request_key(request: Request) -> str:

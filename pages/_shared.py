@@ -31,6 +31,7 @@ from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
+from explorer.vocabulary import TOOL_CHOICES
 from explorer.whatif import WhatIf
 
 REQUEST_KEY = "source_request"
@@ -529,7 +530,7 @@ def request_controls(page: str, session: TemplateSession) -> Request | None:
     c1.toggle("--skip-chat-parsing", key=keys[SKIP_KEY],
               help="llama-server's --skip-chat-parsing (force_pure_content): no handler, no autoparser; "
                    "the whole output is content")
-    c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
+    c2.selectbox("tool_choice", TOOL_CHOICES, key=keys[CHOICE_KEY])
     with st.expander(_tools_label(st.session_state[keys[TOOLS_KEY]])):
         st.text_area("Tools (JSON list of OpenAI tools; empty for none)", key=keys[TOOLS_KEY], height=180)
     for k, wk in keys.items():

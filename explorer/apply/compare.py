@@ -20,6 +20,7 @@ from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams, apply_autoparser, apply_template
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
+from explorer.comparison import FieldChange
 from explorer.errors import ExplorerError
 from explorer.output.parse import ChatMessage, OutputParse, analyse_output
 from explorer.render import CompiledTemplate
@@ -29,20 +30,11 @@ ParseOutcome = ChatMessage | ExplorerError
 
 
 @dataclass(frozen=True)
-class FieldDifference:
-    """One field on which the handler and the autoparser disagree (values as JSON)."""
-
-    field: str
-    handler: Any
-    autoparser: Any
-
-
-@dataclass(frozen=True)
 class RouteComparison:
     handler: ChatParams  # what llama.cpp does (may itself be the autoparser route)
     autoparser: ChatParams | None  # what the autoparser would build; None when it could not
     autoparser_error: ExplorerError | None
-    differences: tuple[FieldDifference, ...]  # empty when the autoparser failed
+    differences: tuple[FieldChange, ...]  # a: the handler's value, b: the autoparser's; empty when it failed
 
     @property
     def routed(self) -> bool:
@@ -57,11 +49,11 @@ COMPARED_FIELDS = ("format", "generation_prompt", "grammar_lazy", "grammar_trigg
 MESSAGE_FIELDS = ("content", "reasoning_content", "tool_calls")
 
 
-def params_differences(a: ChatParams, b: ChatParams) -> tuple[FieldDifference, ...]:
+def params_differences(a: ChatParams, b: ChatParams) -> tuple[FieldChange, ...]:
     """The ``COMPARED_FIELDS`` on which ``a`` (handler) and ``b`` (autoparser) differ (only
     those fields are serialised, once per side)."""
     left, right = a.to_oracle_json(COMPARED_FIELDS), b.to_oracle_json(COMPARED_FIELDS)
-    return tuple(FieldDifference(name, left[name], right[name]) for name in COMPARED_FIELDS
+    return tuple(FieldChange(name, left[name], right[name]) for name in COMPARED_FIELDS
                  if left[name] != right[name])
 
 
@@ -103,16 +95,16 @@ def _message_json(value: Any) -> dict[str, Any]:
     return {k: full[k] for k in MESSAGE_FIELDS}
 
 
-def message_differences(a: Any, b: Any) -> tuple[FieldDifference, ...]:
+def message_differences(a: Any, b: Any) -> tuple[FieldChange, ...]:
     """Fields of two parse results (``ChatMessage`` or an error) that differ; an error on
     either side differs from any message under ``error``."""
     left, right = _message_json(a), _message_json(b)
     names = [k for k in (*MESSAGE_FIELDS, "error") if k in left or k in right]
-    return tuple(FieldDifference(k, left.get(k), right.get(k)) for k in names if left.get(k) != right.get(k))
+    return tuple(FieldChange(k, left.get(k), right.get(k)) for k in names if left.get(k) != right.get(k))
 
 
 def parse_both(comparison: RouteComparison, text: str, *, is_partial: bool = False,
-               ) -> tuple[ParseOutcome, ParseOutcome | None, tuple[FieldDifference, ...]]:
+               ) -> tuple[ParseOutcome, ParseOutcome | None, tuple[FieldChange, ...]]:
     """Parse ``text`` with both routes: (handler message or error, autoparser message or
     error, the message fields on which they differ). A session parses with what it holds
     instead (``TemplateSession.parse_routes``)."""

@@ -15,9 +15,7 @@ from typing import Any
 
 from explorer.analysis.model import TemplateAnalysis
 from explorer.errors import RequestError
-
-TOOL_CHOICES = ("auto", "required", "none")
-REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
+from explorer.vocabulary import TOOL_CHOICES
 
 # The generator reads the analysis itself: ``ParserSpec.from_oracle_json`` accepts the
 # oracle's ``autoparser`` object or a ``TemplateAnalysis``.

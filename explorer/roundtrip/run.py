@@ -17,16 +17,15 @@ from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request
 from explorer.apply.prompt import Prompter
-from explorer.apply.request import REASONING_FORMATS
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
 from explorer.output.parse import OutputParse
-from explorer.output.parse import exception_json as parse_exception_json
-from explorer.errors import ExplorerError, OutputParseError, RequestError
+from explorer.errors import ExplorerError, RequestError, exception_json
 from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
-from explorer.roundtrip.model import RoundTripCase, exception_json
+from explorer.roundtrip.model import RoundTripCase
+from explorer.vocabulary import REASONING_FORMATS
 
 USER = {"role": "user", "content": "Hello"}
 RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
@@ -234,8 +233,6 @@ def _parse(params: ChatParams, text: str, parse: Callable[[str], OutputParse] | 
             raise parsed.error
         assert parsed.message is not None
         return parsed.message.to_oracle_json(), None
-    except OutputParseError as exc:
-        return None, parse_exception_json(exc)
     except ExplorerError as exc:
         return None, exception_json(exc)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from explorer.triage.facts import Facts
-from explorer.triage.model import SEVERITIES, Finding
+from explorer.triage.model import SEVERITY_RANK, Finding
 
 Scope = Literal["output", "span"]
 
@@ -166,5 +166,4 @@ def resolve(findings: tuple[Finding, ...], facts: Facts, context: tuple[Finding,
     kept = tuple(f for f in kept if contradicted_by(f, kept) is None)
     if any(f.severity == "cause" for f in kept + context):
         kept = tuple(f for f in kept if f.severity == "cause" or not says_all_fine(f))
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return tuple(sorted(kept, key=lambda f: rank[f.severity]))
+    return tuple(sorted(kept, key=lambda f: SEVERITY_RANK[f.severity]))

@@ -20,7 +20,7 @@ from explorer.triage import (
     checks_tools, consistency, partial,
 )
 from explorer.triage.facts import Facts, build_facts
-from explorer.triage.model import SEVERITIES, Check, Diagnosis, Finding, Place
+from explorer.triage.model import SEVERITY_RANK, Check, Diagnosis, Finding, Place
 
 CHECKS: tuple[Check, ...] = (
     # first: a grammar llama.cpp cannot load means the request never generated (its cause leads)
@@ -102,8 +102,7 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
     for check in checks:
         found.extend(_capped(check.run(facts)))
     found = list(partial.in_progress(facts, tuple(found)))
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
+    return tuple(sorted(found, key=lambda f: SEVERITY_RANK[f.severity]))  # stable: check order within a severity
 
 
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from explorer import sources
 from explorer.errors import SourceError
 from explorer.sources.model import TemplateSource
+from explorer.vocabulary import TOOL_CHOICES
 
 if TYPE_CHECKING:
     from explorer.doctor.model import Fix
 
-TOOL_CHOICES = ("auto", "required", "none")
 
 
 # --- template sources and permalinks -----------------------------------------------

@@ -7,7 +7,8 @@ import json
 from oracle_data import SHARED, requires_oracle
 
 from explorer.apply import Request
-from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, FieldDifference, compare_template_routes,
+from explorer.comparison import FieldChange
+from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, compare_template_routes,
                                        message_differences, parse_both)
 from explorer.routing import route
 
@@ -44,7 +45,7 @@ def assert_consistent(comparison) -> None:
     h, a = comparison.handler.to_oracle_json(), comparison.autoparser.to_oracle_json()
     assert listed == {f for f in COMPARED_FIELDS if h[f] != a[f]}
     for d in comparison.differences:
-        assert (d.handler, d.autoparser) == (h[d.field], a[d.field])
+        assert (d.a, d.b) == (h[d.field], a[d.field])
 
 
 def assert_message_consistent(left, right, diffs) -> None:
@@ -112,4 +113,4 @@ def test_an_error_on_one_side_differs_from_a_message():
     diffs = message_differences(ChatMessage(content="x"), OutputParseError("expected end, found 'y' at 3"))
     assert "error" in {d.field for d in diffs} and "content" in {d.field for d in diffs}
     assert message_differences(ChatMessage(content="x"), ChatMessage(content="x")) == ()
-    assert isinstance(diffs[0], FieldDifference)
+    assert isinstance(diffs[0], FieldChange) and not diffs[0].same
