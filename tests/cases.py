@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from explorer.apply.messages import tools_to_template_json
-from explorer.generator import GenerationParams, ParserSpec, generate_params
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator import GenerationParams, generate_params
 from explorer.handlers import HandlerParams, handler_named
 
 # --- hand-written analyses (generator) -------------------------------------------------
@@ -161,7 +162,7 @@ def handler_params(handler: str, source: str = "", *, tools: list | None = None,
         json_schema=json_schema, generation_prompt=generation_prompt))
 
 
-def route_params(handler: str, spec: ParserSpec | None, source: str, **request) -> Any:
+def route_params(handler: str, spec: TemplateAnalysis | None, source: str, **request) -> Any:
     """The params llama.cpp builds on a route: the autoparser's from its analysis, or the handler's."""
     if handler == "autoparser":
         return generate_params(spec, GenerationParams(**request))

@@ -11,11 +11,11 @@ also own the whole apply pipeline (``explorer.apply.pipeline.apply_template``).
 
 from explorer.generator.autoparser import build_parser
 from explorer.generator.params import GeneratedParams, GrammarTrigger, generate_params
-from explorer.generator.spec import GenerationParams, ParserSpec
+from explorer.generator.spec import GenerationParams
 from explorer.peg.arena import Arena
 from explorer.peg.builder import Builder as PegBuilder
 
 __all__ = [
-    "Arena", "GeneratedParams", "GenerationParams", "GrammarTrigger", "ParserSpec", "PegBuilder",
+    "Arena", "GeneratedParams", "GenerationParams", "GrammarTrigger", "PegBuilder",
     "build_parser", "generate_params",
 ]

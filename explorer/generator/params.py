@@ -1,6 +1,6 @@
 """Analysis + request -> llama.cpp's chat params: parser, grammar, triggers, tokens.
 
-Input: a ``ParserSpec`` and a ``GenerationParams`` (the generation prompt comes from the
+Input: a ``TemplateAnalysis`` and a ``GenerationParams`` (the generation prompt comes from the
 apply stage). Output: ``GeneratedParams`` with the oracle's apply keys: the serialized
 parser, the GBNF grammar and whether it is lazy, grammar triggers, preserved tokens and
 additional stops -- what ``peg_generator::generate_parser`` returns -- plus what chat.cpp
@@ -15,7 +15,8 @@ from typing import Any
 from explorer.analysis.diff import trim_whitespace
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
-from explorer.generator.spec import GenerationParams, ParserSpec
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 from explorer.peg.arena import Arena
@@ -92,7 +93,7 @@ def arena_grammar(arena: Arena, lazy: bool) -> str:
     return build_grammar(lambda b: emit_arena_grammar(b, arena, lazy=lazy, schemas=arena.schemas))
 
 
-def generate_params(spec: ParserSpec, req: GenerationParams) -> GeneratedParams:
+def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedParams:
     """llama.cpp's ``peg_generator::generate_parser`` without the prompt rendering."""
     try:
         arena = build_parser(spec, req)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from explorer.output.parse import parse_output
 from explorer.errors import ExplorerError
-from explorer.generator import ParserSpec
+from explorer.analysis.model import TemplateAnalysis
 from explorer.grammar.check import check_grammar, compile_gbnf
 from explorer.handlers import HANDLER_CLASSES, HandlerParams
 from explorer.handlers.peg import HandlerPeg
@@ -191,7 +191,7 @@ def test_generated_arenas_for_other_requests_parse_rendered_calls_like_the_oracl
             continue
         data = json.loads(path.read_text("utf-8"))
         source = patch_source((ORACLE / "templates" / data["template"]).read_text("utf-8"))
-        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        spec = TemplateAnalysis.from_oracle_json(data["autoparser"])
         for row in (r for r in rows if r["template"] == data["template"]):
             for choice in ("auto", "required"):
                 for parallel in (True, False):
@@ -244,7 +244,7 @@ def test_random_tools_build_grammars_llguidance_can_read() -> None:
     """Odd tool names and schemas: every route builds a parser and a grammar a real engine
     compiles, or says why (an ExplorerError); nothing crashes."""
     rng = random.Random(7)
-    specs = (ParserSpec.from_oracle_json(HERMES), ParserSpec.from_oracle_json(_tagged()))
+    specs = (TemplateAnalysis.from_oracle_json(HERMES), TemplateAnalysis.from_oracle_json(_tagged()))
     built = 0
     for _ in range(12):
         tools = [{"type": "function", "function": {"name": rng.choice(["f", "get.x", "tool-é", "a b"]) + str(i),
