@@ -12,7 +12,7 @@ tags and message delimiters, what its ``common_chat_params_init_*`` returns besi
 prompt.
 
 ``Route`` holds what every route declares (the autoparser fallback is one too);
-``Handler`` adds the parser (``build``, written against ``HandlerPeg`` in llama.cpp's
+``Handler`` adds the parser (``build``, written against ``ChatPeg`` in llama.cpp's
 creation order) and the grammar policy as named rules (``include``/``lazy``). The
 classes are never instantiated: the class is the declaration, and
 ``explorer.handlers.registry`` lists them in llama.cpp's routing order.
@@ -28,7 +28,7 @@ from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, Gr
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.detection import RuleCheck, check_rule
 from explorer.handlers.garbles import Garble
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
 
 PEG_GEMMA4 = "peg-gemma4"
@@ -85,7 +85,7 @@ def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
 
-Builder = Callable[[HandlerPeg, GenerationParams], int]
+Builder = Callable[[ChatPeg, GenerationParams], int]
 Describe = dict[str, object]
 
 
@@ -200,7 +200,7 @@ class Handler(Route):
     @classmethod
     def params(cls, inputs: GenerationParams) -> GeneratedParams:
         """The handler's parser, grammar and declared constants for these inputs."""
-        p = HandlerPeg()
+        p = ChatPeg()
         try:
             arena = p.build(cls.build(p, inputs))
         except RecursionError:

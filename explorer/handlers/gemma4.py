@@ -17,7 +17,7 @@ import json
 from explorer.handlers.base import (
     PEG_GEMMA4, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
@@ -25,7 +25,7 @@ CALL_MARKER = "'<|tool_call>call:'"
 CURRENT_MARKER = "{#- OpenAI Chat Completions:"
 
 
-def _value_rules(p: HandlerPeg) -> None:
+def _value_rules(p: ChatPeg) -> None:
     """Gemma's object notation (the traversal of llama.cpp's gemma4_to_json)."""
     p.rule("gemma4-string-content", p.until(Q))
     p.rule("gemma4-string", p.cat(lambda: p.literal(Q), lambda: p.ref("gemma4-string-content"), lambda: p.literal(Q)))
@@ -55,7 +55,7 @@ def _value_rules(p: HandlerPeg) -> None:
         p.ref("gemma4-bool"), p.ref("gemma4-null")]))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     start = p.rule("start", p.optional(p.literal("<|turn>model\n")))
     if i.extract_reasoning:
         p.rule("thought", p.cat(lambda: p.literal("<|channel>thought"), p.space,

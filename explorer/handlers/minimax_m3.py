@@ -11,7 +11,7 @@ from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, 
 from explorer.handlers.base import (
     PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
 
 NS = "]<]minimax[>["
@@ -24,7 +24,7 @@ TOOL_ARG_OBJECT, TOOL_ARG_ARRAY, TOOL_ARG_ITEM = "tool-arg-object", "tool-arg-ar
 class _Values:
     """The template's to_xml() expansion of argument values, as parsers."""
 
-    def __init__(self, p: HandlerPeg) -> None:
+    def __init__(self, p: ChatPeg) -> None:
         self.p = p
 
     def element(self, tag: str, schema: SchemaNode, rule_name: str) -> int:
@@ -62,7 +62,7 @@ class _Values:
         return p.required_then_optional(required, optional)
 
 
-def _invoke(p: HandlerPeg, fn: dict) -> int:
+def _invoke(p: ChatPeg, fn: dict) -> int:
     name = fn["name"]
     doc, _props = tool_properties(fn)
     body = p.eps()
@@ -74,7 +74,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
         p.space, body, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.prefix(i.generation_prompt, THINK_START)
     end = p.end()
     reasoning = p.eps()

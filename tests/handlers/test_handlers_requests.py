@@ -16,7 +16,7 @@ from explorer.errors import ExplorerError
 from explorer.analysis.model import TemplateAnalysis
 from explorer.grammar.check import check_grammar, compile_gbnf
 from explorer.handlers import HANDLER_CLASSES, HandlerParams
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.peg.arena import load_arena
 from explorer.routing import patch_source
 
@@ -52,7 +52,7 @@ def test_every_oracle_route_has_a_handler() -> None:
 
 
 def test_permute_builds_one_rule_per_remaining_subset() -> None:
-    p = HandlerPeg()
+    p = ChatPeg()
     a, b = p.literal("a"), p.literal("b")
     root = p.permute("args", [a, b])
     arena = p.build(root)
