@@ -8,12 +8,12 @@ stage, which itself reads these declarations.
 """
 
 from explorer.generator.spec import GenerationParams
-from explorer.handlers.base import Handler, HandlerParams, Route
+from explorer.handlers.base import Handler, Route
 from explorer.handlers.registry import (
     HANDLER_CLASSES, ROUTES, find_handler, find_route, handler_named, route_named, route_names,
 )
 
 __all__ = [
-    "GenerationParams", "HANDLER_CLASSES", "Handler", "HandlerParams", "ROUTES", "Route", "find_handler",
+    "GenerationParams", "HANDLER_CLASSES", "Handler", "ROUTES", "Route", "find_handler",
     "find_route", "handler_named", "route_named", "route_names",
 ]

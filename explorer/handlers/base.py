@@ -6,7 +6,7 @@ the message being continued); for the parser, a ``GenerationParams`` (llama.cpp'
 ``generation_params`` with the generation prompt the apply stage found). Output: per
 class, a ``RuleCheck`` (does ``common_chat_try_specialized_template`` pick it), its
 prompt behaviour, its typical garbles for the triage, and for a specialised ``Handler``
-the ``GeneratedParams`` (also named ``HandlerParams`` here): serialized PEG arena, GBNF
+the ``GeneratedParams``: serialized PEG arena, GBNF
 grammar, laziness, triggers, preserved tokens, additional stops, format name, thinking
 tags and message delimiters, what its ``common_chat_params_init_*`` returns beside the
 prompt.
@@ -225,7 +225,3 @@ class Handler(Route):
             thinking_end_tags=cls.thinking_end_tags_for(inputs),
             message_delimiters=cls.message_delimiters,
         )
-
-
-# A handler returns the same chat params as the autoparser's generator.
-HandlerParams = GeneratedParams

@@ -15,7 +15,8 @@ from explorer.output.parse import parse_output
 from explorer.errors import ExplorerError
 from explorer.analysis.model import TemplateAnalysis
 from explorer.grammar.check import check_grammar, compile_gbnf
-from explorer.handlers import HANDLER_CLASSES, HandlerParams
+from explorer.generator.params import GeneratedParams
+from explorer.handlers import HANDLER_CLASSES
 from explorer.generator.chat_builder import ChatPeg
 from explorer.peg.arena import load_arena
 from explorer.routing import patch_source
@@ -32,7 +33,7 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
 QWEN35_SOURCE = "{{ '<think>' }}<tool_call><function=<parameter="
 
 
-def apply_keys(out: HandlerParams) -> dict:
+def apply_keys(out: GeneratedParams) -> dict:
     return {"parser": out.parser, "grammar": out.grammar, "grammar_lazy": out.grammar_lazy,
             "grammar_triggers": [t.to_json() for t in out.grammar_triggers],
             "preserved_tokens": list(out.preserved_tokens), "additional_stops": list(out.additional_stops),
