@@ -11,7 +11,7 @@ from explorer.output.parse import parse_output
 from explorer.errors import AnalysisError, RequestError
 from explorer.analysis.model import TemplateAnalysis
 from explorer.generator import GenerationParams, generate_params
-from explorer.generator.stl_order import hash_bytes, unordered_map_order
+from explorer.peg.stl_order import hash_bytes, unordered_map_order
 from explorer.peg.arena import load_arena
 
 from oracle_data import ORACLE, requires_oracle
