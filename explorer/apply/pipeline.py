@@ -16,7 +16,7 @@ the prompt and generation prompt from ``explorer.apply`` (or from the caller's `
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -28,40 +28,26 @@ from explorer.caps import Caps
 from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
-from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, generate_params
+from explorer.generator.params import ORACLE_JSON, GeneratedParams, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import handler_named
-from explorer.peg.arena import Arena
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck
 
 
-@dataclass(frozen=True)
-class ChatParams:
-    """What ``common_chat_templates_apply`` returns, in the oracle's field names."""
+@dataclass(frozen=True, kw_only=True)
+class ChatParams(GeneratedParams):
+    """What ``common_chat_templates_apply`` returns, in the oracle's field names: the params
+    the route's builder generated (``GeneratedParams``: the autoparser's or a handler's; the
+    ``arena`` is the PEG parser llama-server parses with), with the route that built them,
+    the prompt, and the thinking support the apply stage decided."""
 
     handler: str  # as the oracle's routed.handler
     why: str  # the substrings that decided the route
-    format: str
     prompt: str
-    generation_prompt: str
-    grammar: str
-    grammar_lazy: bool
-    grammar_triggers: tuple[GrammarTrigger, ...]
-    preserved_tokens: tuple[str, ...]
-    arena: Arena  # the PEG parser llama-server parses with (``parser`` is its serialized form)
-    additional_stops: tuple[str, ...]
-    supports_thinking: bool
-    thinking_start_tag: str
-    thinking_end_tags: tuple[str, ...]
-    message_delimiters: tuple[Delimiter, ...] = ()
+    supports_thinking: bool = False
     checks: tuple[RuleCheck, ...] = field(default=(), compare=False, repr=False)
-
-    @property
-    def parser(self) -> str:
-        """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
-        return self.arena.dumps()
 
     def parse(self, text: str, *, is_partial: bool = False) -> ChatMessage:
         """``common_chat_parse`` of model output with these params (raises
@@ -70,26 +56,14 @@ class ChatParams:
                             is_partial=is_partial, format=self.format)
 
     def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
-        """The oracle's ``apply.*`` keys (timings, ids and exceptions aside); ``fields``:
-        only those keys (the others are not serialised)."""
-        return {name: _ORACLE_FIELDS[name](self) for name in (fields if fields is not None else _ORACLE_FIELDS)}
+        """The oracle's ``apply.*`` keys (timings, ids and exceptions aside; the prompt after
+        the generation prompt); ``fields``: only those keys (the others are not serialised)."""
+        return {name: self.prompt if name == "prompt" else ORACLE_JSON[name](self)
+                for name in (fields if fields is not None else _APPLY_KEYS)}
 
 
-_ORACLE_FIELDS: dict[str, Callable[[ChatParams], Any]] = {
-    "format": lambda p: p.format,
-    "generation_prompt": lambda p: p.generation_prompt,
-    "prompt": lambda p: p.prompt,
-    "grammar": lambda p: p.grammar,
-    "grammar_lazy": lambda p: p.grammar_lazy,
-    "grammar_triggers": lambda p: [t.to_json() for t in p.grammar_triggers],
-    "preserved_tokens": lambda p: list(p.preserved_tokens),
-    "additional_stops": lambda p: list(p.additional_stops),
-    "supports_thinking": lambda p: p.supports_thinking,
-    "thinking_start_tag": lambda p: p.thinking_start_tag,
-    "thinking_end_tags": lambda p: list(p.thinking_end_tags),
-    "message_delimiters": lambda p: [d.to_json() for d in p.message_delimiters],
-    "parser": lambda p: p.parser,
-}
+_APPLY_KEYS = ("format", "generation_prompt", "prompt", *tuple(k for k in ORACLE_JSON if k not in (
+    "format", "generation_prompt")))
 
 
 @dataclass(frozen=True)
@@ -200,24 +174,11 @@ def _pure_content(routed: _Routed, request: Request) -> ChatParams:
 
 
 def _chat_params(handler: str, checks: tuple[RuleCheck, ...], prompt: str, out: GeneratedParams) -> ChatParams:
-    return ChatParams(
-        handler=handler,
-        why=_why(checks, handler),
-        format=out.format,
-        prompt=prompt,
-        generation_prompt=out.generation_prompt,
-        grammar=out.grammar,
-        grammar_lazy=out.grammar_lazy,
-        grammar_triggers=out.grammar_triggers,
-        preserved_tokens=out.preserved_tokens,
-        arena=out.arena,
-        additional_stops=out.additional_stops,
-        supports_thinking=bool(out.supports_thinking),
-        thinking_start_tag=out.thinking_start_tag,
-        thinking_end_tags=out.thinking_end_tags,
-        message_delimiters=out.message_delimiters,
-        checks=checks,
-    )
+    """The generated params as the apply stage returns them (a handler's thinking support,
+    None in ``out``, is false here)."""
+    generated = {f.name: getattr(out, f.name) for f in fields(GeneratedParams) if f.name != "supports_thinking"}
+    return ChatParams(**generated, supports_thinking=bool(out.supports_thinking), handler=handler,
+                      why=_why(checks, handler), prompt=prompt, checks=checks)
 
 
 def apply_autoparser(

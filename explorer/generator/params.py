@@ -9,6 +9,7 @@ adds from the analysis right after (thinking support and tags, message delimiter
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +53,8 @@ class GeneratedParams:
     (``generate_params``) or a specialised handler's (``Handler.params``).
 
     ``supports_thinking``: the autoparser's comes from the analysis; a handler's is the
-    apply stage's to decide (``explorer.apply``), so it stays None here.
+    apply stage's to decide (``explorer.apply``), so it stays None here. The apply stage's
+    ``ChatParams`` is these params with the route and the prompt added.
     """
 
     generation_prompt: str
@@ -70,22 +72,30 @@ class GeneratedParams:
 
     @property
     def parser(self) -> str:
+        """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
         return self.arena.dumps()
 
-    def to_json(self) -> dict[str, Any]:
-        """The oracle's apply keys, in its field names."""
-        return {
-            "generation_prompt": self.generation_prompt,
-            "grammar": self.grammar,
-            "grammar_lazy": self.grammar_lazy,
-            "grammar_triggers": [t.to_json() for t in self.grammar_triggers],
-            "preserved_tokens": list(self.preserved_tokens),
-            "parser": self.parser,
-            "additional_stops": list(self.additional_stops),
-            "supports_thinking": self.supports_thinking,
-            "thinking_start_tag": self.thinking_start_tag,
-            "thinking_end_tags": list(self.thinking_end_tags),
-        }
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+        """The oracle's apply keys, in its field names and order; ``fields``: only those keys
+        (the others are not serialised)."""
+        return {name: ORACLE_JSON[name](self) for name in (fields if fields is not None else ORACLE_JSON)}
+
+
+# each oracle apply key of the params as JSON, in the oracle's order
+ORACLE_JSON: dict[str, Callable[[GeneratedParams], Any]] = {
+    "format": lambda p: p.format,
+    "generation_prompt": lambda p: p.generation_prompt,
+    "grammar": lambda p: p.grammar,
+    "grammar_lazy": lambda p: p.grammar_lazy,
+    "grammar_triggers": lambda p: [t.to_json() for t in p.grammar_triggers],
+    "preserved_tokens": lambda p: list(p.preserved_tokens),
+    "additional_stops": lambda p: list(p.additional_stops),
+    "supports_thinking": lambda p: p.supports_thinking,
+    "thinking_start_tag": lambda p: p.thinking_start_tag,
+    "thinking_end_tags": lambda p: list(p.thinking_end_tags),
+    "message_delimiters": lambda p: [d.to_json() for d in p.message_delimiters],
+    "parser": lambda p: p.parser,
+}
 
 
 def arena_grammar(arena: Arena, lazy: bool) -> str:
