@@ -21,9 +21,10 @@ from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 from explorer.peg.arena import Arena
+from explorer.peg.chat_mappers import GenericMapper
 
 OPENAI_WRAPPER_TRIGGER = '{"type": "function",'
-PEG_NATIVE = "peg-native"
+PEG_NATIVE = GenericMapper.format
 
 
 @dataclass(frozen=True)

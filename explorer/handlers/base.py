@@ -24,15 +24,13 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from explorer.errors import GrammarError
-from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
+from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.detection import RuleCheck, check_rule
 from explorer.handlers.garbles import Garble
 from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
-
-PEG_GEMMA4 = "peg-gemma4"
-PEG_MINIMAX_M3 = "peg-minimax-m3"
+from explorer.peg.chat_mappers import ChatMapper, GenericMapper
 
 
 # --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
@@ -100,7 +98,9 @@ class Route:
     (a touch-up of the rendered prompt) where set; ``continuation`` is the assistant turn
     the handler writes to continue the final message. Triage: ``garbles`` are the typical
     slips of its markup; ``not_end_of_generation`` the tokens that end a message but do
-    not stop llama-server.
+    not stop llama-server; ``argument_order`` where the route's parser reads a call's
+    tagged arguments required-first (the llama.cpp function; "" for the route's own
+    source), None when it takes them in any order.
     """
 
     name: ClassVar[str]
@@ -119,6 +119,7 @@ class Route:
 
     garbles: ClassVar[tuple[Garble, ...]] = ()
     not_end_of_generation: ClassVar[tuple[str, ...]] = ()
+    argument_order: ClassVar[str | None] = None
 
     @classmethod
     def check(cls, source: str) -> RuleCheck:
@@ -133,6 +134,8 @@ class Route:
 class Handler(Route):
     """A specialised handler: a ``Route`` with its own parser and grammar policy.
 
+    ``mapper``: how llama.cpp maps the handler's parse tree to a message (a
+    ``ChatMapper`` subclass; its ``format`` is the chat format name the params carry).
     ``response_format``: which test of ``json_schema`` the handler uses ("object": any
     object, "nonempty": a non-empty object). ``triggers_when_lazy_only``: the handler
     sets triggers only for a lazy grammar (Qwen3-Coder). A handler whose triggers,
@@ -144,7 +147,8 @@ class Handler(Route):
     include: ClassVar[Policy]
     lazy: ClassVar[Policy]
     triggers: ClassVar[tuple[GrammarTrigger, ...]] = ()
-    format: ClassVar[str] = PEG_NATIVE
+    mapper: ClassVar[type[ChatMapper]] = GenericMapper
+    format: ClassVar[str] = GenericMapper.format  # the mapper's (set for each subclass)
     preserved_tokens: ClassVar[tuple[str, ...]] = ()
     thinking_start_tag: ClassVar[str] = ""
     thinking_end_tags: ClassVar[tuple[str, ...]] = ()
@@ -154,6 +158,10 @@ class Handler(Route):
     triggers_when_lazy_only: ClassVar[bool] = False
     reference: ClassVar[str] = ""  # llama.cpp source of the handler
     describe_note: ClassVar[str] = ""  # shown by describe() only
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.format = cls.mapper.format
 
     @classmethod
     def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:

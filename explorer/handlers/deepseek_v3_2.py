@@ -179,6 +179,7 @@ class DeepseekV32(Handler):
     thinking_start_tag = THINK_START
     message_delimiters = delimiters(("assistant", GEN_PROMPT), ("user", "<｜User｜>"))
     reference = "common/parsers/deepseek.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
     def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:

@@ -15,9 +15,10 @@ import copy
 import json
 
 from explorer.handlers.base import (
-    PEG_GEMMA4, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.peg.chat_mappers import Gemma4Mapper
 from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
@@ -199,7 +200,7 @@ class Gemma4(Handler):
     include = staticmethod(include_tools_or_format)
     lazy = staticmethod(lazy_unless_forced)
     triggers = (word("<|tool_call>"),)
-    format = PEG_GEMMA4
+    mapper = Gemma4Mapper
     preserved_tokens = ("<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|turn>")
     thinking_start_tag = "<|channel>thought"
     thinking_end_tags = ("<channel|>",)

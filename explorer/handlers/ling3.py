@@ -106,3 +106,4 @@ class Ling3(Handler):
     message_delimiters = delimiters(("assistant", ROLE), ("user", "<role>HUMAN</role>"),
                                     ("tool", "<role>OBSERVATION</role>"), ("system", "<role>SYSTEM</role>"))
     reference = "common/parsers/ling3.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 from explorer.handlers.base import (
-    PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
 from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
+from explorer.peg.chat_mappers import MiniMaxM3Mapper
 from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
 
 NS = "]<]minimax[>["
@@ -116,10 +117,11 @@ class MinimaxM3(Handler):
     include = staticmethod(include_tools_or_format)
     lazy = staticmethod(lazy_unless_forced)
     triggers = (word(FC_START),)
-    format = PEG_MINIMAX_M3
+    mapper = MiniMaxM3Mapper
     preserved_tokens = (NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END)
     thinking_start_tag = THINK_START
     thinking_end_tags = (THINK_END,)
     message_delimiters = delimiters(("assistant", "]~b]ai"), ("user", "]~b]user"), ("tool", "]~b]tool"),
                                     ("system", "]~b]developer"), ("system", "]~b]system"))
     reference = "common/parsers/minimax-m3.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first

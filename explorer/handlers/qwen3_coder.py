@@ -128,6 +128,7 @@ class Qwen3Coder(Handler):
                                     ("user", "<|im_start|>user"), ("system", "<|im_start|>system"))
     response_format = "nonempty"
     reference = "common/parsers/qwen3-coder.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
     def thinking_supported(cls, source: str) -> bool | None:
