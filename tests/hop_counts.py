@@ -7,7 +7,7 @@ input is work the session's memo should have saved).
 
 Every module that bound the step's function (``from x import f`` included) gets the
 counting wrapper, so calls through any import path are seen; methods are wrapped on
-their class. Used by ``tests/test_compute_once.py`` and ``benchmarks/bench_hops.py``.
+their class. Used by ``tests/session/test_compute_once.py`` and ``benchmarks/bench_hops.py``.
 """
 
 from __future__ import annotations

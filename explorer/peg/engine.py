@@ -236,7 +236,7 @@ class Engine:
         self._firsts = first_chars(arena)
         # Closures look their children up in this list, so it is filled in place.
         self._fns: list[Callable[[int], Raw]] = []
-        compiled = [self._compile(i, p) for i, p in enumerate(arena.parsers)]
+        compiled = [_COMPILER.visit(p, self, i) for i, p in enumerate(arena.parsers)]
         if memo:
             compiled = [self._memoize(i, f) for i, f in enumerate(compiled)]
         self._fns.extend(compiled)
@@ -308,8 +308,6 @@ class Engine:
         self._caches.append(table)
         return table
 
-    def _compile(self, pid: int, p: ParserNode) -> Callable[[int], Raw]:
-        return _COMPILER.visit(p, self, pid)
 
 
 class _Compile(NodeVisitor[Callable[[int], Raw]], exhaustive=True):
