@@ -54,6 +54,7 @@ from explorer.triage.health import Health, template_health
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
 WHOLE_TEMPLATE_LIMIT = 16  # the analysis, enable_thinking support and round trips per session
+PROMPT_LIMIT = 256  # rendered prompts kept per session (the round trip renders a few per request)
 USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
 SAMPLE_CALL_ID = "call7Qp2X"
 
@@ -114,6 +115,8 @@ class TemplateSession:
             self.routing = route(text, self.caps, decided=decided)
         self._memo: Memo[object] = Memo(size=PER_SESSION_LIMIT)
         self._whole: Memo[object] = Memo(size=WHOLE_TEMPLATE_LIMIT)
+        # prompts apart, so the many small renders never push the params and parses out
+        self._prompts: Memo[AppliedPrompt] = Memo(size=PROMPT_LIMIT)
 
     # --- what the template is ----------------------------------------------------------
 
@@ -241,8 +244,8 @@ class TemplateSession:
     def _prompt(self, request: Request, reasoning: Reasoning | None) -> AppliedPrompt:
         """``apply_request`` for the request, once (the pipeline, the round trip and the
         samples all render through here)."""
-        return self._remember(("applied", request_key(request), reasoning), lambda: apply_request(
-            self.templates, request, caps=self.caps, reasoning=reasoning))
+        return self._prompts.get((request_key(request), reasoning), lambda: apply_request(
+            self.templates, request, caps=self.caps, reasoning=reasoning), provisional=lambda _made: self.cut_short)
 
     def autoparser_params(self, request: Request) -> ChatParams:
         """What the autoparser would build for the request, even on a handler's route."""
