@@ -36,6 +36,7 @@ def test_dispatch_by_class_name_with_arguments_and_a_fallback():
     assert by_kind["Tag"] == "named content!"
     assert by_kind["Sequence"] == "other Sequence!"
     assert kinds.visit(arena.parsers[arena.rule_id("r")], "") == "named r"  # the alias
+    assert kinds.visit(object(), "?") == "other object?"  # a type no kind names: the fallback too
 
 
 def test_each_visitor_class_keeps_its_own_table():
