@@ -42,7 +42,7 @@ def build(p: ChatPeg, i: GenerationParams) -> int:
     for tool in i.tools or ():
         fn = tool["function"]
         name = fn["name"]
-        tool_name = p.json_member("name", p.cat('"', lambda: p.tool_name(p.literal(name)), '"'))
+        tool_name = p.json_member("name", p.cat('"', lambda name=name: p.tool_name(p.literal(name)), '"'))
         tool_args = p.json_member("arguments", p.tool_args(p.schema(p.json(), f"tool-{name}-schema",
                                                                     tool_parameters(fn))))
         tool_open = p.tool_open(p.shl(lambda: p.literal(OPEN + "{"), tool_name))
