@@ -37,6 +37,7 @@ from explorer.sources.model import TemplateSource
 from explorer.ui_support.analysis_view import empty_template_note
 from explorer.ui_support.app_options import DEFAULT_EXAMPLE, AppOptions, app_options, origin_label  # noqa: F401
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
+from explorer.vocabulary import TOOL_CHOICES
 from explorer.whatif import WhatIf
 
 REQUEST_KEY = "source_request"
@@ -594,7 +595,7 @@ def request_controls(page: str, session: TemplateSession) -> Request | None:
     c1.toggle("--skip-chat-parsing", key=keys[SKIP_KEY],
               help="llama-server's --skip-chat-parsing (force_pure_content): no handler, no autoparser; "
                    "the whole output is content")
-    c2.selectbox("tool_choice", ["auto", "required", "none"], key=keys[CHOICE_KEY])
+    c2.selectbox("tool_choice", TOOL_CHOICES, key=keys[CHOICE_KEY])
     if dialect() == "transformers":
         c2.text_input("Date for strftime_now (transformers)", key=keys[DATE_KEY], placeholder="the real clock",
                       help="ISO date, e.g. 2026-11-29 (or 2026-11-29T14:30), for a reproducible render; empty: "

@@ -21,7 +21,7 @@ import streamlit as st
 
 from explorer import ui_support as ui
 from explorer.analysis.model import FIELD_NAMES
-from explorer.apply.request import REASONING_FORMATS
+from explorer.vocabulary import REASONING_FORMATS
 from explorer.doctor.edits import unified_diff
 from explorer.errors import ExplorerError
 from explorer.roundtrip import RequestChange

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.analysis import JinjaCaps, analyze_template  # noqa: E402
-from explorer.caps import detect_caps  # noqa: E402
+from explorer.analysis import analyze_template  # noqa: E402
+from explorer.caps import Caps, detect_caps  # noqa: E402
 from explorer.render import compile_template  # noqa: E402
 from explorer.routing import patch_source  # noqa: E402
 
@@ -49,13 +49,13 @@ def time_ms(fn) -> float:
 def bench_template(text: str, repeat: int, trace: bool) -> tuple[list[float], list[float]]:
     source = patch_source(text)
     tmpl = compile_template(source)
-    caps = JinjaCaps.coerce(detect_caps(tmpl))
+    caps = Caps.coerce(detect_caps(tmpl))
     analyze_template(tmpl, caps, trace=trace)  # first run: warms jinja2 and imports
     warm = [time_ms(lambda: analyze_template(tmpl, caps, trace=trace)) for _ in range(repeat)]
 
     def cold_run() -> None:
         t = compile_template(source)
-        analyze_template(t, JinjaCaps.coerce(detect_caps(t)), trace=trace)
+        analyze_template(t, Caps.coerce(detect_caps(t)), trace=trace)
 
     cold = [time_ms(cold_run) for _ in range(repeat)]
     return warm, cold

@@ -40,6 +40,9 @@ def flatten_json(value: object, prefix: str = "") -> dict[str, object]:
 
 @dataclass(frozen=True)
 class FieldChange:
+    """One field of two results side by side (JSON values): A's and B's (two templates, or a
+    handler's params and the autoparser's, or two parses of one output)."""
+
     field: str
     a: object
     b: object

@@ -172,6 +172,15 @@ class OutputParseError(ExplorerError):
         self.cpp_type = cpp_type
 
 
+def exception_json(exc: BaseException) -> dict[str, str]:
+    """The oracle's ``exception`` shape of an error: the C++ type llama.cpp throws and the
+    message. A parse error gives its ``cpp_type`` and bare message (llama.cpp's text has
+    no location); any other error its class name and whole text."""
+    if isinstance(exc, OutputParseError):
+        return {"type": exc.cpp_type, "message": exc.message}
+    return {"type": type(exc).__name__, "message": str(exc)}
+
+
 class GrammarError(ExplorerError):
     """A GBNF grammar could not be built or checked."""
 

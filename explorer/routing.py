@@ -21,13 +21,13 @@ from typing import Any
 from explorer.caps import Caps
 from explorer.handlers.detection import RuleCheck, SubstringEvidence, find_substring
 from explorer.handlers.prompting import MessageWorkaround
-from explorer.handlers.registry import FALLBACK, HANDLER_CLASSES, ROUTES, route_named
+from explorer.handlers import registry
+from explorer.handlers.registry import FALLBACK, route_named
 
 AUTOPARSER = FALLBACK.name
-HANDLER_NAMES: tuple[str, ...] = tuple(route.name for route in ROUTES)
 
 __all__ = [
-    "AUTOPARSER", "HANDLER_NAMES", "PatchReport", "RuleCheck", "Routing", "SOURCE_PATCHES", "SourcePatch",
+    "AUTOPARSER", "PatchReport", "RuleCheck", "Routing", "SOURCE_PATCHES", "SourcePatch",
     "SubstringEvidence", "WorkaroundReport", "find_substring", "message_workarounds", "patch_reports",
     "patch_source", "route", "route_source",
 ]
@@ -175,7 +175,7 @@ def _route_workarounds() -> tuple[MessageWorkaround, ...]:
     """Every workaround a route declares, once, in registry order: the report lists
     them for any template, as not applying off their route."""
     seen: list[MessageWorkaround] = []
-    for cls in ROUTES:
+    for cls in registry.routes():
         seen += [w for w in cls.message_workarounds if w not in seen]
     return tuple(seen)
 
@@ -224,7 +224,7 @@ class Routing:
 def route_source(patched_source: str) -> tuple[str, tuple[RuleCheck, ...]]:
     """First matching rule on an already patched source (no workaround listing)."""
     checks: list[RuleCheck] = []
-    for cls in HANDLER_CLASSES:
+    for cls in registry.HANDLER_CLASSES:  # read when routing: the registry's one list
         check = cls.check(patched_source)
         checks.append(check)
         if check.matched:
@@ -232,15 +232,17 @@ def route_source(patched_source: str) -> tuple[str, tuple[RuleCheck, ...]]:
     return AUTOPARSER, tuple(checks)
 
 
-def route(template_text: str, caps: Caps | None = None) -> Routing:
+def route(template_text: str, caps: Caps | None = None, *,
+          decided: tuple[str, tuple[RuleCheck, ...]] | None = None) -> Routing:
     """Where ``common_chat_templates_apply`` sends this template, with the evidence.
 
     ``caps`` decides the capability-dependent workarounds; without it they are reported
     as unknown. Routing itself needs only the text (a template that does not compile
-    is still routed).
+    is still routed). ``decided``: ``route_source`` of the patched text, when the caller
+    has it already (a session's templates decided it).
     """
     patched = patch_source(template_text)
-    handler, checks = route_source(patched)
+    handler, checks = decided if decided is not None else route_source(patched)
     winner = checks[-1] if checks and checks[-1].matched else None
     note = route_named(handler).note
     return Routing(

@@ -26,40 +26,41 @@ from typing import TypeVar, cast
 
 from explorer.analysis import TemplateAnalysis, analyze_template
 from explorer.analysis.lines import LineFinder
+from explorer.analysis.model import Reasoning
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import (
     GET_WEATHER_TOOL, ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, merged_kwargs, standard_request,
 )
+from explorer.apply.compare import RouteComparison, compare_routes, message_differences, outcome
+from explorer.apply.pipeline import PURE_CONTENT, ChatParams, Held, apply_autoparser, apply_template
 from explorer.apply.prompt import AppliedPrompt, supports_enable_thinking
-from explorer.apply.templates import ChatTemplates, init_templates
+from explorer.apply.templates import ChatTemplates, falls_back, init_templates
 from explorer.caps import Caps, CapsProbe, detect_caps_trace
-from explorer.output.parse import ChatMessage, OutputParse, analyse_output
 from explorer.comparison import FieldChange, compare_fields
 from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.grammar.check import Verdict, check_grammar
-from explorer.apply.compare import FieldDifference, RouteComparison, compare_routes, parse_both
-from explorer.triage.health import Health, template_health
-from explorer.apply.pipeline import PURE_CONTENT, ChatParams, apply_autoparser, apply_template
 from explorer.memo import Memo
+from explorer.output.parse import ChatMessage, OutputParse, analyse_output
+from explorer.output.streaming import StreamStep, char_chunks, stream
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import (
     DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, TransformersCall, roundtrip_report,
 )
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
-from explorer.roundtrip.report import with_grammar
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
 from explorer.routing import AUTOPARSER, Routing, route
 from explorer.sources.model import TemplateSource, sha256_of
-from explorer.output.streaming import StreamStep, char_chunks, stream
 from explorer.triage import Diagnosis, diagnose
 from explorer.triage.checks_grammar import build_failure
 from explorer.triage.from_log import LogDiagnosis, with_log
 from explorer.triage.from_log import read as read_server_log
+from explorer.triage.health import Health, template_health
 from explorer.triage.inferred_tools import PROBE_TOOL_JSON, InferredTools, infer_tools
 
 SESSION_LIMIT = 32  # sessions kept; each holds its template's analysis and a few parsers
 PER_SESSION_LIMIT = 128  # params, parses, streams, samples and diagnoses kept per session
 WHOLE_TEMPLATE_LIMIT = 16  # the analysis, enable_thinking support and round trips per session
+PROMPT_LIMIT = 256  # rendered prompts kept per session (the round trip renders a few per request)
 USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
 SAMPLE_CALL_ID = "call7Qp2X"
 
@@ -76,7 +77,7 @@ class UserRequest:
 
 # one parse of the output by each route: (handler's message or error, autoparser's message
 # or error, the message fields on which they differ)
-RouteParses = tuple[ChatMessage | ExplorerError, ChatMessage | ExplorerError | None, tuple[FieldDifference, ...]]
+RouteParses = tuple[ChatMessage | ExplorerError, ChatMessage | ExplorerError | None, tuple[FieldChange, ...]]
 
 
 def request_key(request: Request) -> str:
@@ -124,9 +125,13 @@ class TemplateSession:
         else:
             self.templates = init_templates(text, dialect=dialect)
             self.caps, self.caps_trace = detect_caps_trace(self.templates.default)
-            self.routing = route(text, self.caps)
+            # routed once: the templates' decision is the session's (a fallback template aside)
+            decided = None if falls_back(text) else self.templates.route_of(self.templates.default)
+            self.routing = route(text, self.caps, decided=decided)
         self._memo: Memo[object] = Memo(size=PER_SESSION_LIMIT)
         self._whole: Memo[object] = Memo(size=WHOLE_TEMPLATE_LIMIT)
+        # prompts apart, so the many small renders never push the params and parses out
+        self._prompts: Memo[AppliedPrompt] = Memo(size=PROMPT_LIMIT)
 
     # --- what the template is ----------------------------------------------------------
 
@@ -286,23 +291,35 @@ class TemplateSession:
     def params(self, request: Request) -> ChatParams:
         """``common_chat_templates_apply`` for the request (raises what llama.cpp raises)."""
         return self._remember(("params", request_key(request)), lambda: apply_template(
-            self.templates, request, caps=self.caps, analysis=self._route_analysis(request)))
+            self.templates, request, caps=self.caps, analysis=self._route_analysis(request), prompts=self._prompt))
 
     def applied(self, request: Request) -> AppliedPrompt:
         """The prompt side only (messages after the workarounds, the prompt)."""
         analysis = self._route_analysis(request)
-        return self._remember(("applied", request_key(request)), lambda: apply_request(
-            self.templates, request, caps=self.caps, reasoning=analysis.reasoning if analysis else None))
+        return self._prompt(request, analysis.reasoning if analysis else None)
+
+    def _prompt(self, request: Request, reasoning: Reasoning | None) -> AppliedPrompt:
+        """``apply_request`` for the request, once (the pipeline, the round trip and the
+        samples all render through here)."""
+        return self._prompts.get((request_key(request), reasoning), lambda: apply_request(
+            self.templates, request, caps=self.caps, reasoning=reasoning), provisional=lambda _made: self.cut_short)
 
     def autoparser_params(self, request: Request) -> ChatParams:
         """What the autoparser would build for the request, even on a handler's route."""
+        if self.handler == AUTOPARSER and not request.force_pure_content:
+            return self.params(request)  # the route's own params: nothing is forced
         return self._remember(("autoparser", request_key(request)), lambda: apply_autoparser(
-            self.templates, request, caps=self.caps, analysis=self.analysis))
+            self.templates, request, caps=self.caps, analysis=self.analysis, prompts=self._prompt))
 
     def compare_routes(self, request: Request) -> RouteComparison:
         """The routed handler's params beside the autoparser's for the same request."""
         return self._remember(("routes", request_key(request)), lambda: compare_routes(
-            self.templates, request, caps=self.caps, analysis=self._analysis_or_none()))
+            self.params(request), lambda: self.autoparser_params(request)))
+
+    @property
+    def held(self) -> Held:
+        """What this session remembers, for the stages it hands work to (the round trip)."""
+        return Held(params=self.params, prompts=self._prompt, parse=lambda request, text: self.parse(text, request))
 
     def _analysis_or_none(self) -> TemplateAnalysis | None:
         try:
@@ -356,7 +373,8 @@ class TemplateSession:
         template = tuple(f for f in self.health.findings if f.severity != "info")
         return self._remember(("diagnose", request_key(request), output, partial), lambda: diagnose(
             params, request, output, analysis=analysis, apply=self.params, is_partial=partial,
-            template_findings=template, sample_call=lambda: self.own_call(request), own_call=self.own_call))
+            template_findings=template, sample_call=lambda: self.own_call(request), own_call=self.own_call,
+            parse=self.parse(output, request, partial=partial)))
 
     def diagnose_log(self, log_text: str, request: Request, *, output: str | None = None,
                      partial: bool = False) -> LogDiagnosis:
@@ -375,10 +393,17 @@ class TemplateSession:
         return self._remember(("diagnose_log", request_key(request), log_text, output, partial), make)
 
     def parse_routes(self, output: str, request: Request, *, partial: bool = False) -> RouteParses:
-        """The output parsed by the routed handler's parser and by the autoparser's."""
+        """The output parsed by the routed handler's parser (``parse``'s) and by the autoparser's."""
         comparison = self.compare_routes(request)
-        return self._remember(("parse_routes", request_key(request), output, partial), lambda: parse_both(
-            comparison, output, is_partial=partial))
+
+        def make() -> RouteParses:
+            left = outcome(lambda: self.parse(output, request, partial=partial))
+            forced = comparison.autoparser
+            right = comparison.autoparser_error if forced is None else outcome(lambda: analyse_output(
+                forced.arena, output, generation_prompt=forced.generation_prompt, format=forced.format,
+                is_partial=partial))
+            return left, right, message_differences(left, right)
+        return self._remember(("parse_routes", request_key(request), output, partial), make)
 
     def check_grammar(self, request: Request, texts: Sequence[str]) -> tuple[Verdict, ...]:
         """llguidance's verdict on each text under the request's GBNF grammar (lazy from its
@@ -421,8 +446,10 @@ class TemplateSession:
                  "function": {"name": first, "arguments": {"city": "Paris"}}}]}
         if kind == "reasoning+call":
             message["reasoning_content"] = "The user wants the weather. I should call the tool."
-        setting = LlamaSetting(self.templates, tuple(dict(t) for t in tools), self.caps, request.enable_thinking)
-        return run_case(setting, self.params(request), render_end_marker(setting), kind, message)
+        setting = LlamaSetting(self.templates, tuple(dict(t) for t in tools), self.caps, request.enable_thinking,
+                               prompts=self._prompt)
+        return run_case(setting, self.params(request), render_end_marker(setting), kind, message,
+                        parse=lambda text: self.parse(text, request))
 
     # --- the whole template --------------------------------------------------------------
 
@@ -449,7 +476,7 @@ class TemplateSession:
             self.text, enable_thinking=enable_thinking, messages=messages, tools=tools, grammar=grammar,
             explain=explain, dialect=dialect, templates=self.templates, caps=self.caps,
             analysis=self._analysis_or_none() if self.handler == AUTOPARSER else None, change=change,
-            trained_as=trained))
+            trained_as=trained, held=self.held))
 
     def compare(self, other: TemplateSession, request: Request | None = None, *,
                 enable_thinking: bool = True, change: RequestChange | None = None) -> SessionComparison:

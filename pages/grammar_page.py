@@ -100,8 +100,8 @@ def _versus(session: TemplateSession, request: Request) -> None:
             st.caption("The autoparser would give the same format, generation prompt, laziness, triggers, "
                        "preserved tokens and stops.")
         else:
-            sh.table([{"field": d.field, f"handler {comparison.handler.handler}": _short(d.handler),
-                       "autoparser": _short(d.autoparser)} for d in comparison.differences])
+            sh.table([{"field": d.field, f"handler {comparison.handler.handler}": _short(d.a),
+                       "autoparser": _short(d.b)} for d in comparison.differences])
         st.caption("The Try it page parses the output with both.")
 
 

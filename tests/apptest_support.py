@@ -26,10 +26,12 @@ def not_health(errors: object) -> list[str]:
     return [e.value for e in errors if not e.value.startswith("**Template health.**")]  # type: ignore[attr-defined]
 
 
-def open_page(page: str, example: str) -> AppTest:
-    """``pages/<page>`` of the app with the built-in example ``example`` chosen."""
+def open_page(page: str, example: str, *, text: str | None = None) -> AppTest:
+    """``pages/<page>`` of the app with the built-in example ``example`` chosen (or, with
+    ``text``, that template pasted)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["source_request"] = ui.SourceRequest("example", name=example)
+    at.session_state["source_request"] = (ui.SourceRequest("text", text=text) if text is not None
+                                          else ui.SourceRequest("example", name=example))
     at.run()
     at.switch_page(f"pages/{page}").run()
     return at

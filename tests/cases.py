@@ -13,8 +13,10 @@ import re
 from typing import Any
 
 from explorer.apply.messages import tools_to_template_json
-from explorer.generator import GenerationParams, ParserSpec, generate_params
-from explorer.handlers import HandlerParams, handler_named
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator import GenerationParams, generate_params
+from explorer.generator.params import GeneratedParams
+from explorer.handlers import handler_named
 
 # --- hand-written analyses (generator) -------------------------------------------------
 
@@ -152,7 +154,7 @@ FN_CALL = f"get_weather\n{ARGS}"  # after the generation prompt's ">>>"
 def handler_params(handler: str, source: str = "", *, tools: list | None = None, tool_choice: str = "auto",
                    parallel_tool_calls: bool = True, reasoning_format: str = "deepseek",
                    json_schema: dict | None = None, generation_prompt: str = "",
-                   enable_thinking: bool = True) -> HandlerParams:
+                   enable_thinking: bool = True) -> GeneratedParams:
     """One specialised handler's params for a request, tools normalised as the apply stage does."""
     normalised = tools_to_template_json(tools)
     return handler_named(handler).params(GenerationParams(
@@ -161,7 +163,7 @@ def handler_params(handler: str, source: str = "", *, tools: list | None = None,
         json_schema=json_schema, generation_prompt=generation_prompt))
 
 
-def route_params(handler: str, spec: ParserSpec | None, source: str, **request) -> Any:
+def route_params(handler: str, spec: TemplateAnalysis | None, source: str, **request) -> Any:
     """The params llama.cpp builds on a route: the autoparser's from its analysis, or the handler's."""
     if handler == "autoparser":
         return generate_params(spec, GenerationParams(**request))

@@ -20,12 +20,12 @@ from explorer.analysis.draft import Draft
 from explorer.analysis.model import (
     CallIdPosition,
     ContentMode,
-    JinjaCaps,
     Provenance,
     ReasoningMode,
     TemplateAnalysis,
     ToolFormat,
 )
+from explorer.caps import Caps
 from explorer.analysis.reasoning import analyze_reasoning
 from explorer.analysis.roles import collect_preserved_tokens, detect_assistant_start, detect_user_start
 from explorer.analysis.session import ANALYSIS_RENDER_BUDGET_SECONDS, ProbeSession
@@ -38,7 +38,6 @@ from explorer.render import CompiledTemplate
 __all__ = [
     "CallIdPosition",
     "ContentMode",
-    "JinjaCaps",
     "Provenance",
     "ReasoningMode",
     "TemplateAnalysis",
@@ -50,45 +49,45 @@ __all__ = [
     "template_caps",
 ]
 
-_CAPS: Memo[tuple[JinjaCaps, bool]] = Memo()
+_CAPS: Memo[tuple[Caps, bool]] = Memo()
 _ANALYSES: Memo[TemplateAnalysis] = Memo()
 
 
-def template_caps(tmpl: CompiledTemplate) -> JinjaCaps:
+def template_caps(tmpl: CompiledTemplate) -> Caps:
     """The template's jinja capabilities (``explorer.caps.detect_caps``), remembered per
     template text and dialect (for a minute only when the render budget cut the
     detection short: see ``explorer.memo``)."""
     from explorer.caps import detect_caps_trace
 
-    def detect() -> tuple[JinjaCaps, bool]:
+    def detect() -> tuple[Caps, bool]:
         caps, trace = detect_caps_trace(tmpl)
-        return JinjaCaps.coerce(caps), any(p.timed_out for p in trace)
+        return Caps.coerce(caps), any(p.timed_out for p in trace)
 
     return _CAPS.get((tmpl.sha256, tmpl.dialect), detect, provisional=lambda made: made[1])[0]
 
 
-def template_analysis(tmpl: CompiledTemplate, caps: JinjaCaps | Mapping[str, bool] | None = None) -> TemplateAnalysis:
+def template_analysis(tmpl: CompiledTemplate, caps: Caps | Mapping[str, bool] | None = None) -> TemplateAnalysis:
     """``analyze_template`` without the probe trace, remembered per template text, dialect
     and capabilities (the route, the request defaults and the parser all need it; for a
     minute only when the render budget cut it short). Raises what ``analyze_template`` raises."""
-    jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
+    jinja_caps = template_caps(tmpl) if caps is None else Caps.coerce(caps)
     key = (tmpl.sha256, tmpl.dialect, json.dumps(jinja_caps.to_json(), sort_keys=True))
     return _ANALYSES.get(key, lambda: analyze_template(tmpl, jinja_caps, trace=False),
                          provisional=lambda made: made.cut_short)
 
 
-def analyze_template(tmpl: CompiledTemplate, caps: JinjaCaps | Mapping[str, bool] | None = None, *, trace: bool = True,
+def analyze_template(tmpl: CompiledTemplate, caps: Caps | Mapping[str, bool] | None = None, *, trace: bool = True,
                      budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS, bos_token: str = "",
                      eos_token: str = "") -> TemplateAnalysis:
     """Run the full differential analysis.
 
-    ``caps``: the nine capability flags (JinjaCaps, explorer.caps.Caps or a dict);
+    ``caps``: the nine capability flags (``Caps`` or a dict);
     detected from the template when omitted. ``trace``: keep each probe's diff steps.
     ``budget_seconds``: total render time allowed; probes past it fail (recorded).
     ``bos_token`` / ``eos_token``: the model's tokens (llama.cpp passes the vocabulary's;
     the oracle, with no model loaded, passes "").
     """
-    jinja_caps = template_caps(tmpl) if caps is None else JinjaCaps.coerce(caps)
+    jinja_caps = template_caps(tmpl) if caps is None else Caps.coerce(caps)
     session = ProbeSession(tmpl, jinja_caps, trace=trace, budget_seconds=budget_seconds,
                            bos_token=bos_token, eos_token=eos_token)
     d = Draft(session)

@@ -17,7 +17,6 @@ from explorer.analysis.model import (
     CallIdPosition,
     Content,
     ContentMode,
-    JinjaCaps,
     ProbeFailureSummary,
     Provenance,
     Reasoning,
@@ -30,6 +29,7 @@ from explorer.analysis.model import (
     ToolFunction,
     Tools,
 )
+from explorer.caps import Caps
 from explorer.analysis.session import ProbeSession, from_bytes
 
 _GROUPS: dict[str, type] = {
@@ -86,7 +86,7 @@ class Draft:
                 self.values[name] = tuple(from_bytes(v) for v in value)
         self.decoded = True
 
-    def freeze(self, caps: JinjaCaps, complete: bool) -> TemplateAnalysis:
+    def freeze(self, caps: Caps, complete: bool) -> TemplateAnalysis:
         groups = {
             prefix: cls(**{f.name: self.values[f"{prefix}.{f.name}"] for f in fields(cls)})
             for prefix, cls in _GROUPS.items()

@@ -43,10 +43,6 @@ class CallIdPosition(str, Enum):
     POST_ARGS = "POST_ARGS"
 
 
-# The analysis reads the template's capabilities as explorer.caps detects them: one type.
-JinjaCaps = Caps
-
-
 @dataclass(frozen=True)
 class Provenance:
     """Where a field's value came from.
@@ -159,7 +155,7 @@ class ProbeFailureSummary:
 
 @dataclass(frozen=True)
 class TemplateAnalysis:
-    jinja_caps: JinjaCaps
+    jinja_caps: Caps
     reasoning: Reasoning = Reasoning()
     content: Content = Content()
     tools: Tools = Tools()

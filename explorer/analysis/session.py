@@ -22,7 +22,7 @@ from explorer.errors import ExplorerError
 from explorer.analysis.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
 from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, fixed_clock, render
 
-from explorer.analysis.model import JinjaCaps
+from explorer.caps import Caps
 
 
 def to_bytes(text: str) -> str:
@@ -75,7 +75,7 @@ TIMEOUTS_BEFORE_GIVING_UP = 2
 class ProbeSession:
     """Renders probes for one template, caching renders shared between probes."""
 
-    def __init__(self, tmpl: CompiledTemplate, caps: JinjaCaps, *, trace: bool = True,
+    def __init__(self, tmpl: CompiledTemplate, caps: Caps, *, trace: bool = True,
                  budget_seconds: float = ANALYSIS_RENDER_BUDGET_SECONDS, bos_token: str = "",
                  eos_token: str = "") -> None:
         self.tmpl = tmpl
@@ -218,7 +218,7 @@ class ProbeSession:
         )
 
 
-def probe_render_inputs(inputs: ProbeInputs, caps: JinjaCaps, *, bos_token: str = "",
+def probe_render_inputs(inputs: ProbeInputs, caps: Caps, *, bos_token: str = "",
                         eos_token: str = "") -> RenderInputs:
     """The ``RenderInputs`` a probe side is rendered with in the analysis (content
     normalised for the template's caps, the probe tools, ``enable_thinking`` in the
@@ -240,7 +240,7 @@ def _render_inputs(messages: list[dict[str, Any]], inputs: ProbeInputs, bos_toke
     )
 
 
-def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, caps: JinjaCaps) -> Comparison | None:
+def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, caps: Caps) -> Comparison | None:
     """llama.cpp's ``compare_variants`` for arbitrary inputs (text in, text out).
 
     Renders both sides as the analysis does (normalised content, ``enable_thinking`` in
@@ -263,7 +263,7 @@ def compare_variants(tmpl: CompiledTemplate, a: RenderInputs, b: RenderInputs, c
     return Comparison(diff, from_bytes(outputs[0]), from_bytes(outputs[1]))
 
 
-def _normalize_content(messages: list[Any], caps: JinjaCaps) -> list[Any]:
+def _normalize_content(messages: list[Any], caps: Caps) -> list[Any]:
     """llama.cpp's messages_inp_normalizer: string vs typed content, per the caps."""
     only_typed = not caps.supports_string_content and caps.supports_typed_content
     only_string = caps.supports_string_content and not caps.supports_typed_content

@@ -14,7 +14,8 @@ from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import (
     MARKER, REST, SPACE, END, choice, lit, negate, seq, tag, until, until_one_of,
 )
-from explorer.analysis.model import JinjaCaps, ToolFormat
+from explorer.analysis.model import ToolFormat
+from explorer.caps import Caps
 from explorer.analysis.session import from_bytes, to_bytes
 from explorer.analysis import tool_markers
 from explorer.analysis.diff import calculate_diff_split, trim_leading_whitespace, trim_whitespace
@@ -24,7 +25,7 @@ from explorer.analysis.probes import ARG_FIRST, FUN_FIRST
 _NOT_FOUND = 1 << 62  # std::string::npos sorts after every real position
 
 
-def analyze_tools(d: Draft, caps: JinjaCaps) -> None:
+def analyze_tools(d: Draft, caps: Caps) -> None:
     analyze_tool_calls(d, caps.supports_parallel_tool_calls)
     mode = d["tools.format.mode"]
     if mode in (ToolFormat.NONE, ToolFormat.JSON_NATIVE):

@@ -6,57 +6,48 @@ generation prompt, GBNF grammar and laziness, grammar triggers, preserved tokens
 serialized PEG parser, additional stops, thinking support and tags, message delimiters,
 and which handler built them and why.
 
-The route comes from ``explorer.routing``; the prompt and generation prompt from
-``explorer.apply``; then either a specialised handler (``explorer.handlers.registry``)
-or the autoparser (``explorer.analysis`` + ``explorer.generator``) builds the parser.
+The route comes from ``explorer.routing`` (decided once per template: ``ChatTemplates.route_of``);
+the prompt and generation prompt from ``explorer.apply`` (or from the caller's ``prompts``, a
+``Prompter`` that remembers them: a session's); then either a specialised handler
+(``explorer.handlers.registry``) or the autoparser (``explorer.analysis`` +
+``explorer.generator``) builds the parser.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
+from explorer.analysis.model import Reasoning
 from explorer.apply import Request, apply_request
+from explorer.apply.prompt import AppliedPrompt, Prompter
 from explorer.caps import Caps
-from explorer.output.parse import ChatMessage, parse_output
+from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
-from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, generate_params
+from explorer.generator.params import ORACLE_JSON, GeneratedParams, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import handler_named
-from explorer.peg.arena import Arena
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
-from explorer.routing import AUTOPARSER, RuleCheck, route_source
+from explorer.routing import AUTOPARSER, RuleCheck
 
 
-@dataclass(frozen=True)
-class ChatParams:
-    """What ``common_chat_templates_apply`` returns, in the oracle's field names."""
+@dataclass(frozen=True, kw_only=True)
+class ChatParams(GeneratedParams):
+    """What ``common_chat_templates_apply`` returns, in the oracle's field names: the params
+    the route's builder generated (``GeneratedParams``: the autoparser's or a handler's; the
+    ``arena`` is the PEG parser llama-server parses with), with the route that built them,
+    the prompt, and the thinking support the apply stage decided."""
 
     handler: str  # as the oracle's routed.handler
     why: str  # the substrings that decided the route
-    format: str
     prompt: str
-    generation_prompt: str
-    grammar: str
-    grammar_lazy: bool
-    grammar_triggers: tuple[GrammarTrigger, ...]
-    preserved_tokens: tuple[str, ...]
-    arena: Arena  # the PEG parser llama-server parses with (``parser`` is its serialized form)
-    additional_stops: tuple[str, ...]
-    supports_thinking: bool
-    thinking_start_tag: str
-    thinking_end_tags: tuple[str, ...]
-    message_delimiters: tuple[Delimiter, ...] = ()
+    supports_thinking: bool = False
     checks: tuple[RuleCheck, ...] = field(default=(), compare=False, repr=False)
-
-    @property
-    def parser(self) -> str:
-        """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
-        return self.arena.dumps()
 
     def parse(self, text: str, *, is_partial: bool = False) -> ChatMessage:
         """``common_chat_parse`` of model output with these params (raises
@@ -64,23 +55,27 @@ class ChatParams:
         return parse_output(self.arena, text, generation_prompt=self.generation_prompt,
                             is_partial=is_partial, format=self.format)
 
-    def to_oracle_json(self) -> dict[str, Any]:
-        """The oracle's ``apply.*`` keys (timings, ids and exceptions aside)."""
-        return {
-            "format": self.format,
-            "generation_prompt": self.generation_prompt,
-            "prompt": self.prompt,
-            "grammar": self.grammar,
-            "grammar_lazy": self.grammar_lazy,
-            "grammar_triggers": [t.to_json() for t in self.grammar_triggers],
-            "preserved_tokens": list(self.preserved_tokens),
-            "additional_stops": list(self.additional_stops),
-            "supports_thinking": self.supports_thinking,
-            "thinking_start_tag": self.thinking_start_tag,
-            "thinking_end_tags": list(self.thinking_end_tags),
-            "message_delimiters": [d.to_json() for d in self.message_delimiters],
-            "parser": self.parser,
-        }
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+        """The oracle's ``apply.*`` keys (timings, ids and exceptions aside; the prompt after
+        the generation prompt); ``fields``: only those keys (the others are not serialised)."""
+        return {name: self.prompt if name == "prompt" else ORACLE_JSON[name](self)
+                for name in (fields if fields is not None else _APPLY_KEYS)}
+
+
+_APPLY_KEYS = ("format", "generation_prompt", "prompt", *tuple(k for k in ORACLE_JSON if k not in (
+    "format", "generation_prompt")))
+
+
+@dataclass(frozen=True)
+class Held:
+    """What a caller remembers for one template (a session's memo), handed to the stages
+    after the apply so they take it instead of applying, building or parsing again:
+    ``params`` (``apply_template`` of a request), ``prompts`` (``apply_request``), ``parse``
+    (the request's parser on an output, never raising for a mismatch)."""
+
+    params: Callable[[Request], ChatParams]
+    prompts: Prompter
+    parse: Callable[[Request, str], OutputParse]
 
 
 def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
@@ -90,14 +85,32 @@ def _why(checks: tuple[RuleCheck, ...], handler: str) -> str:
     return f"{handler}: " + "; ".join(e.describe() for e in winner.evidence)
 
 
-def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Caps | None) -> tuple[
-        ChatTemplates, CompiledTemplate, Caps, str, tuple[RuleCheck, ...]]:
-    """The template llama.cpp picks for the request's tools, its caps, and its route."""
+@dataclass(frozen=True)
+class _Routed:
+    """The template llama.cpp picks for the request's tools, its caps, its route, and how
+    its prompts are rendered."""
+
+    compiled: CompiledTemplate
+    caps: Caps
+    handler: str
+    checks: tuple[RuleCheck, ...]
+    prompts: Prompter
+
+    def prompt(self, request: Request, reasoning: Reasoning | None = None) -> AppliedPrompt:
+        return self.prompts(request, reasoning)
+
+
+def _route(template: str | CompiledTemplate | ChatTemplates, request: Request, caps: Caps | None,
+           prompts: Prompter | None, now: datetime) -> _Routed:
     templates = as_templates(template)
     tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
     compiled = templates.select(tools)
-    handler, checks = route_source(compiled.source)
-    return templates, compiled, caps if caps is not None else template_caps(compiled), handler, checks
+    handler, checks = templates.route_of(compiled)
+    known: Caps = caps if caps is not None else template_caps(compiled)
+
+    def fresh(req: Request, reasoning: Reasoning | None) -> AppliedPrompt:
+        return apply_request(templates, req, caps=known, reasoning=reasoning, now=now)
+    return _Routed(compiled, known, handler, checks, prompts if prompts is not None else fresh)
 
 
 def apply_template(
@@ -107,6 +120,7 @@ def apply_template(
     caps: Caps | None = None,
     analysis: TemplateAnalysis | None = None,
     now: datetime = FIXED_CLOCK,
+    prompts: Prompter | None = None,
 ) -> ChatParams:
     """Route, render and build the parser exactly as llama.cpp does for this request.
 
@@ -114,13 +128,16 @@ def apply_template(
     ``analysis``: the autoparser analysis (read an oracle ``autoparser`` dict with
     ``TemplateAnalysis.from_oracle_json`` first), computed when the route needs it and
     it is omitted.
+    ``prompts``: ``apply_request`` for this template as the caller remembers it (a
+    session's); ``now`` is then the caller's.
     """
-    templates, compiled, caps, handler, checks = _route(template, request, caps)
+    routed = _route(template, request, caps, prompts, now)
     if request.force_pure_content:
-        return _pure_content(templates, request, caps, now, checks)
-    if handler == AUTOPARSER:
-        return _autoparser(templates, compiled, request, caps, analysis, now, checks)
-    applied = apply_request(templates, request, caps=caps, now=now)
+        return _pure_content(routed, request)
+    if routed.handler == AUTOPARSER:
+        return _autoparser(routed, request, analysis)
+    handler, checks = routed.handler, routed.checks
+    applied = routed.prompt(request)
     spec = handler_named(handler)
     inputs = GenerationParams(
         source=applied.source,
@@ -140,12 +157,12 @@ def apply_template(
 PURE_CONTENT = "pure-content"
 
 
-def _pure_content(templates: ChatTemplates, request: Request, caps: Caps, now: datetime,
-                  checks: tuple[RuleCheck, ...]) -> ChatParams:
+def _pure_content(routed: _Routed, request: Request) -> ChatParams:
     """llama-server's ``--skip-chat-parsing`` (``force_pure_content``): the template rendered
     directly, and a parser that reads the generation prompt then takes everything as content;
     no grammar, stops, preserved tokens or thinking tags."""
-    applied = apply_request(templates, replace(request, reasoning_format="none"), caps=caps, now=now)
+    checks = routed.checks
+    applied = routed.prompt(replace(request, reasoning_format="none"))
     gen = applied.generation_prompt
     # chat.cpp: p.literal(gen) << p.content(p.rest())
     arena = build_arena(lambda p: p.shl(lambda: p.literal(gen), lambda: p.tag("content", p.rest())))
@@ -157,24 +174,11 @@ def _pure_content(templates: ChatTemplates, request: Request, caps: Caps, now: d
 
 
 def _chat_params(handler: str, checks: tuple[RuleCheck, ...], prompt: str, out: GeneratedParams) -> ChatParams:
-    return ChatParams(
-        handler=handler,
-        why=_why(checks, handler),
-        format=out.format,
-        prompt=prompt,
-        generation_prompt=out.generation_prompt,
-        grammar=out.grammar,
-        grammar_lazy=out.grammar_lazy,
-        grammar_triggers=out.grammar_triggers,
-        preserved_tokens=out.preserved_tokens,
-        arena=out.arena,
-        additional_stops=out.additional_stops,
-        supports_thinking=bool(out.supports_thinking),
-        thinking_start_tag=out.thinking_start_tag,
-        thinking_end_tags=out.thinking_end_tags,
-        message_delimiters=out.message_delimiters,
-        checks=checks,
-    )
+    """The generated params as the apply stage returns them (a handler's thinking support,
+    None in ``out``, is false here)."""
+    generated = {f.name: getattr(out, f.name) for f in fields(GeneratedParams) if f.name != "supports_thinking"}
+    return ChatParams(**generated, supports_thinking=bool(out.supports_thinking), handler=handler,
+                      why=_why(checks, handler), prompt=prompt, checks=checks)
 
 
 def apply_autoparser(
@@ -184,41 +188,39 @@ def apply_autoparser(
     caps: Caps | None = None,
     analysis: TemplateAnalysis | None = None,
     now: datetime = FIXED_CLOCK,
+    prompts: Prompter | None = None,
 ) -> ChatParams:
     """The autoparser route for this request even when routing picks a specialised handler:
     what llama.cpp would build had no handler's substrings matched (for comparisons)."""
-    templates, compiled, caps, handler, checks = _route(template, request, caps)
-    params = _autoparser(templates, compiled, request, caps, analysis, now, checks)
-    if handler == AUTOPARSER:
+    routed = _route(template, request, caps, prompts, now)
+    params = _autoparser(routed, request, analysis)
+    if routed.handler == AUTOPARSER:
         return params
-    return replace(params, why=f"forced: routing picks {handler}, this is what the autoparser would build")
+    return replace(params, why=f"forced: routing picks {routed.handler}, this is what the autoparser would build")
 
 
-def _parser_generation_prompt(templates: ChatTemplates, request: Request, generation_prompt: str, caps: Caps,
-                              now: datetime) -> str:
+def _parser_generation_prompt(routed: _Routed, request: Request, generation_prompt: str) -> str:
     """The autoparser builds its parser on the generation prompt of the messages before
     the one being continued, not on the continued prompt (``parser_generation_prompt``)."""
     if request.continue_final_message == "none" or not request.messages:
         return generation_prompt
     plain = replace(request, messages=request.messages[:-1], continue_final_message="none",
                     add_generation_prompt=True)
-    return apply_request(templates, plain, caps=caps, now=now).generation_prompt
+    return routed.prompt(plain).generation_prompt
 
 
-def _autoparser(
-    templates: ChatTemplates, compiled: CompiledTemplate, request: Request, caps: Caps,
-    analysis: TemplateAnalysis | None, now: datetime, checks: tuple[RuleCheck, ...],
-) -> ChatParams:
+def _autoparser(routed: _Routed, request: Request, analysis: TemplateAnalysis | None) -> ChatParams:
+    checks = routed.checks
     if analysis is None:
-        analysis = template_analysis(compiled, caps)
-    applied = apply_request(templates, request, caps=caps, reasoning=analysis.reasoning, now=now)
+        analysis = template_analysis(routed.compiled, routed.caps)
+    applied = routed.prompt(request, analysis.reasoning)
     gen = generate_params(analysis, GenerationParams(
         tools=list(applied.tools) if applied.tools else None,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,
         reasoning_format=request.reasoning_format,
         json_schema=request.json_schema,
-        generation_prompt=_parser_generation_prompt(templates, request, applied.generation_prompt, caps, now),
+        generation_prompt=_parser_generation_prompt(routed, request, applied.generation_prompt),
         enable_thinking=request.enable_thinking,
     ))
     # the parser was built on the plain generation prompt; the params carry the continued one

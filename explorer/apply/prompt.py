@@ -11,6 +11,7 @@ reports ``supports_thinking``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -71,6 +72,11 @@ class AppliedPrompt:
     # the generation prompt before a continuation rewrote it: what llama.cpp's
     # autoparser builds its parser prefix from (equal to generation_prompt otherwise)
     parser_generation_prompt: str = ""
+
+
+# ``apply_request`` for one template (the request, and the autoparser's reasoning analysis
+# or None): what a caller that remembers its prompts (a session) hands the later stages
+Prompter = Callable[[Request, Reasoning | None], AppliedPrompt]
 
 
 def detect_caps_for(tmpl: CompiledTemplate) -> Caps:
@@ -141,6 +147,7 @@ def apply_request(
     ``caps``: the rendered template's capabilities; detected when omitted.
     ``reasoning``: the autoparser's reasoning analysis, which decides ``supports_thinking`` on the
     autoparser route (unknown without it) and the markers a continuation re-opens.
+    The route is the pair's (``ChatTemplates.route_of``: decided once per template).
     """
     templates = as_templates(tmpl)
     tools = tools_to_template_json(list(request.tools) if request.tools is not None else None)
@@ -151,7 +158,7 @@ def apply_request(
     if templates.default_note and compiled is templates.default:
         steps.append(AppliedStep("template_init", templates.default_note))
     msgs = _generic_messages(request, source, caps, steps)
-    handler, _checks = route_source(source)
+    handler, _checks = templates.route_of(compiled)
     if request.force_pure_content:
         # chat.cpp renders the template directly, before any handler or continuation step
         handler = AUTOPARSER
@@ -305,9 +312,10 @@ def supports_enable_thinking(
     """
     if isinstance(tmpl, ChatTemplates):
         source = tmpl.default.source
+        handler, _ = tmpl.route_of(tmpl.default)
     else:
         source, _ = default_source(tmpl if isinstance(tmpl, str) else tmpl.source)
-    handler, _ = route_source(source)
+        handler, _ = route_source(source)
     if handler != AUTOPARSER:
         return route_named(handler).thinking_supported(source)
     if reasoning_mode is None:

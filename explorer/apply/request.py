@@ -13,10 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.errors import RequestError
-
-TOOL_CHOICES = ("auto", "none", "required")
-REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
-CONTINUATION_MODES = ("none", "auto", "reasoning", "content")
+from explorer.vocabulary import CONTINUATION_MODES, REASONING_FORMATS, TOOL_CHOICES
 
 
 @dataclass(frozen=True)

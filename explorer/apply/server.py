@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.apply.messages import parse_oaicompat, tools_to_template_json
-from explorer.apply.request import REASONING_FORMATS, TOOL_CHOICES, Request
+from explorer.apply.request import Request
+from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 from explorer.caps import Caps
 from explorer.errors import RequestError
 

@@ -10,10 +10,13 @@ patches, and the tool_use variant compiled as given (llama.cpp patches only the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from explorer.render import CompiledTemplate, compile_template
-from explorer.routing import patch_source
+from explorer.routing import RuleCheck, patch_source, route_source
+
+RouteDecision = tuple[str, tuple[RuleCheck, ...]]  # the handler's name, and every rule checked up to it
 
 # llama.cpp's CHATML_TEMPLATE_SRC (the fallback when a model has no template)
 CHATML_TEMPLATE_SRC = (
@@ -38,11 +41,33 @@ class ChatTemplates:
             return self.tool_use
         return self.default
 
+    @cached_property
+    def _default_route(self) -> RouteDecision:
+        return route_source(self.default.source)
+
+    @cached_property
+    def _tool_use_route(self) -> RouteDecision:
+        assert self.tool_use is not None
+        return route_source(self.tool_use.source)
+
+    def route_of(self, compiled: CompiledTemplate) -> RouteDecision:
+        """The route of ``compiled`` (one of the pair), decided the first time it is asked for."""
+        if compiled is self.default:
+            return self._default_route
+        if compiled is self.tool_use:
+            return self._tool_use_route
+        raise ValueError("route_of: the template is not one of this pair")
+
+
+def falls_back(default_src: str) -> bool:
+    """Whether llama.cpp replaces the default template's text (none, or "chatml")."""
+    return not default_src or default_src == "chatml"
+
 
 def default_source(default_src: str, tool_use_src: str | None = None) -> tuple[str, str]:
     """The default template's text after the fallbacks and patches, with a note."""
     note = ""
-    if not default_src or default_src == "chatml":
+    if falls_back(default_src):
         if tool_use_src:
             default_src, note = tool_use_src, "no default template: the tool_use variant"
         else:

@@ -34,20 +34,20 @@ from pathlib import Path
 from typing import IO, TypeAlias
 
 from explorer.apply import Request
-from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, exception_json, explain_mismatch
-from explorer.errors import ExplorerError, SourceError
+from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
+from explorer.errors import ExplorerError, SourceError, exception_json
 from explorer.apply.pipeline import ChatParams
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
 from explorer.session import TemplateSession, open_session, request_key
 from explorer.sources import resolve_spec
 from explorer.output.streaming import stream_summary
+from explorer.vocabulary import REASONING_FORMATS
 
 JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
 JSONObject: TypeAlias = "dict[str, JSON]"
 OutLine: TypeAlias = "dict[str, object]"
 
-REASONING_FORMATS = ("deepseek", "none", "auto", "deepseek-legacy")
 ROW_ERROR = "row"  # error kind of a line that is not a usable row
 PARSER_CHUNK = 64  # parser rows per task: they need no session, only a share of the work
 

@@ -25,6 +25,7 @@ from explorer.cli.inputs import add_override_argument, add_template_argument, se
 from explorer.errors import GrammarError, SourceError
 from explorer.grammar.check import check_grammar
 from explorer.session import TemplateSession
+from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -39,9 +40,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-tools", action="store_true", help="a request without tools")
     p.add_argument("--thinking", type=parse_bool, default=True, metavar="true|false",
                    help="enable_thinking (default true)")
-    p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
+    p.add_argument("--tool-choice", choices=TOOL_CHOICES, default="auto")
     p.add_argument("--parallel-tool-calls", type=parse_bool, default=True, metavar="true|false")
-    p.add_argument("--reasoning-format", choices=("none", "auto", "deepseek", "deepseek-legacy"), default="deepseek")
+    p.add_argument("--reasoning-format", choices=REASONING_FORMATS, default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response_format JSON schema file")
     p.add_argument("--json", action="store_true", help="print the oracle's apply keys as one JSON object")
     p.add_argument("--check", metavar="FILE", action="append", default=[],

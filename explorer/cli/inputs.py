@@ -27,6 +27,7 @@ from explorer.render import Dialect
 from explorer.session import TemplateSession, UserRequest, open_session
 from explorer.sources import resolve_spec
 from explorer.sources.model import TemplateSource
+from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 
 TEMPLATE_HELP = "path, hf:owner/repo[@rev][#name], example:NAME, or - for stdin"
 CONSOLE_SCRIPT = "template-explorer"
@@ -182,11 +183,11 @@ def add_request_arguments(p: argparse.ArgumentParser, *, reasoning_format: bool 
     p.add_argument("--tools", metavar="FILE", help="JSON list of tools (OpenAI format)")
     p.add_argument("--thinking", choices=("true", "false"), default=None,
                    help="enable_thinking (default: whether the template supports it, as llama-server)")
-    p.add_argument("--tool-choice", choices=("auto", "required", "none"), default="auto")
+    p.add_argument("--tool-choice", choices=TOOL_CHOICES, default="auto")
     p.add_argument("--parallel-tool-calls", choices=("true", "false"), default=None,
                    help="default: the template's supports_parallel_tool_calls, as llama-server")
     if reasoning_format:
-        p.add_argument("--reasoning-format", choices=("deepseek", "none", "auto", "deepseek-legacy"),
+        p.add_argument("--reasoning-format", choices=REASONING_FORMATS,
                        default="deepseek")
     p.add_argument("--json-schema", metavar="FILE", help="response format: a JSON schema file")
     p.add_argument("--kwargs", metavar="JSON", default=None, help="chat_template_kwargs as a JSON object")

@@ -24,15 +24,16 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.output.parse import DEFAULT_FORMAT, analyse_output, exception_json, explain_mismatch
+from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
 from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_search
 from explorer.cli.inputs import (
     add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
 )
-from explorer.errors import PegError, SourceError
+from explorer.errors import PegError, SourceError, exception_json
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
 from explorer.output.streaming import char_chunks, stream
+from explorer.vocabulary import REASONING_FORMATS
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="the raw model output ('-' for stdin); required unless --notation")
     p.add_argument("--generation-prompt", metavar="TEXT", default=None)
     p.add_argument("--format", default=None, help="chat format name (default peg-native)")
-    p.add_argument("--reasoning-format", default="deepseek", choices=("deepseek", "none", "auto"),
+    p.add_argument("--reasoning-format", default="deepseek", choices=REASONING_FORMATS,
                    help="accepted for symmetry; llama.cpp bakes it into the parser")
     p.add_argument("--partial", action="store_true", help="parse as a partial (streamed) output")
     p.add_argument("--stream", action="store_true",

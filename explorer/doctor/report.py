@@ -48,7 +48,7 @@ from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.explain import explain_case
 from explorer.routing import SubstringEvidence
 from explorer.session import TemplateSession
-from explorer.triage.model import FixWhere, Severity
+from explorer.triage.model import SEVERITY_RANK, FixWhere, Severity
 
 Verdict = Literal["full", "losses", "broken"]
 VERDICTS: tuple[Verdict, ...] = ("full", "losses", "broken")
@@ -57,7 +57,6 @@ GrammarScope = Literal["none", "default", "both"]  # which thinking settings' re
 # (session, corpus paths) -> the whole search (its failure classes kept), or the verified fixes alone
 FixFinder = Callable[[TemplateSession, Sequence[str]], FixSearch | tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
-RANK: dict[str, int] = {"cause": 0, "warning": 1, "info": 2}
 REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
 LOST_WORDS = {"content": "content", "reasoning_content": "reasoning_content", "tool_calls": "tool calls",
               "reply": "the reply", "": "the reply"}
@@ -495,7 +494,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     if request_report is not None:
         findings += _request_loss_findings(request_report)
     broken = (health is not None and health.broken) or any(f.check in REQUEST_FAILS for f in findings)
-    ordered = tuple(sorted(_with_source_lines(session, findings), key=lambda f: RANK[f.severity]))
+    ordered = tuple(sorted(_with_source_lines(session, findings), key=lambda f: SEVERITY_RANK[f.severity]))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
                           health, family, request_report, skipped=tuple(skipped), tools=tools)
     search = default_fix_search if fixes is True else fixes or None

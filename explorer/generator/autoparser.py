@@ -1,6 +1,6 @@
 """Analysis + request -> PEG arena, as llama.cpp's autoparser ``build_parser`` builds it.
 
-Input: a ``ParserSpec`` (the analysis, a ``TemplateAnalysis``) and a ``GenerationParams``. Output: the built
+Input: a ``TemplateAnalysis`` and a ``GenerationParams``. Output: the built
 ``Arena``: reasoning, content and tool-call parsers composed in llama.cpp's order, with
 the generation prompt's text before the reasoning start marker as a leading literal.
 """
@@ -17,7 +17,8 @@ from explorer.generator.chat_builder import (
     TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, function_tools,
 )
 from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
-from explorer.generator.spec import GenerationParams, ParserSpec
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import tool_parameters
 from explorer.schema import ObjectSchema, may_be_string, schema_from_json
 from explorer.peg.arena import Arena
@@ -26,7 +27,7 @@ from explorer.peg.arena import Arena
 @dataclass
 class _Context:
     p: ChatPeg
-    spec: ParserSpec
+    spec: TemplateAnalysis
     req: GenerationParams
     reasoning_parser: int
     extracting_reasoning: bool = False
@@ -261,7 +262,7 @@ def build_tools(ctx: _Context) -> int:
     return builder(ctx) if builder else ctx.p.eps()
 
 
-def build_parser(spec: ParserSpec, req: GenerationParams) -> Arena:
+def build_parser(spec: TemplateAnalysis, req: GenerationParams) -> Arena:
     """The PEG arena llama.cpp's autoparser builds for this analysis and request."""
     if not spec.analysis_complete:
         raise AnalysisError("Cannot build a parser from an incomplete analysis")

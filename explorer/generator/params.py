@@ -1,6 +1,6 @@
 """Analysis + request -> llama.cpp's chat params: parser, grammar, triggers, tokens.
 
-Input: a ``ParserSpec`` and a ``GenerationParams`` (the generation prompt comes from the
+Input: a ``TemplateAnalysis`` and a ``GenerationParams`` (the generation prompt comes from the
 apply stage). Output: ``GeneratedParams`` with the oracle's apply keys: the serialized
 parser, the GBNF grammar and whether it is lazy, grammar triggers, preserved tokens and
 additional stops -- what ``peg_generator::generate_parser`` returns -- plus what chat.cpp
@@ -9,19 +9,22 @@ adds from the analysis right after (thinking support and tags, message delimiter
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
-from explorer.generator.spec import GenerationParams, ParserSpec
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
 from explorer.peg.arena import Arena
+from explorer.peg.chat_mappers import GenericMapper
 
 OPENAI_WRAPPER_TRIGGER = '{"type": "function",'
-PEG_NATIVE = "peg-native"
+PEG_NATIVE = GenericMapper.format
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,8 @@ class GeneratedParams:
     (``generate_params``) or a specialised handler's (``Handler.params``).
 
     ``supports_thinking``: the autoparser's comes from the analysis; a handler's is the
-    apply stage's to decide (``explorer.apply``), so it stays None here.
+    apply stage's to decide (``explorer.apply``), so it stays None here. The apply stage's
+    ``ChatParams`` is these params with the route and the prompt added.
     """
 
     generation_prompt: str
@@ -69,22 +73,30 @@ class GeneratedParams:
 
     @property
     def parser(self) -> str:
+        """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
         return self.arena.dumps()
 
-    def to_json(self) -> dict[str, Any]:
-        """The oracle's apply keys, in its field names."""
-        return {
-            "generation_prompt": self.generation_prompt,
-            "grammar": self.grammar,
-            "grammar_lazy": self.grammar_lazy,
-            "grammar_triggers": [t.to_json() for t in self.grammar_triggers],
-            "preserved_tokens": list(self.preserved_tokens),
-            "parser": self.parser,
-            "additional_stops": list(self.additional_stops),
-            "supports_thinking": self.supports_thinking,
-            "thinking_start_tag": self.thinking_start_tag,
-            "thinking_end_tags": list(self.thinking_end_tags),
-        }
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+        """The oracle's apply keys, in its field names and order; ``fields``: only those keys
+        (the others are not serialised)."""
+        return {name: ORACLE_JSON[name](self) for name in (fields if fields is not None else ORACLE_JSON)}
+
+
+# each oracle apply key of the params as JSON, in the oracle's order
+ORACLE_JSON: dict[str, Callable[[GeneratedParams], Any]] = {
+    "format": lambda p: p.format,
+    "generation_prompt": lambda p: p.generation_prompt,
+    "grammar": lambda p: p.grammar,
+    "grammar_lazy": lambda p: p.grammar_lazy,
+    "grammar_triggers": lambda p: [t.to_json() for t in p.grammar_triggers],
+    "preserved_tokens": lambda p: list(p.preserved_tokens),
+    "additional_stops": lambda p: list(p.additional_stops),
+    "supports_thinking": lambda p: p.supports_thinking,
+    "thinking_start_tag": lambda p: p.thinking_start_tag,
+    "thinking_end_tags": lambda p: list(p.thinking_end_tags),
+    "message_delimiters": lambda p: [d.to_json() for d in p.message_delimiters],
+    "parser": lambda p: p.parser,
+}
 
 
 def arena_grammar(arena: Arena, lazy: bool) -> str:
@@ -92,7 +104,7 @@ def arena_grammar(arena: Arena, lazy: bool) -> str:
     return build_grammar(lambda b: emit_arena_grammar(b, arena, lazy=lazy, schemas=arena.schemas))
 
 
-def generate_params(spec: ParserSpec, req: GenerationParams) -> GeneratedParams:
+def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedParams:
     """llama.cpp's ``peg_generator::generate_parser`` without the prompt rendering."""
     try:
         arena = build_parser(spec, req)

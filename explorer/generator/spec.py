@@ -1,7 +1,7 @@
 """Generator inputs: the autoparser analysis and the request.
 
 Input: the analysis (``explorer.analysis.model.TemplateAnalysis``, read from the oracle's
-``autoparser`` object with ``ParserSpec.from_oracle_json`` when it comes as JSON) and
+``autoparser`` object with ``TemplateAnalysis.from_oracle_json`` when it comes as JSON) and
 request settings. Output: the frozen ``GenerationParams`` (llama.cpp's ``generation_params``) that the PEG
 generator and the specialised handlers read.
 """
@@ -13,15 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.analysis.model import TemplateAnalysis
 from explorer.errors import RequestError
-
-TOOL_CHOICES = ("auto", "required", "none")
-REASONING_FORMATS = ("none", "auto", "deepseek", "deepseek-legacy")
-
-# The generator reads the analysis itself: ``ParserSpec.from_oracle_json`` accepts the
-# oracle's ``autoparser`` object or a ``TemplateAnalysis``.
-ParserSpec = TemplateAnalysis
+from explorer.vocabulary import TOOL_CHOICES
 
 
 def _brief(value: Any) -> str:

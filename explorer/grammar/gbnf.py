@@ -11,7 +11,7 @@ sampler.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from explorer.errors import GrammarError, PegError
@@ -20,9 +20,10 @@ from explorer.grammar.json_schema import GrammarBuilder, build_grammar, format_l
 from explorer.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.nodes import (
-    ALL_KINDS, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode,
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode,
     Ref, Repetition, Rule, Schema, Sequence as SequenceNode, Space, Start, String, Tag, Until, children_of,
 )
+from explorer.peg.visitor import NodeVisitor
 
 # The serialized forms are accepted because that is what llama.cpp hands out (the request's
 # ``parser`` string) and what the oracle data and the CLI hold.
@@ -62,10 +63,10 @@ def _string_body(delim: str) -> str:
 _GROUPING = (Choice, SequenceNode)
 
 
-class _Emitter:
-    """``to_gbnf`` over one arena: one ``visit_<NodeClass>(pid, node)`` per parser kind.
+class _Emitter(NodeVisitor[str], exhaustive=True):
+    """``to_gbnf`` over one arena: one ``visit_<NodeClass>(node, pid)`` per parser kind.
 
-    Visitors get the parser id beside the node because llama.cpp names the automaton rules
+    Visits get the parser id beside the node because llama.cpp names the automaton rules
     after it (``until-7``) and schemas are attached by id.
     """
 
@@ -90,11 +91,10 @@ class _Emitter:
                 return node
 
     def to_gbnf(self, pid: int) -> str:
-        node = self.parsers[pid]
-        visit = _VISITORS.get(type(node))
-        if visit is None:
-            raise GrammarError(f"unknown PEG parser type '{type(node).__name__}' at parser {pid}")
-        return visit(self, pid, node)
+        return self.visit(self.parsers[pid], pid)
+
+    def generic_visit(self, node: ParserNode, pid: int) -> str:
+        raise GrammarError(f"unknown PEG parser type '{type(node).__name__}' at parser {pid}")
 
     def grouped(self, pid: int, kinds: tuple[type, ...]) -> str:
         """``to_gbnf(pid)``, parenthesised when its effective node is one of ``kinds``."""
@@ -103,15 +103,15 @@ class _Emitter:
 
     # --- one visitor per parser kind ----------------------------------------------------
 
-    def _no_text(self, pid: int, node: Epsilon | Start | End | And | Not) -> str:
+    def _no_text(self, node: Epsilon | Start | End | And | Not, pid: int) -> str:
         return ""  # positions and lookahead have no GBNF form
 
     visit_Epsilon = visit_Start = visit_End = visit_And = visit_Not = _no_text
 
-    def visit_Literal(self, pid: int, node: Literal) -> str:
+    def visit_Literal(self, node: Literal, pid: int) -> str:
         return format_literal(node.literal)
 
-    def visit_Sequence(self, pid: int, node: SequenceNode) -> str:
+    def visit_Sequence(self, node: SequenceNode, pid: int) -> str:
         parts = []
         for child in node.children:
             text = self.to_gbnf(child)
@@ -119,48 +119,48 @@ class _Emitter:
                 parts.append(f"({text})" if isinstance(self.effective(child), _GROUPING) else text)
         return " ".join(parts)
 
-    def visit_Choice(self, pid: int, node: Choice) -> str:
+    def visit_Choice(self, node: Choice, pid: int) -> str:
         return " | ".join(self.grouped(child, (Choice,)) for child in node.children)
 
-    def visit_Repetition(self, pid: int, node: Repetition) -> str:
+    def visit_Repetition(self, node: Repetition, pid: int) -> str:
         return _repeat_suffix(self.grouped(node.child, _GROUPING), node.min_count, node.max_count)
 
-    def visit_AnyChar(self, pid: int, node: AnyChar) -> str:
+    def visit_AnyChar(self, node: AnyChar, pid: int) -> str:
         return "."
 
-    def visit_Space(self, pid: int, node: Space) -> str:
+    def visit_Space(self, node: Space, pid: int) -> str:
         return "space"
 
-    def visit_Chars(self, pid: int, node: Chars) -> str:
+    def visit_Chars(self, node: Chars, pid: int) -> str:
         return _repeat_suffix(node.pattern, node.min_count, node.max_count)
 
-    def visit_String(self, pid: int, node: String) -> str:
+    def visit_String(self, node: String, pid: int) -> str:
         return _string_body(node.delimiter[0])
 
-    def visit_Until(self, pid: int, node: Until) -> str:
+    def visit_Until(self, node: Until, pid: int) -> str:
         if not node.delimiters:
             return ".*"
         return excluding_grammar(self.builder, f"until-{pid}", node.delimiters)
 
-    def visit_Schema(self, pid: int, node: Schema) -> str:
+    def visit_Schema(self, node: Schema, pid: int) -> str:
         if self.delegates(pid, node):
             return self.to_gbnf(node.child)
         return self.builder.add_schema(node.name, self.schemas[pid])
 
-    def visit_Rule(self, pid: int, node: Rule | Ref) -> str:
+    def visit_Rule(self, node: Rule | Ref, pid: int) -> str:
         return node.name  # a rule inside a body is a reference to it
 
     visit_Ref = visit_Rule
 
-    def _child_text(self, pid: int, node: Tag | Atomic) -> str:
+    def _child_text(self, node: Tag | Atomic, pid: int) -> str:
         return self.to_gbnf(node.child)  # AST tags and atomicity only matter to the parser
 
     visit_Tag = visit_Atomic = _child_text
 
-    def visit_Gbnf(self, pid: int, node: Gbnf) -> str:
+    def visit_Gbnf(self, node: Gbnf, pid: int) -> str:
         return node.grammar
 
-    def visit_Ac(self, pid: int, node: Ac) -> str:
+    def visit_Ac(self, node: Ac, pid: int) -> str:
         return including_grammar(self.builder, f"ac-{pid}", node.delimiters)
 
     # --- which rules to write -------------------------------------------------------------
@@ -208,12 +208,6 @@ class _Emitter:
             self.builder.add_rule("root", " | ".join(triggers))
         elif self.arena.has_root:
             self.builder.add_rule("root", self.to_gbnf(self.arena.root))
-
-
-_Visitor = Callable[[_Emitter, int, ParserNode], str]
-# Every parser class -> its visitor, looked up once here so a node kind without one fails
-# at import rather than on the first grammar that uses it.
-_VISITORS: dict[type, _Visitor] = {kind: getattr(_Emitter, f"visit_{kind.__name__}") for kind in ALL_KINDS}
 
 
 def emit_arena_grammar(builder: GrammarBuilder, arena: Arena, *, lazy: bool = False,

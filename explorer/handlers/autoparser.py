@@ -27,6 +27,7 @@ def continue_turn(c: ContinuationInputs) -> str:
 
 class Autoparser(Route):
     name = "autoparser"
+    argument_order = "analyze_tools::build_tool_parser_tag_tagged (common/chat-auto-parser-generator.cpp)"
 
     supports_thinking = None
     continuation = staticmethod(continue_turn)

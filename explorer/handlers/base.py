@@ -6,13 +6,13 @@ the message being continued); for the parser, a ``GenerationParams`` (llama.cpp'
 ``generation_params`` with the generation prompt the apply stage found). Output: per
 class, a ``RuleCheck`` (does ``common_chat_try_specialized_template`` pick it), its
 prompt behaviour, its typical garbles for the triage, and for a specialised ``Handler``
-the ``GeneratedParams`` (also named ``HandlerParams`` here): serialized PEG arena, GBNF
+the ``GeneratedParams``: serialized PEG arena, GBNF
 grammar, laziness, triggers, preserved tokens, additional stops, format name, thinking
 tags and message delimiters, what its ``common_chat_params_init_*`` returns beside the
 prompt.
 
 ``Route`` holds what every route declares (the autoparser fallback is one too);
-``Handler`` adds the parser (``build``, written against ``HandlerPeg`` in llama.cpp's
+``Handler`` adds the parser (``build``, written against ``ChatPeg`` in llama.cpp's
 creation order) and the grammar policy as named rules (``include``/``lazy``). The
 classes are never instantiated: the class is the declaration, and
 ``explorer.handlers.registry`` lists them in llama.cpp's routing order.
@@ -24,15 +24,13 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from explorer.errors import GrammarError
-from explorer.generator.params import PEG_NATIVE, Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
+from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.detection import RuleCheck, check_rule
 from explorer.handlers.garbles import Garble
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
-
-PEG_GEMMA4 = "peg-gemma4"
-PEG_MINIMAX_M3 = "peg-minimax-m3"
+from explorer.peg.chat_mappers import ChatMapper, GenericMapper
 
 
 # --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
@@ -85,7 +83,7 @@ def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
 
-Builder = Callable[[HandlerPeg, GenerationParams], int]
+Builder = Callable[[ChatPeg, GenerationParams], int]
 Describe = dict[str, object]
 
 
@@ -100,7 +98,9 @@ class Route:
     (a touch-up of the rendered prompt) where set; ``continuation`` is the assistant turn
     the handler writes to continue the final message. Triage: ``garbles`` are the typical
     slips of its markup; ``not_end_of_generation`` the tokens that end a message but do
-    not stop llama-server.
+    not stop llama-server; ``argument_order`` where the route's parser reads a call's
+    tagged arguments required-first (the llama.cpp function; "" for the route's own
+    source), None when it takes them in any order.
     """
 
     name: ClassVar[str]
@@ -119,6 +119,7 @@ class Route:
 
     garbles: ClassVar[tuple[Garble, ...]] = ()
     not_end_of_generation: ClassVar[tuple[str, ...]] = ()
+    argument_order: ClassVar[str | None] = None
 
     @classmethod
     def check(cls, source: str) -> RuleCheck:
@@ -133,6 +134,8 @@ class Route:
 class Handler(Route):
     """A specialised handler: a ``Route`` with its own parser and grammar policy.
 
+    ``mapper``: how llama.cpp maps the handler's parse tree to a message (a
+    ``ChatMapper`` subclass; its ``format`` is the chat format name the params carry).
     ``response_format``: which test of ``json_schema`` the handler uses ("object": any
     object, "nonempty": a non-empty object). ``triggers_when_lazy_only``: the handler
     sets triggers only for a lazy grammar (Qwen3-Coder). A handler whose triggers,
@@ -144,7 +147,8 @@ class Handler(Route):
     include: ClassVar[Policy]
     lazy: ClassVar[Policy]
     triggers: ClassVar[tuple[GrammarTrigger, ...]] = ()
-    format: ClassVar[str] = PEG_NATIVE
+    mapper: ClassVar[type[ChatMapper]] = GenericMapper
+    format: ClassVar[str] = GenericMapper.format  # the mapper's (set for each subclass)
     preserved_tokens: ClassVar[tuple[str, ...]] = ()
     thinking_start_tag: ClassVar[str] = ""
     thinking_end_tags: ClassVar[tuple[str, ...]] = ()
@@ -154,6 +158,10 @@ class Handler(Route):
     triggers_when_lazy_only: ClassVar[bool] = False
     reference: ClassVar[str] = ""  # llama.cpp source of the handler
     describe_note: ClassVar[str] = ""  # shown by describe() only
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.format = cls.mapper.format
 
     @classmethod
     def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:
@@ -200,7 +208,7 @@ class Handler(Route):
     @classmethod
     def params(cls, inputs: GenerationParams) -> GeneratedParams:
         """The handler's parser, grammar and declared constants for these inputs."""
-        p = HandlerPeg()
+        p = ChatPeg()
         try:
             arena = p.build(cls.build(p, inputs))
         except RecursionError:
@@ -225,7 +233,3 @@ class Handler(Route):
             thinking_end_tags=cls.thinking_end_tags_for(inputs),
             message_delimiters=cls.message_delimiters,
         )
-
-
-# A handler returns the same chat params as the autoparser's generator.
-HandlerParams = GeneratedParams

@@ -12,7 +12,7 @@ from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_auto_without_format, word,
 )
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import TaggedTurn
 
 TURN_START, TURN_END = "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"
@@ -24,7 +24,7 @@ RESULT_START, RESULT_END = "<|START_TOOL_RESULT|>", "<|END_TOOL_RESULT|>"
 GEN_PREFIX = TURN_START + CHATBOT
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal(GEN_PREFIX)
     end = p.end()
     p.eps()  # reasoning's initial value

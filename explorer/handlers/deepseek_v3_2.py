@@ -16,7 +16,7 @@ from explorer.schema import may_be_string
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.handlers.prompting import ContinuationInputs, JsonSchema, Messages, TaggedTurn, render_content
 
 DSML = "｜DSML｜"
@@ -36,7 +36,7 @@ def block_markers(source: str) -> tuple[str, str]:
     return f"<{DSML}{block}>", f"</{DSML}{block}>"
 
 
-def _arg(p: HandlerPeg, name: str, param) -> int:
+def _arg(p: ChatPeg, name: str, param) -> int:
     is_string = may_be_string(param.schema)
     if is_string:
         def value() -> int:
@@ -53,7 +53,7 @@ def _arg(p: HandlerPeg, name: str, param) -> int:
     return p.rule(f"tool-{name}-arg-{param.name}", arg)
 
 
-def _invoke(p: HandlerPeg, fn: dict) -> int:
+def _invoke(p: ChatPeg, fn: dict) -> int:
     name = fn["name"]
     required, optional = [], []
     _doc, props = tool_properties(fn)
@@ -66,7 +66,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
         args, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     v4 = is_v4(i.source)
     fc_start, fc_end = block_markers(i.source)
     generation_prompt = p.literal(GEN_PROMPT)
@@ -179,6 +179,7 @@ class DeepseekV32(Handler):
     thinking_start_tag = THINK_START
     message_delimiters = delimiters(("assistant", GEN_PROMPT), ("user", "<｜User｜>"))
     reference = "common/parsers/deepseek.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
     def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:

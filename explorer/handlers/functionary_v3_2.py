@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, pattern
 from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import ContentOnlyTurn
 from explorer.jsonscan import json_object_at
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     until_tool = p.cat(lambda: p.literal("all\n"), lambda: p.content(p.until(">>>")))
     until_end = p.cat(lambda: p.literal("all\n"), lambda: p.content(p.rest()))
     generation_prompt = p.literal("<|start_header_id|>assistant<|end_header_id|>\n\n>>>")

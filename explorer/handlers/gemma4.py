@@ -15,9 +15,10 @@ import copy
 import json
 
 from explorer.handlers.base import (
-    PEG_GEMMA4, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.peg.chat_mappers import Gemma4Mapper
 from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
@@ -25,7 +26,7 @@ CALL_MARKER = "'<|tool_call>call:'"
 CURRENT_MARKER = "{#- OpenAI Chat Completions:"
 
 
-def _value_rules(p: HandlerPeg) -> None:
+def _value_rules(p: ChatPeg) -> None:
     """Gemma's object notation (the traversal of llama.cpp's gemma4_to_json)."""
     p.rule("gemma4-string-content", p.until(Q))
     p.rule("gemma4-string", p.cat(lambda: p.literal(Q), lambda: p.ref("gemma4-string-content"), lambda: p.literal(Q)))
@@ -55,7 +56,7 @@ def _value_rules(p: HandlerPeg) -> None:
         p.ref("gemma4-bool"), p.ref("gemma4-null")]))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     start = p.rule("start", p.optional(p.literal("<|turn>model\n")))
     if i.extract_reasoning:
         p.rule("thought", p.cat(lambda: p.literal("<|channel>thought"), p.space,
@@ -199,7 +200,7 @@ class Gemma4(Handler):
     include = staticmethod(include_tools_or_format)
     lazy = staticmethod(lazy_unless_forced)
     triggers = (word("<|tool_call>"),)
-    format = PEG_GEMMA4
+    mapper = Gemma4Mapper
     preserved_tokens = ("<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|turn>")
     thinking_start_tag = "<|channel>thought"
     thinking_end_tags = ("<channel|>",)

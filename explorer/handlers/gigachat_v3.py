@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_tools_auto, word
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import ContentOnlyTurn
 
 CALL_PREFIX = "<|message_sep|>\n\nfunction call<|role_sep|>\n"
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     p.eps()  # ret's initial value
     if i.wants_tools:
         tool_choice = p.choice()

@@ -19,7 +19,7 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
 from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names, regex_hits
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import RenderedPair, TaggedTurn, reasoning_to_thinking
 from explorer.jsonscan import json_object_at
 
@@ -36,7 +36,7 @@ def return_to_end(pair: RenderedPair, add_generation_prompt: bool) -> RenderedPa
     return RenderedPair(prompt, pair.generation_prompt, "last '<|return|>' -> '<|end|>'")
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     start = p.rule("start", p.literal("<|start|>assistant"))
     end = p.rule("end", p.literal("<|end|>"))
     content = p.rule("message-content", p.until("<|end|>"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, word
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
@@ -21,7 +21,7 @@ THINK_START, THINK_END = "<think>", "</think>"
 GEN_PROMPT = "<|im_assistant|>assistant<|im_middle|>"
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     end = p.end()
     if i.extract_reasoning:
         # the model may call tools at the end of its reasoning without closing it

@@ -13,7 +13,7 @@ from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 SEP = "<|sep|>"
@@ -33,7 +33,7 @@ def _arg_type(value: object) -> str:
     return "string"
 
 
-def _call(p: HandlerPeg, fn: Mapping) -> int:
+def _call(p: ChatPeg, fn: Mapping) -> int:
     name = fn["name"]
     schema = tool_parameters(fn)
     args = p.eps()
@@ -58,7 +58,7 @@ def _call(p: HandlerPeg, fn: Mapping) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal(CALL_END))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     end = p.end()
     start = p.optional(p.literal(MSG_START))
     body = p.until_one_of([THINK_END, RESP_START])

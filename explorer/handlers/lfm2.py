@@ -9,7 +9,7 @@ preserves its tool-list markers; LFM2.5 is told apart by its plain-text tool lis
 from __future__ import annotations
 
 from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_unless_forced, word
-from explorer.handlers.peg import HandlerPeg
+from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import TaggedTurn, reasoning_to_thinking
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -18,7 +18,7 @@ THINK_START, THINK_END = "<think>", "</think>"
 GEN_PROMPT = "<|im_start|>assistant\n"
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal(GEN_PROMPT)
     end = p.end()
     reasoning = p.eps()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.handlers.prompting import TaggedTurn
 
 ROLE = "<role>ASSISTANT</role>"
@@ -29,7 +29,7 @@ def think_open(i: GenerationParams) -> bool:
     return last_open >= 0 and (last_close < 0 or last_open > last_close)
 
 
-def _arg(p: HandlerPeg, name: str, param, arg_close: int, arg_string: int) -> int:
+def _arg(p: ChatPeg, name: str, param, arg_close: int, arg_string: int) -> int:
     rule_name = f"ling3-arg-{name}-{param.name}"
 
     def mixed(_types: frozenset[str]) -> int:
@@ -44,7 +44,7 @@ def _arg(p: HandlerPeg, name: str, param, arg_close: int, arg_string: int) -> in
         lambda: p.optional(p.space()), lambda: p.literal(ARG_VAL), value))))
 
 
-def _call(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
+def _call(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
     required, optional = [], []
     _doc, props = tool_properties(fn)
@@ -60,7 +60,7 @@ def _call(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
         lambda: p.tool_close(p.cat(lambda: p.optional(p.space()), lambda: p.literal(CALL_END)))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     end = p.end()
     opener = p.optional(p.cat(lambda: p.literal(ROLE), lambda: p.optional(p.space())))
     body_end = p.until_one_of([THINK_END, CALL_START] if think_open(i) else [THINK_END])
@@ -106,3 +106,4 @@ class Ling3(Handler):
     message_delimiters = delimiters(("assistant", ROLE), ("user", "<role>HUMAN</role>"),
                                     ("tool", "<role>OBSERVATION</role>"), ("system", "<role>SYSTEM</role>"))
     reference = "common/parsers/ling3.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first

@@ -10,11 +10,11 @@ from __future__ import annotations
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 
-def _string_value(p: HandlerPeg) -> int:
+def _string_value(p: ChatPeg) -> int:
     # CDATA lets a value hold </param>; only the inner text is captured
     return p.choice([
         p.cat(lambda: p.literal("<![CDATA["),
@@ -26,7 +26,7 @@ def _string_value(p: HandlerPeg) -> int:
     ])
 
 
-def _function(p: HandlerPeg, fn: dict, string_value: int) -> int:
+def _function(p: ChatPeg, fn: dict, string_value: int) -> int:
     name = fn["name"]
     args = p.named_params(fn, string_value, '<param name="', "</param>")
     return p.tool(p.shl(
@@ -35,7 +35,7 @@ def _function(p: HandlerPeg, fn: dict, string_value: int) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal("</function>"))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.literal("<|im_start|>assistant\n")
     reasoning = p.eps()
     if i.extract_reasoning:

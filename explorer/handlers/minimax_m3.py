@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 from explorer.handlers.base import (
-    PEG_MINIMAX_M3, Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
 )
-from explorer.handlers.peg import HandlerPeg, function_tools, tool_properties
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
+from explorer.peg.chat_mappers import MiniMaxM3Mapper
 from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
 
 NS = "]<]minimax[>["
@@ -24,7 +25,7 @@ TOOL_ARG_OBJECT, TOOL_ARG_ARRAY, TOOL_ARG_ITEM = "tool-arg-object", "tool-arg-ar
 class _Values:
     """The template's to_xml() expansion of argument values, as parsers."""
 
-    def __init__(self, p: HandlerPeg) -> None:
+    def __init__(self, p: ChatPeg) -> None:
         self.p = p
 
     def element(self, tag: str, schema: SchemaNode, rule_name: str) -> int:
@@ -62,7 +63,7 @@ class _Values:
         return p.required_then_optional(required, optional)
 
 
-def _invoke(p: HandlerPeg, fn: dict) -> int:
+def _invoke(p: ChatPeg, fn: dict) -> int:
     name = fn["name"]
     doc, _props = tool_properties(fn)
     body = p.eps()
@@ -74,7 +75,7 @@ def _invoke(p: HandlerPeg, fn: dict) -> int:
         p.space, body, p.space, lambda: p.tool_close(p.literal(INVOKE_END))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.prefix(i.generation_prompt, THINK_START)
     end = p.end()
     reasoning = p.eps()
@@ -116,10 +117,11 @@ class MinimaxM3(Handler):
     include = staticmethod(include_tools_or_format)
     lazy = staticmethod(lazy_unless_forced)
     triggers = (word(FC_START),)
-    format = PEG_MINIMAX_M3
+    mapper = MiniMaxM3Mapper
     preserved_tokens = (NS, "<tool_call>", "</tool_call>", THINK_START, THINK_END)
     thinking_start_tag = THINK_START
     thinking_end_tags = (THINK_END,)
     message_delimiters = delimiters(("assistant", "]~b]ai"), ("user", "]~b]user"), ("tool", "]~b]tool"),
                                     ("system", "]~b]developer"), ("system", "]~b]system"))
     reference = "common/parsers/minimax-m3.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first

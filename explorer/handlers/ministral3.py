@@ -12,7 +12,7 @@ import copy
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_tools_auto, word
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import JsonSchema, Messages, TaggedTurn
 
 
@@ -39,7 +39,7 @@ def content_blocks(messages: Messages, source: str, json_schema: JsonSchema) -> 
     return out
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     generation_prompt = p.eps()
     if i.extract_reasoning:
         reasoning = p.optional(p.cat("[THINK]", lambda: p.reasoning(p.until("[/THINK]")), "[/THINK]"))

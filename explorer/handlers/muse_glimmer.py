@@ -12,13 +12,13 @@ from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
 from explorer.handlers.garbles import Garble, regex_hits
-from explorer.handlers.peg import HandlerPeg, function_tools
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 PARAM_END = "</atem:parameter>"
 
 
-def _tool(p: HandlerPeg, fn: dict, string_value: int) -> int:
+def _tool(p: ChatPeg, fn: dict, string_value: int) -> int:
     name = fn["name"]
     args = p.named_params(fn, string_value, '<atem:parameter name="', PARAM_END)
     return p.tool(p.shl(
@@ -32,7 +32,7 @@ def _tool(p: HandlerPeg, fn: dict, string_value: int) -> int:
                                    lambda: p.literal("</atem:function_calls>")))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     include_grammar = i.has_schema_object or i.wants_tools
     start = p.rule("start", p.literal("<|start|>assistant"))
     if not i.extract_reasoning and not include_grammar:

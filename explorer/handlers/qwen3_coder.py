@@ -13,8 +13,8 @@ from explorer.generator.params import GrammarTrigger
 from explorer.handlers.base import (
     Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_auto, word,
 )
-from explorer.handlers.peg import (
-    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, HandlerPeg, function_tools, tool_properties,
+from explorer.generator.chat_builder import (
+    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, ChatPeg, function_tools, tool_properties,
 )
 from explorer.handlers.prompting import ContinuationInputs, render_content
 
@@ -34,7 +34,7 @@ def tool_call_starts(i: GenerationParams) -> list[str]:
     return starts
 
 
-def _mixed_value(p: HandlerPeg, types: frozenset[str], arg_close: int, arg_string: int) -> int:
+def _mixed_value(p: ChatPeg, types: frozenset[str], arg_close: int, arg_string: int) -> int:
     """JSON first to type the value; the grammar keeps only the raw string rule."""
     json_value = p.choice()
     for wanted, make in ((T_OBJECT in types, p.json_object), (T_ARRAY in types, p.json_array),
@@ -46,7 +46,7 @@ def _mixed_value(p: HandlerPeg, types: frozenset[str], arg_close: int, arg_strin
                   "xml-arg-string")
 
 
-def _function(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
+def _function(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
     required, optional = [], []
     _doc, props = tool_properties(fn)
@@ -66,7 +66,7 @@ def _function(p: HandlerPeg, fn: dict, arg_close: int, arg_string: int) -> int:
         lambda: p.tool_args(args), lambda: p.tool_close(p.literal("</function>\n"))))
 
 
-def build(p: HandlerPeg, i: GenerationParams) -> int:
+def build(p: ChatPeg, i: GenerationParams) -> int:
     thinks = supports_reasoning(i)
     generation_prompt = p.literal(GEN_PREFIX)
     reasoning = p.eps()
@@ -128,6 +128,7 @@ class Qwen3Coder(Handler):
                                     ("user", "<|im_start|>user"), ("system", "<|im_start|>system"))
     response_format = "nonempty"
     reference = "common/parsers/qwen3-coder.cpp"
+    argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
     def thinking_supported(cls, source: str) -> bool | None:

@@ -3,11 +3,16 @@
 Input: a handler name as ``explorer.routing`` and the oracle's ``routed.handler`` spell
 it. Output: ``HANDLER_CLASSES``, the specialised handlers in the order
 ``common_chat_try_specialized_template`` tests them (the first whose rule holds wins);
-``ROUTES``, those and the ``Autoparser`` fallback; and the class of a name
+``routes()``, those and the ``Autoparser`` fallback; and the class of a name
 (``route_named``, ``handler_named``, ``find_route``, ``find_handler``).
+
+``HANDLER_CLASSES`` is the one list: everything else here (and routing) reads it when
+asked, so adding a handler is its class and its line in the list.
 """
 
 from __future__ import annotations
+
+from functools import lru_cache
 
 from explorer.handlers.autoparser import Autoparser
 from explorer.handlers.base import Handler, Route
@@ -50,18 +55,29 @@ HANDLER_CLASSES: tuple[type[Handler], ...] = (
 )
 
 FALLBACK: type[Route] = Autoparser
-ROUTES: tuple[type[Route], ...] = HANDLER_CLASSES + (FALLBACK,)
 
-_BY_NAME: dict[str, type[Route]] = {cls.name: cls for cls in ROUTES}
+
+def routes() -> tuple[type[Route], ...]:
+    """Every route in routing order: the specialised handlers, then the autoparser."""
+    return HANDLER_CLASSES + (FALLBACK,)
+
+
+@lru_cache(maxsize=4)
+def _by_name(classes: tuple[type[Route], ...]) -> dict[str, type[Route]]:
+    index: dict[str, type[Route]] = {}
+    for cls in classes:
+        if index.setdefault(cls.name, cls) is not cls:
+            raise TypeError(f"two routes named {cls.name!r}: {index[cls.name].__name__} and {cls.__name__}")
+    return index
 
 
 def route_names() -> tuple[str, ...]:
-    return tuple(cls.name for cls in ROUTES)
+    return tuple(cls.name for cls in routes())
 
 
 def find_route(name: str) -> type[Route] | None:
     """The route of that name, or None (e.g. the pipeline's ``pure-content``)."""
-    return _BY_NAME.get(name)
+    return _by_name(routes()).get(name)
 
 
 def route_named(name: str) -> type[Route]:

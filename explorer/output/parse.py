@@ -85,11 +85,6 @@ def mismatch_error(fmt: str, text: str, result: ParseResult) -> OutputParseError
     return OutputParseError(msg, Location(offset=byte_offset(text, result.end)), cpp_type=CPP_EXCEPTION_TYPE)
 
 
-def exception_json(err: OutputParseError) -> dict[str, str]:
-    """The oracle's ``exception`` shape: the C++ type and message."""
-    return {"type": err.cpp_type, "message": err.message}
-
-
 def analyse_output(arena: Arena | None, text: str, *, generation_prompt: str = "",
                    format: str = DEFAULT_FORMAT, is_partial: bool = False,
                    engine: Engine | None = None) -> OutputParse:

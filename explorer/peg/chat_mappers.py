@@ -4,9 +4,11 @@ Input: the AST nodes of a parse (``ParseResult.nodes``). Output: a ``MessageDraf
 (mutable while mapping): content, reasoning_content and tool calls whose ``arguments``
 is the exact JSON text llama.cpp builds (never re-serialized).
 
-Three mappers exist, chosen by the chat format name (``MAPPER_BY_FORMAT``): the generic
-one (tags ``content``, ``reasoning``, ``tool-*``), Gemma 4's (a value tree under
-``tool-args`` with ``gemma4-*`` rules) and MiniMax-M3's (nested argument objects).
+Each mapper class names the chat format it maps (``ChatMapper.format``) and is looked up
+by that name (``MAPPER_BY_FORMAT``, filled as the classes are defined: a handler with a
+mapper of its own declares it on its class, ``explorer.handlers``). Here: the generic one
+(``peg-native``: tags ``content``, ``reasoning``, ``tool-*``), Gemma 4's (a value tree
+under ``tool-args`` with ``gemma4-*`` rules) and MiniMax-M3's (nested argument objects).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from explorer.peg.engine import AstNode
 
@@ -122,8 +125,32 @@ def normalize_quotes_to_json(text: str) -> str:
     return "".join(out)
 
 
-class GenericMapper:
+class ChatMapper:
+    """A mapper of parse trees to messages, for the chat format it names: a subclass that
+    sets ``format`` is the mapper of that format (``MAPPER_BY_FORMAT``); one without is a
+    shared base."""
+
+    format: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "format" in cls.__dict__:
+            held = MAPPER_BY_FORMAT.setdefault(cls.format, cls)
+            if held is not cls:
+                raise TypeError(f"two mappers for the chat format {cls.format!r}: {held.__name__} and {cls.__name__}")
+
+    def run(self, nodes: tuple[AstNode, ...]) -> MessageDraft:
+        raise NotImplementedError
+
+
+# the mapper of each chat format name, filled by the ChatMapper subclasses that name one
+MAPPER_BY_FORMAT: dict[str, type[ChatMapper]] = {}
+
+
+class GenericMapper(ChatMapper):
     """``common_chat_peg_mapper``: tags in pre-order drive a small state machine."""
+
+    format = "peg-native"
 
     def __init__(self) -> None:
         self.msg = MessageDraft()
@@ -325,7 +352,7 @@ def gemma4_to_json(node: AstNode) -> str:
     return ""
 
 
-class _WholeToolMapper:
+class _WholeToolMapper(ChatMapper):
     """The walk the Gemma 4 and MiniMax-M3 mappers share: reasoning and content text
     is appended, each ``tool`` subtree is handed whole to ``visit_tool``, and any other
     node is descended into."""
@@ -355,6 +382,8 @@ class _WholeToolMapper:
 
 class Gemma4Mapper(_WholeToolMapper):
     """``common_chat_peg_gemma4_mapper``: whole ``tool`` subtrees become calls."""
+
+    format = "peg-gemma4"
 
     def visit_tool(self, node: AstNode) -> None:
         name = node.find_by_tag("tool-name")
@@ -415,6 +444,8 @@ def _m3_value(node: AstNode | None, closed: bool) -> str:
 class MiniMaxM3Mapper(_WholeToolMapper):
     """``common_chat_peg_minimax_m3_mapper``: nested argument objects and arrays."""
 
+    format = "peg-minimax-m3"
+
     def visit_tool(self, node: AstNode) -> None:
         name = node.find_by_tag("tool-name")
         if name is not None:
@@ -422,10 +453,8 @@ class MiniMaxM3Mapper(_WholeToolMapper):
                 DraftCall(name.text, _m3_container(node, True, not node.is_partial)))
 
 
-MAPPER_BY_FORMAT = {"peg-gemma4": Gemma4Mapper, "peg-minimax-m3": MiniMaxM3Mapper}
-
-
 def map_nodes(nodes: tuple[AstNode, ...], fmt: str) -> MessageDraft:
-    """Run the mapper llama.cpp picks for chat format ``fmt`` over the parse tree."""
+    """Run the mapper llama.cpp picks for chat format ``fmt`` over the parse tree (the
+    generic one for a format no mapper names)."""
     mapper = MAPPER_BY_FORMAT.get(fmt, GenericMapper)()
     return mapper.run(nodes)

@@ -29,9 +29,10 @@ from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.graph import first_chars, tag_reachable
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref, Repetition,
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref, Repetition,
     Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+from explorer.peg.visitor import NodeVisitor
 from explorer.peg.scanners import (
     FAIL, NEED_MORE_INPUT, SPACE_RE, SUCCESS, ParseContext, Raw, chars_scanner, literal_scanner,
     string_scanner, until_scanner,
@@ -235,7 +236,7 @@ class Engine:
         self._firsts = first_chars(arena)
         # Closures look their children up in this list, so it is filled in place.
         self._fns: list[Callable[[int], Raw]] = []
-        compiled = [self._compile(i, p) for i, p in enumerate(arena.parsers)]
+        compiled = [_COMPILER.visit(p, self, i) for i, p in enumerate(arena.parsers)]
         if memo:
             compiled = [self._memoize(i, f) for i, f in enumerate(compiled)]
         self._fns.extend(compiled)
@@ -307,87 +308,119 @@ class Engine:
         self._caches.append(table)
         return table
 
-    def _compile(self, pid: int, p) -> Callable[[int], Raw]:  # noqa: C901 - one case per kind
-        fns = self._fns
-        ctx = self.ctx
-        if isinstance(p, Epsilon):
-            return lambda pos: (SUCCESS, pos, pos, ())
-        if isinstance(p, Start):
-            return lambda pos: (SUCCESS if pos == 0 else FAIL, pos, pos, ())
-        if isinstance(p, End):
-            def end(pos: int) -> Raw:
-                if pos >= ctx.n:
-                    ctx.touched = True
-                    return (SUCCESS, pos, pos, ())
-                return (FAIL, pos, pos, ())
-            return end
-        if isinstance(p, Literal):
-            return literal_scanner(ctx, p.literal)
-        if isinstance(p, Sequence):
-            return _sequence(fns, p.children)
-        if isinstance(p, Choice):
-            return _choice(ctx, fns, p.children, self._firsts)
-        if isinstance(p, Repetition):
-            return _repetition(ctx, fns, p.child, p.min_count, p.max_count, self._progress())
-        if isinstance(p, And):
-            child = p.child
-            return lambda pos: (fns[child](pos)[0], pos, pos, ())
-        if isinstance(p, Not):
-            child = p.child
-            flip = (SUCCESS, FAIL, NEED_MORE_INPUT)
-            return lambda pos: (flip[fns[child](pos)[0]], pos, pos, ())
-        if isinstance(p, AnyChar):
-            def any_char(pos: int) -> Raw:
-                if pos >= ctx.n:
-                    ctx.touched = True
-                    return (NEED_MORE_INPUT if ctx.lenient else FAIL, pos, pos, ())
-                return (SUCCESS, pos, pos + 1, ())
-            return any_char
-        if isinstance(p, Space):
-            match = SPACE_RE.match
 
-            def space(pos: int) -> Raw:
-                end = match(ctx.text, pos).end()
-                if end >= ctx.n:
-                    ctx.touched = True
-                return (SUCCESS, pos, end, ())
-            return space
-        if isinstance(p, Chars):
-            return chars_scanner(ctx, p)
-        if isinstance(p, String):
-            return string_scanner(ctx, p.delimiter, self._progress())
-        if isinstance(p, Until):
-            return until_scanner(ctx, p.delimiters, self._progress())
-        if isinstance(p, (Schema, Gbnf, Ac)):
-            child = p.child
-            return lambda pos: fns[child](pos)
-        if isinstance(p, Rule) and p.name == "json-value" and self.json_fast \
-                and json_fast.is_standard_json_value(self.arena, pid):
-            slow = _node(ctx, fns, p.child, p.name, "", self._may_tag[p.child], self.memo)
-            return _fast_json_value(ctx, slow, self._json_known)
-        if isinstance(p, (Rule, Tag)):
-            return _node(ctx, fns, p.child, p.name if isinstance(p, Rule) else "",
-                         p.tag if isinstance(p, Tag) else "", self._may_tag[p.child], self.memo)
-        if isinstance(p, Ref):
-            name = p.name
-            arena = self.arena
-            if arena.has_rule(name):
-                rid = arena.rule_id(name)
-                return lambda pos: fns[rid](pos)
 
-            def dangling(pos: int) -> Raw:
-                raise PegError(f"Rule not found: {name}")
-            return dangling
-        if isinstance(p, Atomic):
-            child = p.child
+class _Compile(NodeVisitor[Callable[[int], Raw]], exhaustive=True):
+    """One parser of the engine's arena as its closure: ``visit_<Kind>(node, engine, pid)``.
+    Stateless (one instance serves every engine); a parse never dispatches on kinds."""
 
-            def atomic(pos: int) -> Raw:
-                r = fns[child](pos)
-                if r[0] == NEED_MORE_INPUT and r[3]:
-                    return (NEED_MORE_INPUT, r[1], r[2], ())
-                return r
-            return atomic
+    def visit_Epsilon(self, p: Epsilon, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return lambda pos: (SUCCESS, pos, pos, ())
+
+    def visit_Start(self, p: Start, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return lambda pos: (SUCCESS if pos == 0 else FAIL, pos, pos, ())
+
+    def visit_End(self, p: End, e: Engine, pid: int) -> Callable[[int], Raw]:
+        ctx = e.ctx
+
+        def end(pos: int) -> Raw:
+            if pos >= ctx.n:
+                ctx.touched = True
+                return (SUCCESS, pos, pos, ())
+            return (FAIL, pos, pos, ())
+        return end
+
+    def visit_Literal(self, p: Literal, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return literal_scanner(e.ctx, p.literal)
+
+    def visit_Sequence(self, p: Sequence, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return _sequence(e._fns, p.children)
+
+    def visit_Choice(self, p: Choice, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return _choice(e.ctx, e._fns, p.children, e._firsts)
+
+    def visit_Repetition(self, p: Repetition, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return _repetition(e.ctx, e._fns, p.child, p.min_count, p.max_count, e._progress())
+
+    def visit_And(self, p: And, e: Engine, pid: int) -> Callable[[int], Raw]:
+        fns, child = e._fns, p.child
+        return lambda pos: (fns[child](pos)[0], pos, pos, ())
+
+    def visit_Not(self, p: Not, e: Engine, pid: int) -> Callable[[int], Raw]:
+        fns, child = e._fns, p.child
+        flip = (SUCCESS, FAIL, NEED_MORE_INPUT)
+        return lambda pos: (flip[fns[child](pos)[0]], pos, pos, ())
+
+    def visit_AnyChar(self, p: AnyChar, e: Engine, pid: int) -> Callable[[int], Raw]:
+        ctx = e.ctx
+
+        def any_char(pos: int) -> Raw:
+            if pos >= ctx.n:
+                ctx.touched = True
+                return (NEED_MORE_INPUT if ctx.lenient else FAIL, pos, pos, ())
+            return (SUCCESS, pos, pos + 1, ())
+        return any_char
+
+    def visit_Space(self, p: Space, e: Engine, pid: int) -> Callable[[int], Raw]:
+        ctx = e.ctx
+        match = SPACE_RE.match
+
+        def space(pos: int) -> Raw:
+            end = match(ctx.text, pos).end()  # type: ignore[union-attr]  # the pattern matches empty
+            if end >= ctx.n:
+                ctx.touched = True
+            return (SUCCESS, pos, end, ())
+        return space
+
+    def visit_Chars(self, p: Chars, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return chars_scanner(e.ctx, p)
+
+    def visit_String(self, p: String, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return string_scanner(e.ctx, p.delimiter, e._progress())
+
+    def visit_Until(self, p: Until, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return until_scanner(e.ctx, p.delimiters, e._progress())
+
+    def visit_Schema(self, p: Schema | Gbnf | Ac, e: Engine, pid: int) -> Callable[[int], Raw]:
+        fns, child = e._fns, p.child
+        return lambda pos: fns[child](pos)
+
+    visit_Gbnf = visit_Ac = visit_Schema
+
+    def visit_Rule(self, p: Rule, e: Engine, pid: int) -> Callable[[int], Raw]:
+        node = _node(e.ctx, e._fns, p.child, p.name, "", e._may_tag[p.child], e.memo)
+        if p.name == "json-value" and e.json_fast and json_fast.is_standard_json_value(e.arena, pid):
+            return _fast_json_value(e.ctx, node, e._json_known)
+        return node
+
+    def visit_Tag(self, p: Tag, e: Engine, pid: int) -> Callable[[int], Raw]:
+        return _node(e.ctx, e._fns, p.child, "", p.tag, e._may_tag[p.child], e.memo)
+
+    def visit_Ref(self, p: Ref, e: Engine, pid: int) -> Callable[[int], Raw]:
+        fns, name, arena = e._fns, p.name, e.arena
+        if arena.has_rule(name):
+            rid = arena.rule_id(name)
+            return lambda pos: fns[rid](pos)
+
+        def dangling(pos: int) -> Raw:
+            raise PegError(f"Rule not found: {name}")
+        return dangling
+
+    def visit_Atomic(self, p: Atomic, e: Engine, pid: int) -> Callable[[int], Raw]:
+        fns, child = e._fns, p.child
+
+        def atomic(pos: int) -> Raw:
+            r = fns[child](pos)
+            if r[0] == NEED_MORE_INPUT and r[3]:
+                return (NEED_MORE_INPUT, r[1], r[2], ())
+            return r
+        return atomic
+
+    def generic_visit(self, p: ParserNode, e: Engine, pid: int) -> Callable[[int], Raw]:
         raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")
+
+
+_COMPILER = _Compile()
 
 
 def _sequence(fns, children: tuple[int, ...]) -> Callable[[int], Raw]:

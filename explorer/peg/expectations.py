@@ -48,6 +48,7 @@ from explorer.peg.nodes import (
     Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
 from explorer.peg.notation import expr
+from explorer.peg.visitor import NodeVisitor
 from explorer.peg.scanners import FAIL, SPACE_RE, ParseContext, chars_scanner, string_scanner, until_scanner
 
 MAX_DIAGNOSED_BYTES = 1_000_000
@@ -211,8 +212,9 @@ class Recorder:
 # --- the interpreter ---------------------------------------------------------------------
 
 
-class _Compiler:
-    """The arena as closures ``fn(pos) -> end or -1`` that record their failures."""
+class _Compiler(NodeVisitor[Fn], exhaustive=True):
+    """The arena as closures ``fn(pos) -> end or -1`` that record their failures: one
+    ``visit_<Kind>(node, pid)`` per parser kind."""
 
     def __init__(self, arena: Arena, text: str, record: Recorder, json_fast: bool = True) -> None:
         self.arena = arena
@@ -226,15 +228,12 @@ class _Compiler:
         self.depth = [0]
 
     def compile(self) -> list[Fn]:
-        made = [self._compile(pid, p) for pid, p in enumerate(self.arena.parsers)]
+        made = [self.visit(p, pid) for pid, p in enumerate(self.arena.parsers)]
         self.fns.extend(made)
         return self.fns
 
-    def _compile(self, pid: int, p: ParserNode) -> Fn:
-        build = _BUILDERS.get(type(p))
-        if build is None:
-            raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")
-        return build(self, pid, p)
+    def generic_visit(self, p: ParserNode, pid: int) -> Fn:
+        raise PegError(f"parser {pid}: unknown parser kind {type(p).__name__}")
 
     def describe(self, pid: int) -> Callable[[], str]:
         """The parser as an expected item, made when a fallback needs it (most never do)."""
@@ -243,10 +242,10 @@ class _Compiler:
 
     # terminals
 
-    def epsilon(self, pid: int, p: Epsilon) -> Fn:
+    def visit_Epsilon(self, p: Epsilon, pid: int) -> Fn:
         return lambda pos: pos
 
-    def start(self, pid: int, p: Start) -> Fn:
+    def visit_Start(self, p: Start, pid: int) -> Fn:
         note = self.record.note
 
         def start(pos: int) -> int:
@@ -256,7 +255,7 @@ class _Compiler:
             return -1
         return start
 
-    def end(self, pid: int, p: End) -> Fn:
+    def visit_End(self, p: End, pid: int) -> Fn:
         note, n = self.record.note, self.n
 
         def end(pos: int) -> int:
@@ -266,7 +265,7 @@ class _Compiler:
             return -1
         return end
 
-    def literal(self, pid: int, p: Literal) -> Fn:
+    def visit_Literal(self, p: Literal, pid: int) -> Fn:
         lit, size, text, note = p.literal, len(p.literal), self.text, self.record.note
         shown = _quote(lit)
 
@@ -277,7 +276,7 @@ class _Compiler:
             return -1
         return literal
 
-    def any_char(self, pid: int, p: AnyChar) -> Fn:
+    def visit_AnyChar(self, p: AnyChar, pid: int) -> Fn:
         note, n = self.record.note, self.n
 
         def any_char(pos: int) -> int:
@@ -287,11 +286,11 @@ class _Compiler:
             return -1
         return any_char
 
-    def space(self, pid: int, p: Space) -> Fn:
+    def visit_Space(self, p: Space, pid: int) -> Fn:
         match, text = SPACE_RE.match, self.text
         return lambda pos: match(text, pos).end()
 
-    def chars(self, pid: int, p: Chars) -> Fn:
+    def visit_Chars(self, p: Chars, pid: int) -> Fn:
         scan, note, hi, lo = chars_scanner(self.ctx, p), self.record.note, p.max_count, p.min_count
         shown = _class_text(p)
         text, n = self.text, self.n
@@ -310,7 +309,7 @@ class _Compiler:
             return end
         return chars
 
-    def string(self, pid: int, p: String) -> Fn:
+    def visit_String(self, p: String, pid: int) -> Fn:
         scan, record, text, n = string_scanner(self.ctx, p.delimiter, None), self.record, self.text, self.n
         delim = p.delimiter
         escapes = "[" + ("\\" + delim if delim in "]\\^-" else delim) + "\\\\/bfnrtu]"
@@ -324,7 +323,7 @@ class _Compiler:
             return -1
         return string
 
-    def until(self, pid: int, p: Until) -> Fn:
+    def visit_Until(self, p: Until, pid: int) -> Fn:
         scan, note, text, n = until_scanner(self.ctx, p.delimiters, None), self.record.note, self.text, self.n
         # llama.cpp quirk (as the engine): an empty delimiter never matches
         delims = tuple(d for d in p.delimiters if d)
@@ -345,7 +344,7 @@ class _Compiler:
 
     # combinators
 
-    def sequence(self, pid: int, p: Sequence) -> Fn:
+    def visit_Sequence(self, p: Sequence, pid: int) -> Fn:
         fns, children = self.fns, p.children
 
         def sequence(pos: int) -> int:
@@ -356,7 +355,7 @@ class _Compiler:
             return pos
         return sequence
 
-    def choice(self, pid: int, p: Choice) -> Fn:
+    def visit_Choice(self, p: Choice, pid: int) -> Fn:
         fns, children, record = self.fns, p.children, self.record
         shown = self.describe(pid)
 
@@ -369,7 +368,7 @@ class _Compiler:
             return -1
         return choice
 
-    def repetition(self, pid: int, p: Repetition) -> Fn:
+    def visit_Repetition(self, p: Repetition, pid: int) -> Fn:
         fns, child, lo, hi, n, record = self.fns, p.child, p.min_count, p.max_count, self.n, self.record
         shown = self.describe(child)
 
@@ -393,7 +392,7 @@ class _Compiler:
             return pos
         return repetition
 
-    def lookahead(self, pid: int, p: And | Not) -> Fn:
+    def visit_And(self, p: And | Not, pid: int) -> Fn:
         fns, child, record = self.fns, p.child, self.record
         positive = isinstance(p, And)
         child_text = self.describe(child)
@@ -411,11 +410,15 @@ class _Compiler:
             return -1
         return lookahead
 
-    def passthrough(self, pid: int, p: Schema | Gbnf | Ac | Atomic) -> Fn:
+    visit_Not = visit_And
+
+    def visit_Schema(self, p: Schema | Gbnf | Ac | Atomic, pid: int) -> Fn:
         fns, child = self.fns, p.child
         return lambda pos: fns[child](pos)
 
-    def node(self, pid: int, p: Rule | Tag) -> Fn:
+    visit_Gbnf = visit_Ac = visit_Atomic = visit_Schema
+
+    def visit_Rule(self, p: Rule | Tag, pid: int) -> Fn:
         fns, child, stack, depth = self.fns, p.child, self.record.stack, self.depth
         name = p.name if isinstance(p, Rule) else p.tag
 
@@ -435,6 +438,8 @@ class _Compiler:
                 and json_fast.is_standard_json_value(self.arena, pid):
             return self._json_containers(node)
         return node
+
+    visit_Tag = visit_Rule
 
     def _json_containers(self, slow: Fn) -> Fn:
         """Complete JSON arrays and objects in one scan, the rest by ``slow``.
@@ -469,7 +474,7 @@ class _Compiler:
             return end if end >= 0 else slow(pos)
         return json_value
 
-    def ref(self, pid: int, p: Ref) -> Fn:
+    def visit_Ref(self, p: Ref, pid: int) -> Fn:
         fns, arena, name = self.fns, self.arena, p.name
         if arena.has_rule(name):
             rid = arena.rule_id(name)
@@ -480,15 +485,6 @@ class _Compiler:
         return dangling
 
 
-_BUILDERS: dict[type, Callable[[_Compiler, int, Any], Fn]] = {
-    Epsilon: _Compiler.epsilon, Start: _Compiler.start, End: _Compiler.end,
-    Literal: _Compiler.literal, AnyChar: _Compiler.any_char, Space: _Compiler.space,
-    Chars: _Compiler.chars, String: _Compiler.string, Until: _Compiler.until,
-    Sequence: _Compiler.sequence, Choice: _Compiler.choice, Repetition: _Compiler.repetition,
-    And: _Compiler.lookahead, Not: _Compiler.lookahead,
-    Schema: _Compiler.passthrough, Gbnf: _Compiler.passthrough, Ac: _Compiler.passthrough,
-    Atomic: _Compiler.passthrough, Rule: _Compiler.node, Tag: _Compiler.node, Ref: _Compiler.ref,
-}
 
 
 def _class_text(p: Chars) -> str:

@@ -7,8 +7,15 @@ used to skip choice options that cannot match) and whether a tag node can come o
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from explorer.peg.arena import Arena
-from explorer.peg.nodes import Ac, Atomic, Chars, Choice, Gbnf, Literal, Ref, Repetition, Rule, Schema, Sequence, Tag, children_of
+from explorer.peg.nodes import (
+    Ac, Atomic, Chars, Choice, Gbnf, Literal, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Tag, children_of,
+)
+from explorer.peg.visitor import NodeVisitor
+
+FirstChars = frozenset[str] | None
 
 
 _SMALL_CLASS = 512
@@ -21,41 +28,60 @@ def first_chars(arena: Arena) -> list[frozenset[str] | None]:
     parser with a known set fails, without looking at the end of the text, on any other
     character at a position before the end.
     """
-    memo: dict[int, frozenset[str] | None] = {}
+    memo: dict[int, FirstChars] = {}
     busy: set[int] = set()
 
-    def first(pid: int) -> frozenset[str] | None:
+    def first(pid: int) -> FirstChars:
         if pid in memo:
             return memo[pid]
         if pid in busy:
             return None  # a cycle: stay unknown
         busy.add(pid)
-        found = _first_of(arena, arena.get(pid), first)
+        found = visitor.visit(arena.get(pid))
         busy.discard(pid)
         memo[pid] = found
         return found
 
+    visitor = _First(arena, first)
     return [first(pid) for pid in range(len(arena.parsers))]
 
 
-def _first_of(arena: Arena, p, first) -> frozenset[str] | None:
-    if isinstance(p, Literal):
+class _First(NodeVisitor[FirstChars]):
+    """The characters one parser can start with, from its children's (``first``)."""
+
+    def __init__(self, arena: Arena, first: Callable[[int], FirstChars]) -> None:
+        self.arena, self.first = arena, first
+
+    def visit_Literal(self, p: Literal) -> FirstChars:
         return frozenset(p.literal[0]) if p.literal else None
-    if isinstance(p, Sequence):
-        return first(p.children[0]) if p.children else None
-    if isinstance(p, Choice):
-        sets = [first(c) for c in p.children]
-        return None if any(f is None for f in sets) else frozenset().union(*sets)
-    if isinstance(p, (Rule, Tag, Atomic, Schema, Gbnf, Ac)):
-        return first(p.child)
-    if isinstance(p, Ref):
-        return first(arena.rule_id(p.name)) if arena.has_rule(p.name) else None
-    if isinstance(p, Repetition):
-        return first(p.child) if p.min_count >= 1 else None
-    if isinstance(p, Chars) and not p.negated and p.min_count >= 1 and p.ranges:
-        if sum(b - a + 1 for a, b in p.ranges if b >= a) <= _SMALL_CLASS:
+
+    def visit_Sequence(self, p: Sequence) -> FirstChars:
+        return self.first(p.children[0]) if p.children else None
+
+    def visit_Choice(self, p: Choice) -> FirstChars:
+        sets = [self.first(c) for c in p.children]
+        known = [f for f in sets if f is not None]
+        return frozenset().union(*known) if len(known) == len(sets) else None
+
+    def visit_Rule(self, p: Rule | Tag | Atomic | Schema | Gbnf | Ac) -> FirstChars:
+        return self.first(p.child)
+
+    visit_Tag = visit_Atomic = visit_Schema = visit_Gbnf = visit_Ac = visit_Rule
+
+    def visit_Ref(self, p: Ref) -> FirstChars:
+        return self.first(self.arena.rule_id(p.name)) if self.arena.has_rule(p.name) else None
+
+    def visit_Repetition(self, p: Repetition) -> FirstChars:
+        return self.first(p.child) if p.min_count >= 1 else None
+
+    def visit_Chars(self, p: Chars) -> FirstChars:
+        if not p.negated and p.min_count >= 1 and p.ranges \
+                and sum(b - a + 1 for a, b in p.ranges if b >= a) <= _SMALL_CLASS:
             return frozenset(chr(c) for a, b in p.ranges for c in range(a, min(b, 0x10FFFF) + 1))
-    return None
+        return None
+
+    def generic_visit(self, p: ParserNode) -> FirstChars:
+        return None  # may match empty, look ahead, or start with anything
 
 
 def tag_reachable(arena: Arena) -> list[bool]:

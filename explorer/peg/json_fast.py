@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 
 from explorer.peg.arena import Arena
-from explorer.peg.nodes import Chars, Choice, Literal, Not, Ref, Repetition, Rule, Sequence, Space, String
+from explorer.peg.nodes import Chars, Choice, Literal, Not, ParserNode, Ref, Repetition, Rule, Sequence, Space, String
+from explorer.peg.visitor import NodeVisitor
 
 # --- recognising the rule ------------------------------------------------------------
 
@@ -69,37 +70,58 @@ class _Mismatch(Exception):
     pass
 
 
-def _signature(arena: Arena, pid: int, rules: dict[str, int], todo: list[int]) -> tuple:
-    p = arena.get(pid)
-    if isinstance(p, Ref):
-        if not arena.has_rule(p.name):
+class _Signature(NodeVisitor[tuple]):
+    """A parser's shape, to compare with llama.cpp's JSON grammar (``REFERENCE``); rules
+    seen are collected in ``rules`` and queued in ``todo`` (their bodies are compared in
+    turn); anything the reference grammar does not hold raises ``_Mismatch``."""
+
+    def __init__(self, arena: Arena, rules: dict[str, int], todo: list[int]) -> None:
+        self.arena, self.rules, self.todo = arena, rules, todo
+
+    def of(self, pid: int) -> tuple:
+        return self.visit(self.arena.get(pid), pid)
+
+    def visit_Ref(self, p: Ref, pid: int) -> tuple:
+        if not self.arena.has_rule(p.name):
             raise _Mismatch
-        return _signature(arena, arena.rule_id(p.name), rules, todo)
-    if isinstance(p, Rule):
-        if rules.setdefault(p.name, pid) != pid:
+        return self.of(self.arena.rule_id(p.name))
+
+    def visit_Rule(self, p: Rule, pid: int) -> tuple:
+        if self.rules.setdefault(p.name, pid) != pid:
             raise _Mismatch  # two different rules under one name
-        todo.append(pid)
+        self.todo.append(pid)
         return ("rule", p.name)
-    if isinstance(p, (Sequence, Choice)):
+
+    def visit_Sequence(self, p: Sequence | Choice, pid: int) -> tuple:
         kind = "seq" if isinstance(p, Sequence) else "choice"
         parts: list[tuple] = []
         for c in p.children:
-            sig = _signature(arena, c, rules, todo)
+            sig = self.of(c)
             parts.extend(sig[1] if sig[0] == kind else (sig,))
         return (kind, tuple(parts))
-    if isinstance(p, Literal):
+
+    visit_Choice = visit_Sequence
+
+    def visit_Literal(self, p: Literal, pid: int) -> tuple:
         return ("lit", p.literal)
-    if isinstance(p, Space):
+
+    def visit_Space(self, p: Space, pid: int) -> tuple:
         return _WS_SIG
-    if isinstance(p, String):
+
+    def visit_String(self, p: String, pid: int) -> tuple:
         return ("string", p.delimiter)
-    if isinstance(p, Chars):
+
+    def visit_Chars(self, p: Chars, pid: int) -> tuple:
         return ("chars", tuple(sorted(p.ranges)), p.negated, p.min_count, p.max_count)
-    if isinstance(p, Repetition):
-        return ("rep", _signature(arena, p.child, rules, todo), p.min_count, p.max_count)
-    if isinstance(p, Not):
-        return ("not", _signature(arena, p.child, rules, todo))
-    raise _Mismatch
+
+    def visit_Repetition(self, p: Repetition, pid: int) -> tuple:
+        return ("rep", self.of(p.child), p.min_count, p.max_count)
+
+    def visit_Not(self, p: Not, pid: int) -> tuple:
+        return ("not", self.of(p.child))
+
+    def generic_visit(self, p: ParserNode, pid: int) -> tuple:
+        raise _Mismatch
 
 
 def is_standard_json_value(arena: Arena, pid: int) -> bool:
@@ -110,6 +132,7 @@ def is_standard_json_value(arena: Arena, pid: int) -> bool:
     rules: dict[str, int] = {"json-value": pid}
     todo = [pid]
     done: set[int] = set()
+    signature = _Signature(arena, rules, todo)
     try:
         while todo:
             rid = todo.pop()
@@ -118,7 +141,7 @@ def is_standard_json_value(arena: Arena, pid: int) -> bool:
             done.add(rid)
             rule = arena.get(rid)
             assert isinstance(rule, Rule)
-            if REFERENCE.get(rule.name) != _signature(arena, rule.child, rules, todo):
+            if REFERENCE.get(rule.name) != signature.of(rule.child):
                 return False
     except _Mismatch:
         return False

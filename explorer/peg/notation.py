@@ -12,6 +12,7 @@ character class. llama.cpp-specific kinds read as calls: ``until("a", "b")`` (te
 a delimiter), ``string<">`` (JSON string content), ``tag<name>(..)`` (an AST node),
 ``atomic(..)`` (no partial node), ``schema<name>(..)``, ``gbnf(..)``, ``ac(..)``.
 ``llama_dump`` reproduces ``common_peg_arena::dump`` (``Sequence(Literal(a), ...)``).
+Both are ``NodeVisitor`` s (``explorer.peg.visitor``).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import json
 from typing import TYPE_CHECKING
 
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, Ref,
+    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref,
     Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
 )
+from explorer.peg.visitor import NodeVisitor
 
 if TYPE_CHECKING:  # arena.py imports this module for Arena.notation / dump
     from explorer.peg.arena import Arena
@@ -46,130 +48,195 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
-def expr(arena: Arena, pid: int, *, top: bool = False) -> str:  # noqa: C901 - one case per kind
-    """One parser as an expression; rules print as their name unless ``top``."""
-    p = arena.get(pid)
-    if isinstance(p, Rule) and not top:
+class _Expr(NodeVisitor[str], exhaustive=True):
+    """One parser as an expression of the notation."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    def of(self, pid: int, top: bool = False) -> str:
+        return self.visit(self.arena.get(pid), top)
+
+    def visit_Rule(self, p: Rule, top: bool) -> str:
+        return self.of(p.child) if top else p.name
+
+    def visit_Ref(self, p: Ref, top: bool) -> str:
         return p.name
-    if isinstance(p, Rule):
-        return expr(arena, p.child)
-    if isinstance(p, Ref):
-        return p.name
-    if isinstance(p, Epsilon):
+
+    def visit_Epsilon(self, p: Epsilon, top: bool) -> str:
         return '""'
-    if isinstance(p, Start):
+
+    def visit_Start(self, p: Start, top: bool) -> str:
         return "^"
-    if isinstance(p, End):
+
+    def visit_End(self, p: End, top: bool) -> str:
         return "$"
-    if isinstance(p, Literal):
+
+    def visit_Literal(self, p: Literal, top: bool) -> str:
         return _q(p.literal)
-    if isinstance(p, Sequence):
+
+    def visit_Sequence(self, p: Sequence, top: bool) -> str:
         # epsilons inside a sequence match nothing and only add noise
-        shown = [c for c in p.children if not isinstance(arena.get(c), Epsilon)]
+        shown = [c for c in p.children if not isinstance(self.arena.get(c), Epsilon)]
         if not shown:
             return '""'
-        return " ".join(_wrapped(arena, c, (Choice,)) for c in shown)
-    if isinstance(p, Choice):
+        return " ".join(self.wrapped(c, (Choice,)) for c in shown)
+
+    def visit_Choice(self, p: Choice, top: bool) -> str:
         if not p.children:
             return "!\"\""  # a choice without options never matches
-        return " / ".join(_wrapped(arena, c, (Choice,)) for c in p.children)
-    if isinstance(p, Repetition):
-        return _wrapped(arena, p.child, (Choice, Sequence)) + _quant(p.min_count, p.max_count)
-    if isinstance(p, And):
-        return "&" + _wrapped(arena, p.child, (Choice, Sequence))
-    if isinstance(p, Not):
-        return "!" + _wrapped(arena, p.child, (Choice, Sequence))
-    if isinstance(p, AnyChar):
+        return " / ".join(self.wrapped(c, (Choice,)) for c in p.children)
+
+    def visit_Repetition(self, p: Repetition, top: bool) -> str:
+        return self.wrapped(p.child, (Choice, Sequence)) + _quant(p.min_count, p.max_count)
+
+    def visit_And(self, p: And, top: bool) -> str:
+        return "&" + self.wrapped(p.child, (Choice, Sequence))
+
+    def visit_Not(self, p: Not, top: bool) -> str:
+        return "!" + self.wrapped(p.child, (Choice, Sequence))
+
+    def visit_AnyChar(self, p: AnyChar, top: bool) -> str:
         return "."
-    if isinstance(p, Space):
+
+    def visit_Space(self, p: Space, top: bool) -> str:
         return "ws"
-    if isinstance(p, Chars):
+
+    def visit_Chars(self, p: Chars, top: bool) -> str:
         pattern = p.pattern if p.pattern.startswith("[") else f"[{p.pattern}]"
         return f"~{_q(pattern)}{_quant(p.min_count, p.max_count)}"
-    if isinstance(p, String):
+
+    def visit_String(self, p: String, top: bool) -> str:
         return f"string<{p.delimiter}>"
-    if isinstance(p, Until):
+
+    def visit_Until(self, p: Until, top: bool) -> str:
         return "until(" + ", ".join(_q(d) for d in p.delimiters) + ")"
-    if isinstance(p, Tag):
-        return f"tag<{p.tag}>({expr(arena, p.child)})"
-    if isinstance(p, Atomic):
-        return f"atomic({expr(arena, p.child)})"
-    if isinstance(p, Schema):
-        return f"schema<{p.name}>({expr(arena, p.child)})"
-    if isinstance(p, Gbnf):
-        return f"gbnf({expr(arena, p.child)})"
-    if isinstance(p, Ac):
-        return f"ac({expr(arena, p.child)})"
-    return f"<{type(p).__name__}>"
+
+    def visit_Tag(self, p: Tag, top: bool) -> str:
+        return f"tag<{p.tag}>({self.of(p.child)})"
+
+    def visit_Atomic(self, p: Atomic, top: bool) -> str:
+        return f"atomic({self.of(p.child)})"
+
+    def visit_Schema(self, p: Schema, top: bool) -> str:
+        return f"schema<{p.name}>({self.of(p.child)})"
+
+    def visit_Gbnf(self, p: Gbnf, top: bool) -> str:
+        return f"gbnf({self.of(p.child)})"
+
+    def visit_Ac(self, p: Ac, top: bool) -> str:
+        return f"ac({self.of(p.child)})"
+
+    def generic_visit(self, p: ParserNode, top: bool) -> str:
+        return f"<{type(p).__name__}>"
+
+    def wrapped(self, pid: int, kinds: tuple[type, ...]) -> str:
+        node = self.arena.get(pid)
+        text = self.of(pid)
+        if isinstance(node, Sequence):
+            many = sum(not isinstance(self.arena.get(c), Epsilon) for c in node.children) > 1
+        else:
+            many = isinstance(node, kinds) and len(node.children) > 1  # type: ignore[union-attr]
+        if isinstance(node, kinds) and many:
+            return f"({text})"
+        return text
 
 
-def _wrapped(arena: Arena, pid: int, kinds: tuple[type, ...]) -> str:
-    node = arena.get(pid)
-    text = expr(arena, pid)
-    if isinstance(node, Sequence):
-        many = sum(not isinstance(arena.get(c), Epsilon) for c in node.children) > 1
-    else:
-        many = isinstance(node, kinds) and len(node.children) > 1  # type: ignore[union-attr]
-    if isinstance(node, kinds) and many:
-        return f"({text})"
-    return text
+def expr(arena: Arena, pid: int, *, top: bool = False) -> str:
+    """One parser as an expression; rules print as their name unless ``top``."""
+    return _Expr(arena).of(pid, top)
 
 
 def arena_notation(arena: Arena) -> str:
     """``root = ...`` then every named rule, in the arena's rule order."""
     lines = []
+    printer = _Expr(arena)
     if arena.has_root:
-        lines.append(f"root = {expr(arena, arena.root, top=True)}")
+        lines.append(f"root = {printer.of(arena.root, True)}")
     for name, pid in arena.rules:
-        lines.append(f"{name} = {expr(arena, pid, top=True)}")
+        lines.append(f"{name} = {printer.of(pid, True)}")
     return "\n".join(lines)
 
 
 def llama_dump(arena: Arena, pid: int) -> str:
     """``common_peg_arena::dump``: nested constructor notation, ``[cycle]`` on revisits."""
-    return _dump(arena, pid, set())
+    return _Dump(arena).of(pid)
 
 
-def _dump(arena: Arena, pid: int, visited: set[int]) -> str:  # noqa: C901 - one case per kind
-    if pid in visited:
-        return "[cycle]"
-    visited.add(pid)
-    p = arena.get(pid)
+class _Dump(NodeVisitor[str], exhaustive=True):
+    """``common_peg_arena::dump`` of one parser; a parser seen before prints ``[cycle]``."""
 
-    def sub(child: int) -> str:
-        return _dump(arena, child, visited)
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.visited: set[int] = set()
 
-    simple = {Epsilon: "Epsilon", Start: "Start", End: "End", AnyChar: "Any", Space: "Space"}
-    if type(p) in simple:
-        return simple[type(p)]
-    if isinstance(p, Literal):
+    def of(self, pid: int) -> str:
+        if pid in self.visited:
+            return "[cycle]"
+        self.visited.add(pid)
+        return self.visit(self.arena.get(pid))
+
+    def visit_Epsilon(self, p: Epsilon) -> str:
+        return "Epsilon"
+
+    def visit_Start(self, p: Start) -> str:
+        return "Start"
+
+    def visit_End(self, p: End) -> str:
+        return "End"
+
+    def visit_AnyChar(self, p: AnyChar) -> str:
+        return "Any"
+
+    def visit_Space(self, p: Space) -> str:
+        return "Space"
+
+    def visit_Literal(self, p: Literal) -> str:
         return f"Literal({p.literal})"
-    if isinstance(p, (Sequence, Choice)):
-        return f"{type(p).__name__}(" + ", ".join(sub(c) for c in p.children) + ")"
-    if isinstance(p, Repetition):
+
+    def visit_Sequence(self, p: Sequence | Choice) -> str:
+        return f"{type(p).__name__}(" + ", ".join(self.of(c) for c in p.children) + ")"
+
+    visit_Choice = visit_Sequence
+
+    def visit_Repetition(self, p: Repetition) -> str:
         hi = "unbounded" if p.max_count == -1 else str(p.max_count)
-        return f"Repetition({sub(p.child)}, {p.min_count}, {hi})"
-    if isinstance(p, (And, Not, Atomic)):
-        return f"{type(p).__name__}({sub(p.child)})"
-    if isinstance(p, Gbnf):
-        return f"Gbnf({p.grammar}, {sub(p.child)})"
-    if isinstance(p, Ac):
-        return f"Ac({' | '.join(p.delimiters)}, {sub(p.child)})"
-    if isinstance(p, Chars):
+        return f"Repetition({self.of(p.child)}, {p.min_count}, {hi})"
+
+    def visit_And(self, p: And | Not | Atomic) -> str:
+        return f"{type(p).__name__}({self.of(p.child)})"
+
+    visit_Not = visit_Atomic = visit_And
+
+    def visit_Gbnf(self, p: Gbnf) -> str:
+        return f"Gbnf({p.grammar}, {self.of(p.child)})"
+
+    def visit_Ac(self, p: Ac) -> str:
+        return f"Ac({' | '.join(p.delimiters)}, {self.of(p.child)})"
+
+    def visit_Chars(self, p: Chars) -> str:
         hi = "unbounded" if p.max_count == -1 else str(p.max_count)
         return f"CharRepeat({p.pattern}, {p.min_count}, {hi})"
-    if isinstance(p, String):
+
+    def visit_String(self, p: String) -> str:
         return f"String({p.delimiter})"
-    if isinstance(p, Until):
+
+    def visit_Until(self, p: Until) -> str:
         return f"Until({' | '.join(p.delimiters)})"
-    if isinstance(p, Schema):
+
+    def visit_Schema(self, p: Schema) -> str:
         # the loaded arena has no schema document, so llama.cpp prints "null"
-        return f"Schema({sub(p.child)}, null)"
-    if isinstance(p, Rule):
-        return f"Rule({p.name}, {sub(p.child)})"
-    if isinstance(p, Ref):
+        return f"Schema({self.of(p.child)}, null)"
+
+    def visit_Rule(self, p: Rule) -> str:
+        return f"Rule({p.name}, {self.of(p.child)})"
+
+    def visit_Ref(self, p: Ref) -> str:
         return f"Ref({p.name})"
-    if isinstance(p, Tag):
+
+    def visit_Tag(self, p: Tag) -> str:
         # llama.cpp restarts cycle detection below a tag
-        return f"Tag({p.tag}, {llama_dump(arena, p.child)})"
-    return "Unknown"
+        return f"Tag({p.tag}, {llama_dump(self.arena, p.child)})"
+
+    def generic_visit(self, p: ParserNode) -> str:
+        return "Unknown"

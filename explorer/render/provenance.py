@@ -22,15 +22,11 @@ build (``CompiledTemplate.provenance_template``, compiled on first use here).
 from __future__ import annotations
 
 import bisect
-import gc
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from explorer.errors import ExplorerError, RenderLimitError
-from explorer.render.jinja_compat_state import RenderState, activate, deactivate
 from explorer.render.provenance_codegen import (
     UNKNOWN,
     Piece,
@@ -42,9 +38,8 @@ from explorer.render.template import (
     CompiledTemplate,
     RenderInputs,
     RenderLimits,
-    _raise_in_template,
-    _translate,
     build_context,
+    render_chunks,
 )
 
 Json = None | bool | int | str | list["Json"] | dict[str, "Json"]
@@ -135,45 +130,13 @@ def render_with_provenance(
 def render_context_with_provenance(
     variant: ProvenanceTemplate, source: str, ctx: Mapping[str, object], *, limits: RenderLimits = RenderLimits()
 ) -> RenderedText:
-    """``render_context`` with provenance, for a ready-made context.
-
-    The loop is ``render_context``'s own (same budgets, same output cap message, same
-    error translation), kept separate so that ``render``'s stays exactly as it is.
-    """
-    state = RenderState(
-        deadline=time.monotonic() + limits.wall_seconds,
-        wall_seconds=limits.wall_seconds,
-        max_chars=limits.max_output_chars,
-        max_depth=limits.max_call_depth,
-        max_range=limits.max_range_items,
-        max_allocated=limits.max_total_chars,
-    )
-    token = activate(state)
-    error: ExplorerError | None = None
-    try:
-        parts: list[str] = []
-        total = 0
-        chunks = variant.template.generate(ctx)
-        for chunk in chunks:
-            total += len(chunk)
-            if total > limits.max_output_chars:
-                _raise_in_template(chunks, RenderLimitError(
-                    f"output passed the {limits.max_output_chars:,} character cap"
-                ))
-            parts.append(chunk)
-            if not len(parts) & 255:
-                state.check_time()
+    """``render_context`` with provenance, for a ready-made context: the same loop
+    (``render_chunks``: same budgets, same output cap message, same error translation),
+    the chunks then read for their spans."""
+    def finish(parts: list[str]) -> RenderedText:
         text = "".join(parts)
         return RenderedText(text, _output_spans(text, parts, variant.pieces))
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
-        error = _translate(exc, source)
-        exc.__traceback__ = None
-    finally:
-        deactivate(token)
-    error.__traceback__ = error.__context__ = error.__cause__ = None
-    if isinstance(error, RenderLimitError):
-        gc.collect()
-    raise error
+    return render_chunks(variant.template, source, ctx, finish, limits=limits)
 
 
 def _output_spans(text: str, parts: list[str], pieces: tuple[Piece, ...]) -> tuple[OutputSpan, ...]:

@@ -21,9 +21,10 @@ import functools
 import gc
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Literal, NoReturn
+from typing import Any, Callable, Literal, NoReturn, TypeVar
 
 import jinja2
 import jinja2.nodes
@@ -45,6 +46,8 @@ from explorer.render.jinja_compat_state import RenderState, activate, deactivate
 from explorer.render.provenance_codegen import ProvenanceTemplate, compile_provenance
 from explorer.render.transformers_context import transformers_context
 from explorer.render.transformers_env import strftime_now_for
+
+T = TypeVar("T")
 
 Dialect = Literal["llama.cpp", "transformers"]
 
@@ -270,6 +273,17 @@ def render_context(
     template: jinja2.Template, source: str, ctx: dict[str, Any], *, limits: RenderLimits = RenderLimits()
 ) -> str:
     """Render a ready-made context (used by capability probes and advanced callers)."""
+    return render_chunks(template, source, ctx, "".join, limits=limits)
+
+
+def render_chunks(
+    template: jinja2.Template, source: str, ctx: Mapping[str, Any], finish: Callable[[list[str]], T], *,
+    limits: RenderLimits = RenderLimits(),
+) -> T:
+    """The render loop every render runs (``render_context``'s, and the provenance
+    render's): the template's chunks within ``limits`` (wall time, output cap), then
+    ``finish(chunks)`` (the text, or the text with its spans), any failure of either a
+    located ``ExplorerError``."""
     state = RenderState(
         deadline=time.monotonic() + limits.wall_seconds,
         wall_seconds=limits.wall_seconds,
@@ -293,9 +307,11 @@ def render_context(
                 if total > cap:
                     _raise_in_template(chunks, RenderLimitError(f"output passed the {cap:,} character cap"))
                 append(chunk)
+                if not len(parts) & 255:
+                    state.check_time()
         except Exception:  # noqa: BLE001 - re-raised with the template's line numbers
             template.environment.handle_exception()
-        return "".join(parts)
+        return finish(parts)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a located ExplorerError
         error = _translate(exc, source)
         exc.__traceback__ = None

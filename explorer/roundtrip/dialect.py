@@ -27,11 +27,11 @@ from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from explorer.apply.context import diff_suffix
-from explorer.errors import ExplorerError, TemplateError
+from explorer.errors import ExplorerError, TemplateError, exception_json
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, render
 from explorer.roundtrip.compare import arguments_equal
 from explorer.comparison import DiffOp, char_diff
-from explorer.roundtrip.model import RoundTripCase, exception_json
+from explorer.roundtrip.model import RoundTripCase
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
 from explorer.apply.pipeline import ChatParams
 

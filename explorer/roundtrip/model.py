@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from explorer.errors import OutputParseError
 from explorer.roundtrip.compare import Comparison
 from explorer.roundtrip.cut import Cut, EndMarker, Strip
 
@@ -162,6 +161,3 @@ class RoundTripReport:
                        versus=[v.to_json() for v in self.versus])
         return out
 
-
-def exception_json(exc: BaseException) -> dict[str, str]:
-    return {"type": exc.cpp_type if isinstance(exc, OutputParseError) else type(exc).__name__, "message": str(exc)}

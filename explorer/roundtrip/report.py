@@ -18,11 +18,12 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from explorer.analysis import TemplateAnalysis, template_caps
+from explorer.apply import Request
 from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.caps import Caps
 from explorer.errors import RequestError
-from explorer.apply.pipeline import ChatParams, apply_template
+from explorer.apply.pipeline import ChatParams, Held, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case
@@ -49,7 +50,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp",
                      templates: ChatTemplates | None = None, caps: Caps | None = None,
                      analysis: TemplateAnalysis | None = None,
-                     change: RequestChange | None = None,
+                     change: RequestChange | None = None, held: Held | None = None,
                      trained_as: TransformersCall = TransformersCall()) -> RoundTripReport:
     """The round trip of every message through ``template_text``.
 
@@ -60,7 +61,8 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     ``explorer.roundtrip.dialect``; the report's ``versus`` sets it next to llama.cpp's).
     The parser is llama.cpp's next-turn parser either way.
     ``templates``, ``caps``, ``analysis``: the template's, when the caller has them
-    (``explorer.session``); made from ``template_text`` otherwise.
+    (``explorer.session``); made from ``template_text`` otherwise. ``held``: the caller's
+    params, prompts and parses of that template (a session's), taken instead of made again.
     ``change``: what the client changes in the oracle's request (thinking, template kwargs,
     reasoning format, parallel calls), for the renderings and the next-turn request alike.
     ``trained_as``: how the transformers dialect calls apply_chat_template (enable_thinking
@@ -74,13 +76,15 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     compiled = templates.select(tools_to_template_json(list(tools) or None))
     if caps is None or compiled is not templates.default:
         caps = template_caps(compiled)
-    setting = LlamaSetting(templates, tools, caps, enable_thinking, change or RequestChange())
+    held = held if compiled is templates.default else None  # a session holds its default template's
+    setting = LlamaSetting(templates, tools, caps, enable_thinking, change or RequestChange(),
+                           prompts=held.prompts if held else None)
     next_turn = setting.request((USER,), True)
-    params = apply_template(templates, next_turn, caps=caps,
-                            analysis=analysis if compiled is templates.default else None)
+    params = _next_turn_params(templates, next_turn, caps, analysis if compiled is templates.default else None, held)
     marker = render_end_marker(setting)
     numbered = _normalise_messages(messages)
-    cases = [run_case(setting, params, marker, mid, msg) for mid, msg in numbered]
+    parse = (lambda text: held.parse(next_turn, text)) if held else None
+    cases = [run_case(setting, params, marker, mid, msg, parse=parse) for mid, msg in numbered]
     parallel = next_turn.parallel_tool_calls
     if explain:
         cases = _explained(cases, params, parallel)
@@ -100,9 +104,14 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
                            dialect=dialect, versus=versus, dialect_notes=notes)
 
 
+def _next_turn_params(templates: ChatTemplates, request: Request, caps: Caps, analysis: TemplateAnalysis | None,
+                      held: Held | None) -> ChatParams:
+    return held.params(request) if held else apply_template(templates, request, caps=caps, analysis=analysis)
+
+
 def with_grammar(report: RoundTripReport, template_text: str, *, templates: ChatTemplates | None = None,
                  caps: Caps | None = None, analysis: TemplateAnalysis | None = None,
-                 change: RequestChange | None = None) -> RoundTripReport:
+                 change: RequestChange | None = None, held: Held | None = None) -> RoundTripReport:
     """``report`` (made with ``grammar=False``, llama.cpp's dialect) with the grammar
     verdicts ``roundtrip_report(..., grammar=True)`` would have given it: the same
     next-turn request is built again (from the same template, tools, thinking setting and
@@ -114,8 +123,9 @@ def with_grammar(report: RoundTripReport, template_text: str, *, templates: Chat
     if caps is None or compiled is not templates.default:
         caps = template_caps(compiled)
     setting = LlamaSetting(templates, tools, caps, report.enable_thinking, change or RequestChange())
-    params = apply_template(templates, setting.request((USER,), True), caps=caps,
-                            analysis=analysis if compiled is templates.default else None)
+    default = compiled is templates.default
+    params = _next_turn_params(templates, setting.request((USER,), True), caps, analysis if default else None,
+                               held if default else None)
     return replace(report, cases=tuple(with_grammar_verdicts(list(report.cases), params)))
 
 

@@ -11,20 +11,21 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request, thinking_kwargs
-from explorer.apply.request import REASONING_FORMATS
+from explorer.apply.prompt import Prompter
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
-from explorer.output.parse import exception_json as parse_exception_json
-from explorer.errors import ExplorerError, OutputParseError, RequestError
+from explorer.output.parse import OutputParse
+from explorer.errors import ExplorerError, RequestError, exception_json
 from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
-from explorer.roundtrip.model import RoundTripCase, exception_json
+from explorer.roundtrip.model import RoundTripCase
+from explorer.vocabulary import REASONING_FORMATS
 
 USER = {"role": "user", "content": "Hello"}
 RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
@@ -167,6 +168,7 @@ class LlamaSetting:
     caps: Caps
     enable_thinking: bool
     change: RequestChange = field(default_factory=RequestChange)
+    prompts: Prompter | None = field(default=None, compare=False, repr=False)  # a session's remembered prompts
 
     def request(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> Request:
         flag = self.enable_thinking
@@ -179,7 +181,10 @@ class LlamaSetting:
 
     def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
         """``messages`` after a user turn, through the whole apply path (messages and prompt)."""
-        return apply_request(self.templates, self.request((USER, *messages), add_generation_prompt), caps=self.caps)
+        request = self.request((USER, *messages), add_generation_prompt)
+        if self.prompts is not None:
+            return self.prompts(request, None)
+        return apply_request(self.templates, request, caps=self.caps)
 
     def render(self, *messages: dict) -> str:
         return self.applied(messages, False).prompt
@@ -218,19 +223,26 @@ def render_end_marker(setting: Renders) -> tuple[EndMarker | None, dict | None]:
     return probe_end_marker(one, two), None
 
 
-def _parse(params: ChatParams, text: str) -> tuple[dict | None, dict | None]:
+def _parse(params: ChatParams, text: str, parse: Callable[[str], OutputParse] | None
+           ) -> tuple[dict | None, dict | None]:
     try:
-        return params.parse(text).to_oracle_json(), None
-    except OutputParseError as exc:
-        return None, parse_exception_json(exc)
+        if parse is None:
+            return params.parse(text).to_oracle_json(), None
+        parsed = parse(text)
+        if parsed.error is not None:
+            raise parsed.error
+        assert parsed.message is not None
+        return parsed.message.to_oracle_json(), None
     except ExplorerError as exc:
         return None, exception_json(exc)
 
 
 def run_case(setting: Renders, params: ChatParams, marker: tuple[EndMarker | None, dict | None],
-             message_id: str, message: dict[str, Any], next_turn: tuple[str, str] | None = None) -> RoundTripCase:
+             message_id: str, message: dict[str, Any], next_turn: tuple[str, str] | None = None,
+             parse: Callable[[str], OutputParse] | None = None) -> RoundTripCase:
     """One message: render with ``setting``, cut with ``next_turn`` (P, G; default the
-    request's own), strip, parse with ``params`` (llama.cpp's parser), compare."""
+    request's own), strip, parse with ``params`` (llama.cpp's parser; ``parse``: the
+    caller's parse with those params, when it remembers parses), compare."""
     prompt, gen = next_turn if next_turn is not None else (params.prompt, params.generation_prompt)
     used, rendering, exc, first, rewritten = _render_case(setting, message)
     base = dict(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
@@ -241,6 +253,6 @@ def run_case(setting: Renders, params: ChatParams, marker: tuple[EndMarker | Non
         return RoundTripCase(**base)
     cut = cut_reply(rendering, prompt, gen)
     strip = strip_end(cut.raw_output, marker[0].marker if marker[0] else None, tuple(params.additional_stops))
-    result, parse_exc = _parse(params, strip.text)
+    result, parse_exc = _parse(params, strip.text, parse)
     return RoundTripCase(**base, cut=cut, strip=strip, result=result, exception=parse_exc,
                          comparison=compare(used, result))

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from explorer.peg.arena import Arena
 from explorer.peg.engine import AstNode, ParseResult
-from explorer.peg.nodes import Atomic, Literal, Ref, Rule, Sequence, Tag, children_of
+from explorer.peg.nodes import Atomic, Literal, ParserNode, Ref, Rule, Sequence, Tag, children_of
+from explorer.peg.visitor import NodeVisitor
 from explorer.triage import markers as mk
 
 _PERMUTED = re.compile(r"-args-\d+$")
@@ -32,44 +33,78 @@ _PERMUTED = re.compile(r"-args-\d+$")
 # --- the format, from the arena ----------------------------------------------------------
 
 
+class _FixedText(NodeVisitor[str | None]):
+    """The whole text a parser matches when it is fixed (literals only), else None."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    def of(self, pid: int, depth: int) -> str | None:
+        return None if depth > 40 else self.visit(self.arena.get(pid), depth)
+
+    def visit_Literal(self, node: Literal, depth: int) -> str | None:
+        return node.literal
+
+    def visit_Tag(self, node: Tag | Atomic | Rule, depth: int) -> str | None:
+        return self.of(node.child, depth + 1)
+
+    visit_Atomic = visit_Rule = visit_Tag
+
+    def visit_Ref(self, node: Ref, depth: int) -> str | None:
+        arena = self.arena
+        return self.of(arena.rule_id(node.name), depth + 1) if arena.has_rule(node.name) else None
+
+    def visit_Sequence(self, node: Sequence, depth: int) -> str | None:
+        parts = [self.of(c, depth + 1) for c in node.children]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+
+    def generic_visit(self, node: ParserNode, depth: int) -> str | None:
+        return None
+
+
+class _FixedPrefix(NodeVisitor[str]):
+    """The fixed text a parser starts with, across fixed children of a sequence."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.whole = _FixedText(arena)
+
+    def of(self, pid: int, depth: int) -> str:
+        if depth > 40:
+            return ""
+        whole = self.whole.of(pid, depth)
+        return whole if whole is not None else self.visit(self.arena.get(pid), depth)
+
+    def visit_Tag(self, node: Tag | Atomic | Rule, depth: int) -> str:
+        return self.of(node.child, depth + 1)
+
+    visit_Atomic = visit_Rule = visit_Tag
+
+    def visit_Ref(self, node: Ref, depth: int) -> str:
+        arena = self.arena
+        return self.of(arena.rule_id(node.name), depth + 1) if arena.has_rule(node.name) else ""
+
+    def visit_Sequence(self, node: Sequence, depth: int) -> str:
+        out = ""
+        for child in node.children:
+            part = self.whole.of(child, depth + 1)
+            if part is None:
+                return out + self.of(child, depth + 1)
+            out += part
+        return out
+
+    def generic_visit(self, node: ParserNode, depth: int) -> str:
+        return ""
+
+
 def fixed_text(arena: Arena, pid: int, depth: int = 0) -> str | None:
     """The whole text a parser matches when it is fixed (literals only), else None."""
-    if depth > 40:
-        return None
-    node = arena.get(pid)
-    if isinstance(node, Literal):
-        return node.literal
-    if isinstance(node, (Tag, Atomic, Rule)):
-        return fixed_text(arena, node.child, depth + 1)
-    if isinstance(node, Ref):
-        return fixed_text(arena, arena.rule_id(node.name), depth + 1) if arena.has_rule(node.name) else None
-    if isinstance(node, Sequence):
-        parts = [fixed_text(arena, c, depth + 1) for c in node.children]
-        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
-    return None
+    return _FixedText(arena).of(pid, depth)
 
 
 def fixed_prefix(arena: Arena, pid: int, depth: int = 0) -> str:
     """The fixed text a parser starts with, across fixed children of a sequence."""
-    if depth > 40:
-        return ""
-    whole = fixed_text(arena, pid, depth)
-    if whole is not None:
-        return whole
-    node = arena.get(pid)
-    if isinstance(node, (Tag, Atomic, Rule)):
-        return fixed_prefix(arena, node.child, depth + 1)
-    if isinstance(node, Ref) and arena.has_rule(node.name):
-        return fixed_prefix(arena, arena.rule_id(node.name), depth + 1)
-    if isinstance(node, Sequence):
-        out = ""
-        for child in node.children:
-            part = fixed_text(arena, child, depth + 1)
-            if part is None:
-                return out + fixed_prefix(arena, child, depth + 1)
-            out += part
-        return out
-    return ""
+    return _FixedPrefix(arena).of(pid, depth)
 
 
 @dataclass(frozen=True)
@@ -96,21 +131,34 @@ class _Walk:
     permuted: list[bool]
 
 
-def _walk(arena: Arena, pid: int, skip: frozenset[str], seen: set[int], w: _Walk) -> None:
-    if pid in seen or len(seen) > 5000:
-        return
-    seen.add(pid)
-    node = arena.get(pid)
-    if isinstance(node, Ref):
-        if node.name in skip or node.name.startswith("json-") or not arena.has_rule(node.name):
+class _FormatWalk(NodeVisitor[None]):
+    """Every ``tool-*`` tag under a parser (through rule refs, the JSON value rules and
+    ``skip`` aside), each parser once, into ``w``."""
+
+    def __init__(self, arena: Arena, skip: frozenset[str], w: _Walk) -> None:
+        self.arena, self.skip, self.w = arena, skip, w
+        self.seen: set[int] = set()
+
+    def walk(self, pid: int) -> None:
+        if pid in self.seen or len(self.seen) > 5000:
+            return
+        self.seen.add(pid)
+        self.visit(self.arena.get(pid))
+
+    def visit_Ref(self, node: Ref) -> None:
+        if node.name in self.skip or node.name.startswith("json-") or not self.arena.has_rule(node.name):
             return
         if _PERMUTED.search(node.name):
-            w.permuted.append(True)
-        _walk(arena, arena.rule_id(node.name), skip, seen, w)
-        return
-    if isinstance(node, Rule) and _PERMUTED.search(node.name):
-        w.permuted.append(True)
-    if isinstance(node, Tag):
+            self.w.permuted.append(True)
+        self.walk(self.arena.rule_id(node.name))
+
+    def visit_Rule(self, node: Rule) -> None:
+        if _PERMUTED.search(node.name):
+            self.w.permuted.append(True)
+        self.generic_visit(node)
+
+    def visit_Tag(self, node: Tag) -> None:
+        arena, w = self.arena, self.w
         if node.tag == "tool-name":
             name = fixed_text(arena, node.child)
             if name:
@@ -129,35 +177,48 @@ def _walk(arena: Arena, pid: int, skip: frozenset[str], seen: set[int], w: _Walk
             close = fixed_text(arena, node.child)
             if close and close.strip() and close not in w.call_closes:
                 w.call_closes.append(close)
-    for child in children_of(node):
-        _walk(arena, child, skip, seen, w)
+        self.generic_visit(node)
+
+    def generic_visit(self, node: ParserNode) -> None:
+        for child in children_of(node):
+            self.walk(child)
 
 
 def _arg(arena: Arena, pid: int, w: _Walk) -> None:
     """The argument's opening tag, the fixed text before its value, and the parameter."""
-    name = _inside(arena, pid, "tool-arg-name", set())
-    tag = _inside(arena, pid, "tool-arg-open", set())
+    name = _Inside(arena, "tool-arg-name").find(pid)
+    tag = _Inside(arena, "tool-arg-open").find(pid)
     prefix = fixed_prefix(arena, pid)
     if name and tag and name not in w.openers:
         w.openers[name] = tag
         w.prefixes[name] = prefix or tag
 
 
-def _inside(arena: Arena, pid: int, tag: str, seen: set[int]) -> str | None:
-    """The fixed text of the first ``tag`` node under ``pid`` (not through rule refs)."""
-    if pid in seen or len(seen) > 200:
-        return None
-    seen.add(pid)
-    node = arena.get(pid)
-    if isinstance(node, Tag) and node.tag == tag:
-        return fixed_text(arena, node.child)
-    if isinstance(node, Ref):
+class _Inside(NodeVisitor[str | None]):
+    """The fixed text of the first ``tag`` node under a parser (not through rule refs)."""
+
+    def __init__(self, arena: Arena, tag: str) -> None:
+        self.arena, self.tag = arena, tag
+        self.seen: set[int] = set()
+
+    def find(self, pid: int) -> str | None:
+        if pid in self.seen or len(self.seen) > 200:
+            return None
+        self.seen.add(pid)
+        return self.visit(self.arena.get(pid))
+
+    def visit_Tag(self, node: Tag) -> str | None:
+        return fixed_text(self.arena, node.child) if node.tag == self.tag else self.generic_visit(node)
+
+    def visit_Ref(self, node: Ref) -> str | None:
         return None  # the value's rules hold no argument name
-    for child in children_of(node):
-        found = _inside(arena, child, tag, seen)
-        if found:
-            return found
-    return None
+
+    def generic_visit(self, node: ParserNode) -> str | None:
+        for child in children_of(node):
+            found = self.find(child)
+            if found:
+                return found
+        return None
 
 
 _CACHE: dict[int, tuple[Arena, dict[str, FunctionFormat]]] = {}
@@ -172,7 +233,7 @@ def call_formats(arena: Arena) -> dict[str, FunctionFormat]:
     out: dict[str, FunctionFormat] = {}
     for rule in rules:
         w = _Walk([], [], {}, {}, [], [], [])
-        _walk(arena, arena.rule_id(rule), frozenset(r for r in rules if r != rule), set(), w)
+        _FormatWalk(arena, frozenset(r for r in rules if r != rule), w).walk(arena.rule_id(rule))
         if not w.names or w.names[0] in out:
             continue
         name = w.names[0]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from explorer.generator.chat_builder import function_tools, tool_properties
-from explorer.handlers.registry import source_of
+from explorer.handlers.registry import find_route, source_of
 from explorer.peg.expectations import FurthestFailure, furthest_attempt, furthest_failure
 from explorer.triage import suggest as sg
 from explorer.triage.calls import FunctionFormat, WrittenCall, call_formats, tagged, written_calls
@@ -34,10 +34,6 @@ from explorer.triage.facts import Facts
 from explorer.triage.model import Finding, Suggestion, shown
 
 MAX_ROUNDS = 8  # whitespace repairs tried on one output, one re-parse each
-ORDERED_ARGUMENTS = {  # the parsers that read tagged arguments required-first (llama.cpp 0c1e5709)
-    "autoparser": "analyze_tools::build_tool_parser_tag_tagged (common/chat-auto-parser-generator.cpp)",
-    "qwen3-coder": "", "ling3": "", "deepseek-v3.2/v4": "", "minimax-m3": "",
-}
 
 
 @dataclass(frozen=True)
@@ -146,8 +142,15 @@ def _reordered(text: str, call: WrittenCall, order: list[str]) -> str:
     return text[:call.args[0].start] + body + text[call.args[-1].end:]
 
 
+def _argument_order(f: Facts) -> str | None:
+    """Where the route's parser reads tagged arguments required-first (its declaration)."""
+    route = find_route(f.params.handler)
+    return route.argument_order if route is not None else None
+
+
 def parameter_order(f: Facts) -> tuple[Finding, ...]:
-    if f.params.handler not in ORDERED_ARGUMENTS or f.tool_parser_reason is not None:
+    ordered_by = _argument_order(f)
+    if ordered_by is None or f.tool_parser_reason is not None:
         return ()
     stop = stop_of(f)
     formats = call_formats(f.arena)
@@ -185,8 +188,7 @@ def parameter_order(f: Facts) -> tuple[Finding, ...]:
         rule=_order_rule(f, fmt, schema),
         fix_hint="Model side: write the required parameters first (a system prompt can ask for it). llama.cpp side: "
                  "its parser imposes an argument order the tool schema does not have.",
-        fix_where="llama.cpp", quirk=True, llama_cpp=ORDERED_ARGUMENTS[f.params.handler] or
-        f"{f.params.handler} ({_source(f)})",
+        fix_where="llama.cpp", quirk=True, llama_cpp=ordered_by or f"{f.params.handler} ({_source(f)})",
         suggestion=_order_suggestion(f, formats, calls, schema_of=lambda n: _schema(f, n))),)
 
 

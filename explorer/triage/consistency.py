@@ -34,7 +34,7 @@ from typing import Literal
 from explorer.apply import Request, with_thinking
 from explorer.triage import blame
 from explorer.triage.facts import Facts
-from explorer.triage.model import SEE, SEVERITIES, Finding
+from explorer.triage.model import SEE, SEVERITY_RANK, Finding
 
 Scope = Literal["output", "span"]
 
@@ -191,8 +191,7 @@ def resolve(findings: tuple[Finding, ...], facts: Facts, context: tuple[Finding,
     kept = tuple(f for f in kept if contradicted_by(f, kept) is None)
     if any(f.severity == "cause" for f in kept + context):
         kept = tuple(f for f in kept if f.severity == "cause" or not says_all_fine(f))
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return tuple(sorted(kept, key=lambda f: rank[f.severity]))
+    return tuple(sorted(kept, key=lambda f: SEVERITY_RANK[f.severity]))
 
 
 # --- the template's reading is broken: the output's findings defer to it -------------------

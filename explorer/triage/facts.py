@@ -175,12 +175,15 @@ class Facts:
 def build_facts(params: ChatParams, request: Request, output: str, analysis: TemplateAnalysis | None = None,
                 apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
                 sample_call: Callable[[], str | None] | None = None,
-                own_call: Callable[[Request], str | None] | None = None) -> Facts:
+                own_call: Callable[[Request], str | None] | None = None, parse: OutputParse | None = None) -> Facts:
+    """The facts of one output; ``parse``: llama.cpp's parse of it with ``params`` when the
+    caller holds it (a session's ``parse``), made here otherwise."""
     if params.handler != "autoparser":
         analysis = None  # a specialised handler's parser does not follow the autoparser's markers
     arena = params.arena
-    parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format,
-                           is_partial=is_partial)
+    if parse is None:
+        parse = analyse_output(arena, output, generation_prompt=params.generation_prompt, format=params.format,
+                               is_partial=is_partial)
     patterns = pt.trigger_patterns(params)
     starts, ends = mk.reasoning_tags(params, analysis)
     return Facts(

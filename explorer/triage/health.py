@@ -34,7 +34,7 @@ from explorer.roundtrip.compare import compare
 from explorer.roundtrip.explain import opens_thinking
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.routing import AUTOPARSER
-from explorer.triage.model import Finding, quote, shown
+from explorer.triage.model import SEVERITY_RANK, Finding, quote, shown
 
 if TYPE_CHECKING:
     from explorer.session import TemplateSession
@@ -342,8 +342,7 @@ def template_health(session: TemplateSession) -> Health:
                 fix_where="llama.cpp", quirk=True, llama_cpp="the autoparser's content parser (build_content)",
                 field="content.start"))
             break
-    rank = {"cause": 0, "warning": 1, "info": 2}
-    return Health(tuple(sorted(findings, key=lambda f: rank[f.severity])), replies)
+    return Health(tuple(sorted(findings, key=lambda f: SEVERITY_RANK[f.severity])), replies)
 
 
 def _kind_of(finding: Finding) -> ReplyKind:

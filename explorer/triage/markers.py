@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.peg.arena import Arena
-from explorer.peg.nodes import Atomic, Choice, Literal, Ref, Repetition, Rule, Sequence, Space, Tag, Until, children_of
+from explorer.peg.nodes import (
+    Atomic, Choice, Literal, ParserNode, Ref, Repetition, Rule, Sequence, Space, Tag, Until, children_of,
+)
+from explorer.peg.visitor import NodeVisitor
 
 TOOL_RULES = ("tool-call", "tool-calls", "tool-call-root")
 _KEY_LITERAL = re.compile(r'^"([A-Za-z_][\w-]*)"$')
@@ -57,46 +60,69 @@ def _field_origin(analysis: Any, name: str) -> str:
     return where
 
 
-def leading_literal(arena: Arena, pid: int, depth: int = 0) -> str:
+class _Leading(NodeVisitor[str]):
     """The text a parser must start with (as far as it is fixed); "" when unknown."""
-    if depth > 40:
-        return ""
-    node = arena.get(pid)
-    if isinstance(node, Literal):
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    def of(self, pid: int, depth: int) -> str:
+        return "" if depth > 40 else self.visit(self.arena.get(pid), depth)
+
+    def visit_Literal(self, node: Literal, depth: int) -> str:
         return node.literal
-    if isinstance(node, (Rule, Atomic, Tag)):
-        return leading_literal(arena, node.child, depth + 1)
-    if isinstance(node, Ref) and arena.has_rule(node.name):
-        return leading_literal(arena, arena.rule_id(node.name), depth + 1)
-    if isinstance(node, Repetition) and node.min_count >= 1:
-        return leading_literal(arena, node.child, depth + 1)
-    if isinstance(node, Sequence):
+
+    def visit_Rule(self, node: Rule | Atomic | Tag, depth: int) -> str:
+        return self.of(node.child, depth + 1)
+
+    visit_Atomic = visit_Tag = visit_Rule
+
+    def visit_Ref(self, node: Ref, depth: int) -> str:
+        arena = self.arena
+        return self.of(arena.rule_id(node.name), depth + 1) if arena.has_rule(node.name) else ""
+
+    def visit_Repetition(self, node: Repetition, depth: int) -> str:
+        return self.of(node.child, depth + 1) if node.min_count >= 1 else ""
+
+    def visit_Sequence(self, node: Sequence, depth: int) -> str:
         out = ""
         for child in node.children:
-            part = arena.get(child)
+            part = self.arena.get(child)
             if isinstance(part, Literal):
                 out += part.literal
                 continue
-            return out + leading_literal(arena, child, depth + 1)
+            return out + self.of(child, depth + 1)
         return out
-    return ""
 
-
-def trailing_literal(arena: Arena, pid: int, depth: int = 0) -> str:
-    """The text a parser must end with (as far as it is fixed); "" when unknown."""
-    if depth > 40:
+    def generic_visit(self, node: ParserNode, depth: int) -> str:
         return ""
-    node = arena.get(pid)
-    if isinstance(node, Literal):
+
+
+class _Trailing(NodeVisitor[str]):
+    """The text a parser must end with (as far as it is fixed); "" when unknown."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+
+    def of(self, pid: int, depth: int) -> str:
+        return "" if depth > 40 else self.visit(self.arena.get(pid), depth)
+
+    def visit_Literal(self, node: Literal, depth: int) -> str:
         return node.literal
-    if isinstance(node, (Rule, Atomic, Tag)):
-        return trailing_literal(arena, node.child, depth + 1)
-    if isinstance(node, Ref) and arena.has_rule(node.name):
-        return trailing_literal(arena, arena.rule_id(node.name), depth + 1)
-    if isinstance(node, Sequence):
+
+    def visit_Rule(self, node: Rule | Atomic | Tag, depth: int) -> str:
+        return self.of(node.child, depth + 1)
+
+    visit_Atomic = visit_Tag = visit_Rule
+
+    def visit_Ref(self, node: Ref, depth: int) -> str:
+        arena = self.arena
+        return self.of(arena.rule_id(node.name), depth + 1) if arena.has_rule(node.name) else ""
+
+    def visit_Sequence(self, node: Sequence, depth: int) -> str:
         out = ""
         for child in reversed(node.children):
-            part = arena.get(child)
+            part = self.arena.get(child)
             if isinstance(part, Literal):
                 out = part.literal + out
                 continue
@@ -104,9 +130,21 @@ def trailing_literal(arena: Arena, pid: int, depth: int = 0) -> str:
                 if out:
                     return out  # whitespace may stand before the closer: it ends here
                 continue
-            return trailing_literal(arena, child, depth + 1) + out
+            return self.of(child, depth + 1) + out
         return out
-    return ""
+
+    def generic_visit(self, node: ParserNode, depth: int) -> str:
+        return ""
+
+
+def leading_literal(arena: Arena, pid: int, depth: int = 0) -> str:
+    """The text a parser must start with (as far as it is fixed); "" when unknown."""
+    return _Leading(arena).of(pid, depth)
+
+
+def trailing_literal(arena: Arena, pid: int, depth: int = 0) -> str:
+    """The text a parser must end with (as far as it is fixed); "" when unknown."""
+    return _Trailing(arena).of(pid, depth)
 
 
 def tool_openers(params: Any, arena: Arena, analysis: Any = None) -> tuple[Marker, ...]:
@@ -175,29 +213,46 @@ class CallKey:
     optional: bool
 
 
-def _keys(arena: Arena, pid: int, optional: bool, seen: set[int], out: list[CallKey]) -> None:
-    if pid in seen:
-        return
-    seen.add(pid)
-    node = arena.get(pid)
-    if isinstance(node, Ref):
-        if not node.name.startswith("json-") and arena.has_rule(node.name):
-            _keys(arena, arena.rule_id(node.name), optional, seen, out)
-        return
-    if isinstance(node, Literal):
+class _Keys(NodeVisitor[None]):
+    """The quoted JSON keys under a parser, in order, each parser once; a key is optional
+    under a choice of several options or a repetition that may match nothing."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.seen: set[int] = set()
+        self.out: list[CallKey] = []
+
+    def keys(self, pid: int, optional: bool) -> None:
+        if pid in self.seen:
+            return
+        self.seen.add(pid)
+        self.visit(self.arena.get(pid), optional)
+
+    def visit_Ref(self, node: Ref, optional: bool) -> None:
+        if not node.name.startswith("json-") and self.arena.has_rule(node.name):
+            self.keys(self.arena.rule_id(node.name), optional)
+
+    def visit_Literal(self, node: Literal, optional: bool) -> None:
         m = _KEY_LITERAL.match(node.literal)
-        if m and all(k.name != m.group(1) for k in out):
-            out.append(CallKey(m.group(1), optional))
-        return
-    if isinstance(node, Choice) and len(node.children) > 1:
-        optional = True
-    if isinstance(node, Repetition) and node.min_count == 0:
-        optional = True
-    kids = children_of(node)
-    for i, child in enumerate(kids):
-        if isinstance(node, Sequence) and isinstance(arena.get(child), Literal) and not _key_position(arena, kids[i + 1:]):
-            continue  # a quoted value ("type": "function"), not a key
-        _keys(arena, child, optional, seen, out)
+        if m and all(k.name != m.group(1) for k in self.out):
+            self.out.append(CallKey(m.group(1), optional))
+
+    def visit_Choice(self, node: Choice, optional: bool) -> None:
+        self.generic_visit(node, optional or len(node.children) > 1)
+
+    def visit_Repetition(self, node: Repetition, optional: bool) -> None:
+        self.generic_visit(node, optional or node.min_count == 0)
+
+    def visit_Sequence(self, node: Sequence, optional: bool) -> None:
+        kids = node.children
+        for i, child in enumerate(kids):
+            if isinstance(self.arena.get(child), Literal) and not _key_position(self.arena, kids[i + 1:]):
+                continue  # a quoted value ("type": "function"), not a key
+            self.keys(child, optional)
+
+    def generic_visit(self, node: ParserNode, optional: bool) -> None:
+        for child in children_of(node):
+            self.keys(child, optional)
 
 
 def _key_position(arena: Arena, rest: tuple[int, ...]) -> bool:
@@ -213,10 +268,10 @@ def _key_position(arena: Arena, rest: tuple[int, ...]) -> bool:
 def json_call_keys(arena: Arena) -> tuple[CallKey, ...]:
     """The quoted keys a JSON call spells, in the parser's order (first call rule)."""
     for name in call_rules(arena):
-        out: list[CallKey] = []
-        _keys(arena, arena.rule_id(name), False, set(), out)
-        if out:
-            return tuple(out)
+        found = _Keys(arena)
+        found.keys(arena.rule_id(name), False)
+        if found.out:
+            return tuple(found.out)
     return ()
 
 
@@ -276,23 +331,37 @@ def json_arguments(arena: Arena) -> bool:
     """Whether a call's arguments are read by llama.cpp's JSON rules (not tagged values,
     not Gemma 4's own value syntax)."""
     for node in arena.parsers:
-        if isinstance(node, Tag) and node.tag == "tool-args" and _reaches_json(arena, node.child, set()):
+        if isinstance(node, Tag) and node.tag == "tool-args" and _ReachesJson(arena).reaches(node.child):
             return True
     return False
 
 
-def _reaches_json(arena: Arena, pid: int, seen: set[int]) -> bool:
-    if pid in seen or len(seen) > 500:
-        return False
-    seen.add(pid)
-    node = arena.get(pid)
-    if isinstance(node, Ref):
-        if node.name in ("json-value", "json-object"):
+class _ReachesJson(NodeVisitor[bool]):
+    """Whether llama.cpp's JSON value or object rule is under a parser."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.seen: set[int] = set()
+
+    def reaches(self, pid: int) -> bool:
+        if pid in self.seen or len(self.seen) > 500:
+            return False
+        self.seen.add(pid)
+        return self.visit(self.arena.get(pid))
+
+    def visit_Ref(self, node: Ref) -> bool:
+        if node.name in _JSON_RULES:
             return True
-        return arena.has_rule(node.name) and _reaches_json(arena, arena.rule_id(node.name), seen)
-    if isinstance(node, Rule) and node.name in ("json-value", "json-object"):
-        return True
-    return any(_reaches_json(arena, c, seen) for c in children_of(node))
+        return self.arena.has_rule(node.name) and self.reaches(self.arena.rule_id(node.name))
+
+    def visit_Rule(self, node: Rule) -> bool:
+        return node.name in _JSON_RULES or self.generic_visit(node)
+
+    def generic_visit(self, node: ParserNode) -> bool:
+        return any(self.reaches(c) for c in children_of(node))
+
+
+_JSON_RULES = ("json-value", "json-object")
 
 
 def content_stops(arena: Arena) -> tuple[str, ...]:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from explorer.errors import exception_json
 
 if TYPE_CHECKING:
     from explorer.apply import Request
@@ -23,12 +26,14 @@ if TYPE_CHECKING:
     from explorer.triage.facts import Facts
 
 Severity = Literal["cause", "warning", "info"]
-SEVERITIES: tuple[str, ...] = ("cause", "warning", "info")
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+# findings are listed by severity, causes first (a stable sort keeps the order within one)
+SEVERITY_RANK: Mapping[str, int] = MappingProxyType({s: i for i, s in enumerate(SEVERITIES)})
 
 # Where the fix belongs: the model or its prompt, the request (tools, tool_choice, kwargs),
 # the chat template, or llama.cpp itself (a parser limitation or bug).
 FixWhere = Literal["model", "request", "template", "llama.cpp"]
-FIX_WHERE: tuple[str, ...] = ("model", "request", "template", "llama.cpp")
+FIX_WHERE: tuple[FixWhere, ...] = get_args(FixWhere)
 
 # ``found`` of a finding whose place is the end of the output: there is no text to show.
 END_OF_OUTPUT = "(end of output)"
@@ -330,8 +335,6 @@ class Diagnosis:
         return tuple(f for f in self.findings if f.severity == "info" or (f in template and f is not lead))
 
     def to_json(self) -> dict[str, Any]:
-        from explorer.output.parse import exception_json
-
         return {
             "handler": self.handler,
             "generation_prompt": self.generation_prompt,

@@ -14,13 +14,14 @@ from dataclasses import replace
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams
+from explorer.output.parse import OutputParse
 from explorer.triage import (
     checks_closers, checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
     checks_tools, consistency, partial,
 )
 from explorer.triage import blame
 from explorer.triage.facts import Facts, build_facts
-from explorer.triage.model import CUT, SEVERITIES, Check, Diagnosis, Finding, Place
+from explorer.triage.model import CUT, SEVERITY_RANK, Check, Diagnosis, Finding, Place
 
 CHECKS: tuple[Check, ...] = (
     # first: a grammar llama.cpp cannot load means the request never generated (its cause leads)
@@ -104,15 +105,14 @@ def run_checks(facts: Facts, checks: tuple[Check, ...] = CHECKS) -> tuple[Findin
     for check in checks:
         found.extend(_capped(check.run(facts)))
     found = list(partial.in_progress(facts, tuple(found)))
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    return tuple(sorted(found, key=lambda f: rank[f.severity]))  # stable: check order within a severity
+    return tuple(sorted(found, key=lambda f: SEVERITY_RANK[f.severity]))  # stable: check order within a severity
 
 
 def diagnose(params: ChatParams, request: Request, output: str, *, analysis: TemplateAnalysis | None = None,
              apply: Callable[[Request], ChatParams] | None = None, is_partial: bool = False,
              checks: tuple[Check, ...] = CHECKS, template_findings: tuple[Finding, ...] = (),
              sample_call: Callable[[], str | None] | None = None,
-             own_call: Callable[[Request], str | None] | None = None) -> Diagnosis:
+             own_call: Callable[[Request], str | None] | None = None, parse: OutputParse | None = None) -> Diagnosis:
     """llama.cpp's parse of ``output`` for this request, and why it came out that way.
 
     ``apply`` (the template's params for another request, optional: a session's
@@ -124,10 +124,11 @@ def diagnose(params: ChatParams, request: Request, output: str, *, analysis: Tem
     ``sample_call`` (optional: a session's ``sample_reply("call", request)``): the template's
     own reply with a call, so a finding can say how the template writes calls; ``own_call``
     (a session's ``own_call``): that reply for another request, so a request change is
-    verified on the template's own call too.
+    verified on the template's own call too. ``parse``: the caller's parse of ``output`` with
+    ``params`` (a session's), taken instead of parsing again.
     """
     facts = build_facts(params, request, output, analysis, apply, is_partial=is_partial, sample_call=sample_call,
-                        own_call=own_call)
+                        own_call=own_call, parse=parse)
     template_findings = consistency.template_advice(tuple(blame.with_fact_fix_where(t) for t in template_findings),
                                                     facts)
     # one story: duplicates dropped, contradictions resolved by consistency's rules

@@ -19,6 +19,7 @@ from typing import Literal
 
 from explorer.doctor.model import Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
+from explorer.triage.model import SEVERITIES
 from explorer.ui_support.text import md_escape
 from explorer.ui_support.links import (
     CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
@@ -230,7 +231,7 @@ def chosen_fix(report: DoctorReport, choice: str | None) -> Fix | None:
 
 
 def counts(report: DoctorReport) -> Mapping[str, int]:
-    return {s: len(report.by_severity(s)) for s in ("cause", "warning", "info")}
+    return {s: len(report.by_severity(s)) for s in SEVERITIES}
 
 
 __all__ = [

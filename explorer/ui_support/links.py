@@ -21,11 +21,11 @@ from explorer import sources
 from explorer.errors import SourceError
 from explorer.render.jinja_compat import DIALECTS
 from explorer.sources.model import TemplateSource
+from explorer.vocabulary import TOOL_CHOICES
 
 if TYPE_CHECKING:
     from explorer.doctor.model import Fix
 
-TOOL_CHOICES = ("auto", "required", "none")
 
 
 # --- template sources and permalinks -----------------------------------------------

@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.analysis import JinjaCaps, analyze_template
+from explorer.analysis import analyze_template
+from explorer.caps import Caps
 from explorer.errors import AnalysisError, ExplorerError
 from explorer.render import compile_template
 
@@ -42,7 +43,7 @@ def test_analysis_never_crashes(text: str, parallel: bool) -> None:
     except ExplorerError:
         return
     try:
-        analysis = analyze_template(tmpl, JinjaCaps(supports_parallel_tool_calls=parallel))
+        analysis = analyze_template(tmpl, Caps(supports_parallel_tool_calls=parallel))
     except AnalysisError as exc:
         assert exc.location is not None and exc.location.probe
         return

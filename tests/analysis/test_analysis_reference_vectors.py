@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.analysis import ContentMode, JinjaCaps, ReasoningMode, ToolFormat, analyze_template
+from explorer.analysis import ContentMode, ReasoningMode, ToolFormat, analyze_template
+from explorer.caps import Caps
 from explorer.analysis.session import compare_variants
 from explorer.render import RenderInputs, compile_template
 from explorer.routing import patch_source
@@ -164,7 +165,7 @@ def test_bailing_v3_tool_format():
 
 # --- compare_variants (test_compare_variants_*) --------------------------------
 
-CAPS = JinjaCaps()
+CAPS = Caps()
 
 
 def _cmp(text: str, a: RenderInputs, b: RenderInputs):

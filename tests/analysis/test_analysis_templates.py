@@ -12,17 +12,17 @@ from explorer.analysis import (
     WORKAROUNDS,
     CallIdPosition,
     ContentMode,
-    JinjaCaps,
     ReasoningMode,
     ToolFormat,
     analyze_template,
 )
+from explorer.caps import Caps
 from explorer.errors import AnalysisError, TemplateSyntaxError
 from explorer.render import compile_template
 from cases import TAGGED
 
-TOOL_CAPS = JinjaCaps()  # llama.cpp's defaults: tools, tool calls, parallel calls, string content
-NO_TOOL_CAPS = JinjaCaps(supports_tools=False, supports_tool_calls=False, supports_parallel_tool_calls=False)
+TOOL_CAPS = Caps()  # llama.cpp's defaults: tools, tool calls, parallel calls, string content
+NO_TOOL_CAPS = Caps(supports_tools=False, supports_tool_calls=False, supports_parallel_tool_calls=False)
 
 # ChatML turns; reasoning between <think></think>; each call a JSON object in <tool_call>;
 # enable_thinking=false closes an empty think block in the generation prompt.
@@ -51,7 +51,7 @@ PLAIN = (
 )
 
 
-def analyze(text: str, caps: JinjaCaps = TOOL_CAPS):
+def analyze(text: str, caps: Caps = TOOL_CAPS):
     return analyze_template(compile_template(text), caps)
 
 

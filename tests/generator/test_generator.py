@@ -9,8 +9,9 @@ import pytest
 
 from explorer.output.parse import parse_output
 from explorer.errors import AnalysisError, RequestError
-from explorer.generator import GenerationParams, ParserSpec, generate_params
-from explorer.generator.stl_order import hash_bytes, unordered_map_order
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator import GenerationParams, generate_params
+from explorer.peg.stl_order import hash_bytes, unordered_map_order
 from explorer.peg.arena import load_arena
 
 from oracle_data import ORACLE, requires_oracle
@@ -27,7 +28,7 @@ def _rules(grammar: str) -> dict[str, str]:
 
 
 def test_hermes_json_tools_lazy_grammar() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(HERMES),
+    out = generate_params(TemplateAnalysis.from_oracle_json(HERMES),
                           GenerationParams(tools=WEATHER, generation_prompt="<|im_start|>assistant\n"))
     rules = _rules(out.grammar)
     assert out.grammar_lazy and [t.to_json() for t in out.grammar_triggers] == \
@@ -45,7 +46,7 @@ def test_hermes_json_tools_lazy_grammar() -> None:
 
 
 def test_tool_choice_required_is_not_lazy_and_none_has_no_grammar() -> None:
-    spec = ParserSpec.from_oracle_json(HERMES)
+    spec = TemplateAnalysis.from_oracle_json(HERMES)
     required = generate_params(spec, GenerationParams(tools=WEATHER, tool_choice="required"))
     assert not required.grammar_lazy and not required.grammar_triggers
     assert _rules(required.grammar)["root"].startswith("(") or "tool-call" in _rules(required.grammar)["root"]
@@ -56,7 +57,7 @@ def test_tool_choice_required_is_not_lazy_and_none_has_no_grammar() -> None:
 
 def test_response_format_grammar_wraps_the_schema() -> None:
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(json_schema=schema))
+    out = generate_params(TemplateAnalysis.from_oracle_json(HERMES), GenerationParams(json_schema=schema))
     rules = _rules(out.grammar)
     assert not out.grammar_lazy
     assert rules["response-format"] == "response-format-schema"
@@ -64,7 +65,7 @@ def test_response_format_grammar_wraps_the_schema() -> None:
 
 
 def test_tagged_arguments_use_string_values_and_schema_values() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(tagged_spec()), GenerationParams(tools=WEATHER))
+    out = generate_params(TemplateAnalysis.from_oracle_json(tagged_spec()), GenerationParams(tools=WEATHER))
     rules = _rules(out.grammar)
     assert rules["tool-get-weather-arg-city"].startswith('("<parameter=" "city" ">") "\\n" ac-')
     # a primitive schema names its rule after the primitive, not after the schema parser
@@ -73,7 +74,7 @@ def test_tagged_arguments_use_string_values_and_schema_values() -> None:
 
 
 def test_no_reasoning_extraction_when_format_is_none() -> None:
-    spec = ParserSpec.from_oracle_json(HERMES)
+    spec = TemplateAnalysis.from_oracle_json(HERMES)
     out = generate_params(spec, GenerationParams(reasoning_format="none"))
     assert not any(p.get("tag") == "reasoning" for p in json.loads(out.parser)["parsers"])
     out = generate_params(spec, GenerationParams())
@@ -81,7 +82,7 @@ def test_no_reasoning_extraction_when_format_is_none() -> None:
 
 
 def test_generation_prompt_stops_at_the_reasoning_start() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(HERMES),
+    out = generate_params(TemplateAnalysis.from_oracle_json(HERMES),
                           GenerationParams(generation_prompt="<|im_start|>assistant\n<think>\n"))
     literals = [p["literal"] for p in json.loads(out.parser)["parsers"] if p["type"] == "literal"]
     assert "<|im_start|>assistant\n" in literals
@@ -89,7 +90,7 @@ def test_generation_prompt_stops_at_the_reasoning_start() -> None:
 
 
 def test_generated_arena_parses_a_tool_call_with_the_peg_engine() -> None:
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
+    out = generate_params(TemplateAnalysis.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
     arena = load_arena(out.parser)
     msg = parse_output(
         arena, 'Sure.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>')
@@ -108,10 +109,10 @@ def test_bad_inputs_raise_explorer_errors() -> None:
     normalized = GenerationParams(tools=[{"type": "function", "function": {"name": "f", "strict": True}}]).tools
     assert normalized == ({"type": "function", "function": {"name": "f", "description": "", "parameters": {}}},)
     with pytest.raises(AnalysisError):
-        ParserSpec.from_oracle_json({"reasoning": {}})
+        TemplateAnalysis.from_oracle_json({"reasoning": {}})
     incomplete = dict(HERMES, analysis_complete=False)
     with pytest.raises(AnalysisError):
-        generate_params(ParserSpec.from_oracle_json(incomplete), GenerationParams())
+        generate_params(TemplateAnalysis.from_oracle_json(incomplete), GenerationParams())
 
 
 def test_unordered_map_model() -> None:
@@ -158,7 +159,7 @@ def test_autoparser_templates_match_the_oracle_field_by_field() -> None:
         data = json.loads(path.read_text("utf-8"))
         if data["routed"]["handler"] != "autoparser":
             continue
-        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        spec = TemplateAnalysis.from_oracle_json(data["autoparser"])
         inputs = data["inputs"]
         for key, applied in data["apply"].items():
             total += 1
@@ -166,7 +167,7 @@ def test_autoparser_templates_match_the_oracle_field_by_field() -> None:
                                     parallel_tool_calls=inputs["parallel_tool_calls"],
                                     reasoning_format=inputs["reasoning_format"],
                                     generation_prompt=applied["generation_prompt"])
-            got = generate_params(spec, req).to_json()
+            got = generate_params(spec, req).to_oracle_json()
             for fld in FIELDS:
                 if got[fld] == applied[fld]:
                     counts[fld] += 1
@@ -186,7 +187,7 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
                 row = json.loads(line)
                 fixtures[row["id"]] = row
     total, mismatches = 0, []
-    specs: dict[str, ParserSpec] = {}
+    specs: dict[str, TemplateAnalysis] = {}
     for path in sorted((ORACLE / "parse").glob("*.jsonl")):
         for line in path.read_text("utf-8").splitlines():
             row = json.loads(line)
@@ -196,11 +197,11 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
             name = row["template"].removesuffix(".jinja")
             if name not in specs:
                 analysis = json.loads((ORACLE / "analysis" / f"{name}.json").read_text("utf-8"))["autoparser"]
-                specs[name] = ParserSpec.from_oracle_json(analysis)
+                specs[name] = TemplateAnalysis.from_oracle_json(analysis)
             req = GenerationParams(tools=fixtures[row["id"]].get("tools"),
                                     parallel_tool_calls=row["parallel_tool_calls"],
                                     generation_prompt=row["generation_prompt"])
-            got = generate_params(specs[name], req).to_json()
+            got = generate_params(specs[name], req).to_oracle_json()
             for fld in ("parser", "grammar", "grammar_lazy", "preserved_tokens", "additional_stops",
                         "supports_thinking"):
                 if got[fld] != row[fld]:
@@ -212,7 +213,7 @@ def test_autoparser_parse_rows_match_the_oracle() -> None:
 
 
 def test_continuation_keeps_the_template_prompt_for_the_parser() -> None:
-    spec = ParserSpec.from_oracle_json(HERMES)
+    spec = TemplateAnalysis.from_oracle_json(HERMES)
     req = GenerationParams(generation_prompt="<|im_start|>assistant\n<think>\nI was think",
                             template_generation_prompt="<|im_start|>assistant\n", continuation="reasoning")
     out = generate_params(spec, req)

@@ -62,9 +62,10 @@ def test_unreadable_grammar_raises_grammar_error() -> None:
 def test_generated_hermes_grammar_checks_a_tool_call() -> None:
     from cases import HERMES, WEATHER
 
-    from explorer.generator import GenerationParams, ParserSpec, generate_params
+    from explorer.analysis.model import TemplateAnalysis
+    from explorer.generator import GenerationParams, generate_params
 
-    out = generate_params(ParserSpec.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
+    out = generate_params(TemplateAnalysis.from_oracle_json(HERMES), GenerationParams(tools=WEATHER))
     call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     good, wrong_name, wrong_type = check_grammar(out.grammar, [
         "Let me look. " + call, call.replace("get_weather", "get_wether"), call.replace('"Paris"', "7")],
@@ -130,7 +131,7 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
     """tool_choice required (parallel on and off): an eager grammar, prefilled with the
     generation prompt as llama.cpp's sampler does, takes each template's own rendering of a
     get_weather call. The oracle has no such request, so this checks our branches."""
-    from explorer.generator import ParserSpec
+    from explorer.analysis.model import TemplateAnalysis
     from explorer.routing import patch_source
     from cases import route_params
 
@@ -142,7 +143,7 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
     total, failures = 0, []
     for name, data in _oracle_analyses():
         source = patch_source((ORACLE / "templates" / data["template"]).read_text("utf-8"))
-        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        spec = TemplateAnalysis.from_oracle_json(data["autoparser"])
         for key, applied in data["apply"].items():
             text = rendered.get(f"{name}/c/{'true' if key == 'thinking_true' else 'false'}")
             if text is None:
@@ -166,14 +167,15 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
 
 @requires_oracle
 def test_response_format_grammars_accept_matching_json() -> None:
-    from explorer.generator import GenerationParams, ParserSpec, generate_params
+    from explorer.analysis.model import TemplateAnalysis
+    from explorer.generator import GenerationParams, generate_params
 
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
     total, failures = 0, []
     for name, data in _oracle_analyses():
         if data["routed"]["handler"] != "autoparser":
             continue
-        spec = ParserSpec.from_oracle_json(data["autoparser"])
+        spec = TemplateAnalysis.from_oracle_json(data["autoparser"])
         start, end = spec.reasoning.start.strip(), spec.reasoning.end.strip()
         for key, applied in data["apply"].items():
             prompt = applied["generation_prompt"]

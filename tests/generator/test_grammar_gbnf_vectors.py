@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from explorer.generator.builder import PegBuilder
+from explorer.peg.builder import Builder
 from explorer.grammar.gbnf import arena_to_gbnf
 
 SPACE = 'space ::= | " " | "\\n"{1,2} [ \\t]{0,20}'
@@ -19,12 +19,12 @@ def _trim(text: str) -> str:
 
 
 def _emit(build, lazy: bool = False) -> str:
-    p = PegBuilder()
+    p = Builder()
     arena = p.build(build(p))
     return arena_to_gbnf(arena, lazy=lazy)
 
 
-def _emit_rules_1_to_4(p: PegBuilder) -> int:
+def _emit_rules_1_to_4(p: Builder) -> int:
     rule1 = p.rule("rule-1", p.cat(lambda: p.literal("a"), lambda: p.ref("rule-2")))
     p.rule("rule-2", p.cat(lambda: p.literal("b"), lambda: p.ref("rule-3")), True)
     p.rule("rule-3", p.cat(lambda: p.literal("c"), lambda: p.ref("rule-4")))
@@ -32,7 +32,7 @@ def _emit_rules_1_to_4(p: PegBuilder) -> int:
     return rule1
 
 
-def _orphan(p: PegBuilder) -> int:
+def _orphan(p: Builder) -> int:
     p.rule("orphan", p.literal("orphan"))
     return p.cat(lambda: p.literal("hello"), lambda: p.rule("child", p.literal(" world")))
 

@@ -18,7 +18,7 @@ from explorer.errors import OutputParseError
 from explorer.schema import schema_from_json
 from explorer.handlers import HANDLER_CLASSES, find_handler, handler_named, route_names
 from explorer.handlers.base import GenerationParams
-from explorer.handlers.peg import HandlerPeg, value_types
+from explorer.generator.chat_builder import ChatPeg, value_types
 from explorer.apply.pipeline import apply_template
 from explorer.peg.arena import load_arena
 from explorer.routing import AUTOPARSER
@@ -271,17 +271,17 @@ def test_ling3_reasoning_stops_at_a_call_only_when_the_think_block_is_open() -> 
 
 
 def test_shl_creates_a_string_operand_after_the_parser_beside_it() -> None:
-    p = HandlerPeg()
+    p = ChatPeg()
     p.shl("x", lambda: p.literal("y"))
     assert [n.get("literal", n["type"]) for n in p.parsers] == ["y", "x", "space", "sequence"]
-    q = HandlerPeg()
+    q = ChatPeg()
     q.shl(lambda: q.literal("a"), "b", lambda: q.literal("c"))
     assert [n.get("literal", n["type"]) for n in q.parsers] == ["a", "b", "space", "sequence", "c", "space",
                                                                "sequence"]
 
 
 def test_permute_accepts_every_order_once() -> None:
-    p = HandlerPeg()
+    p = ChatPeg()
     parts = [p.literal(s) for s in "abc"]
     root = p.sequence([p.content(p.permute("perm", parts)), p.end()])
     arena = load_arena(p.build(root).dumps())
@@ -294,7 +294,7 @@ def test_permute_accepts_every_order_once() -> None:
 
 
 def test_permute_of_more_than_six_is_a_plain_sequence() -> None:
-    p = HandlerPeg()
+    p = ChatPeg()
     parts = [p.literal(str(n)) for n in range(7)]
     pid = p.permute("perm", parts)
     assert p.parsers[pid] == {"type": "sequence", "children": parts} and not p.rules

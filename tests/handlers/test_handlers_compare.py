@@ -7,7 +7,8 @@ import json
 from oracle_data import SHARED, requires_oracle
 
 from explorer.apply import Request
-from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, FieldDifference, compare_routes,
+from explorer.comparison import FieldChange
+from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, compare_template_routes,
                                        message_differences, parse_both)
 from explorer.routing import route
 
@@ -44,7 +45,7 @@ def assert_consistent(comparison) -> None:
     h, a = comparison.handler.to_oracle_json(), comparison.autoparser.to_oracle_json()
     assert listed == {f for f in COMPARED_FIELDS if h[f] != a[f]}
     for d in comparison.differences:
-        assert (d.handler, d.autoparser) == (h[d.field], a[d.field])
+        assert (d.a, d.b) == (h[d.field], a[d.field])
 
 
 def assert_message_consistent(left, right, diffs) -> None:
@@ -55,7 +56,7 @@ def assert_message_consistent(left, right, diffs) -> None:
 @requires_oracle
 def test_gemma4_handler_side_is_llama_cpps_recorded_parse_and_autoparser_side_is_computed():
     text = (SHARED / "oracle" / "templates" / "google-gemma-4-31B-it.jinja").read_text()
-    comparison = compare_routes(text, fixture_request(FIXTURE_TOOL))
+    comparison = compare_template_routes(text, fixture_request(FIXTURE_TOOL))
     assert comparison.routed and comparison.handler.handler == "gemma4"
     assert comparison.autoparser is not None and comparison.autoparser_error is None
     assert comparison.autoparser.handler == "autoparser" and comparison.autoparser.format == "peg-native"
@@ -73,7 +74,7 @@ def test_gemma4_handler_side_is_llama_cpps_recorded_parse_and_autoparser_side_is
 def test_our_qwen3_coder_style_template_compares_the_handler_with_the_autoparser():
     assert route(QWEN3_CODER_STYLE).handler == "qwen3-coder"
     request = Request(messages=({"role": "user", "content": "Hi"},), tools=(WEATHER,), parallel_tool_calls=True)
-    comparison = compare_routes(QWEN3_CODER_STYLE, request)
+    comparison = compare_template_routes(QWEN3_CODER_STYLE, request)
     assert comparison.routed and comparison.handler.handler == "qwen3-coder"
     assert comparison.autoparser is not None and comparison.autoparser.handler == "autoparser"
     assert comparison.autoparser.why.startswith("forced: routing picks qwen3-coder")
@@ -91,7 +92,7 @@ def test_our_qwen3_coder_style_template_compares_the_handler_with_the_autoparser
 
 def test_plain_text_parses_the_same_on_both_sides():
     request = Request(messages=({"role": "user", "content": "Hi"},), tools=(WEATHER,), parallel_tool_calls=True)
-    comparison = compare_routes(QWEN3_CODER_STYLE, request)
+    comparison = compare_template_routes(QWEN3_CODER_STYLE, request)
     left, right, diffs = parse_both(comparison, "Just words.")
     assert left.content == "Just words." and diffs == tuple(message_differences(left, right))
     assert_message_consistent(left, right, diffs)
@@ -99,7 +100,7 @@ def test_plain_text_parses_the_same_on_both_sides():
 
 def test_an_unrouted_template_compares_the_autoparser_with_itself():
     request = Request(messages=({"role": "user", "content": "Hi"},), tools=(WEATHER,), parallel_tool_calls=True)
-    comparison = compare_routes(CHATML, request)
+    comparison = compare_template_routes(CHATML, request)
     assert not comparison.routed
     assert comparison.differences == ()
     assert comparison.autoparser.why == comparison.handler.why
@@ -112,4 +113,4 @@ def test_an_error_on_one_side_differs_from_a_message():
     diffs = message_differences(ChatMessage(content="x"), OutputParseError("expected end, found 'y' at 3"))
     assert "error" in {d.field for d in diffs} and "content" in {d.field for d in diffs}
     assert message_differences(ChatMessage(content="x"), ChatMessage(content="x")) == ()
-    assert isinstance(diffs[0], FieldDifference)
+    assert isinstance(diffs[0], FieldChange) and not diffs[0].same

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from explorer.handlers import (
-    HANDLER_CLASSES, ROUTES, Handler, Route, find_handler, find_route, handler_named, route_named, route_names,
+    HANDLER_CLASSES, Handler, Route, find_handler, find_route, handler_named, route_named, route_names, routes,
 )
 from explorer.handlers.autoparser import Autoparser
 from explorer.handlers.gemma4 import Gemma4, Gemma4Outdated
@@ -49,7 +49,7 @@ def test_registry_lists_every_handler_once_in_llama_cpps_order() -> None:
     assert len(expected) == 17
     assert [cls.name for cls in HANDLER_CLASSES] == expected
     assert len(set(HANDLER_CLASSES)) == len(HANDLER_CLASSES)
-    assert ROUTES == HANDLER_CLASSES + (Autoparser,)
+    assert routes() == HANDLER_CLASSES + (Autoparser,)
     assert route_names() == tuple(expected) + (AUTOPARSER,)
 
 
@@ -82,7 +82,7 @@ def test_lookups_by_name() -> None:
 
 
 def test_every_route_declares_what_the_apply_stage_asks() -> None:
-    for cls in ROUTES:
+    for cls in routes():
         assert issubclass(cls, Route)
         assert callable(cls.continuation), cls.name
         assert cls.supports_thinking in (True, False, None), cls.name
@@ -102,9 +102,9 @@ def test_variants_llama_cpp_routes_twice_are_subclasses() -> None:
 
 
 def test_only_the_harmony_style_handlers_declare_garbles() -> None:
-    declared = {cls.name: len(cls.garbles) for cls in ROUTES if cls.garbles}
+    declared = {cls.name: len(cls.garbles) for cls in routes() if cls.garbles}
     assert declared == {"gpt-oss": 10, "muse-glimmer": 1, "functionary-v3.2": 5}
-    assert {cls.name: cls.not_end_of_generation for cls in ROUTES if cls.not_end_of_generation} == \
+    assert {cls.name: cls.not_end_of_generation for cls in routes() if cls.not_end_of_generation} == \
         {"gpt-oss": ("<|end|>",)}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 from explorer.apply import Request
-from explorer.output.parse import exception_json
+from explorer.errors import exception_json
 from explorer.errors import OutputParseError
 from explorer.apply.pipeline import apply_template
 from explorer.peg import load_arena

@@ -277,10 +277,16 @@ def test_gemma4_mapper_builds_json_from_value_rules():
 
 
 def test_mapper_classes_are_selected_by_format():
-    from explorer.peg.chat_mappers import MAPPER_BY_FORMAT, MiniMaxM3Mapper
+    from explorer.peg.chat_mappers import MAPPER_BY_FORMAT, ChatMapper, MiniMaxM3Mapper, map_nodes
 
-    assert MAPPER_BY_FORMAT == {"peg-gemma4": Gemma4Mapper, "peg-minimax-m3": MiniMaxM3Mapper}
+    # each mapper names the format llama.cpp selects it by (COMMON_CHAT_FORMAT_PEG_*)
+    assert MAPPER_BY_FORMAT["peg-native"] is GenericMapper
+    assert MAPPER_BY_FORMAT["peg-gemma4"] is Gemma4Mapper and MAPPER_BY_FORMAT["peg-minimax-m3"] is MiniMaxM3Mapper
     assert GenericMapper().run(()) == GenericMapper().msg
+    assert map_nodes((), "peg-unknown") == GenericMapper().msg  # a format no mapper names: the generic one
+    with pytest.raises(TypeError, match="two mappers for the chat format 'peg-gemma4'"):
+        type("AnotherGemma4Mapper", (ChatMapper,), {"format": "peg-gemma4"})
+    assert MAPPER_BY_FORMAT["peg-gemma4"] is Gemma4Mapper
 
 
 def test_ast_spans_cover_the_generation_prompt_offsets():

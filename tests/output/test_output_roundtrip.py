@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from explorer.output.parse import analyse_output, exception_json
+from explorer.errors import exception_json
+from explorer.output.parse import analyse_output
 from explorer.peg import load_arena
 from explorer.output.streaming import stream_summary
 from oracle_data import ORACLE, requires_oracle

@@ -9,7 +9,8 @@ from __future__ import annotations
 from cases import HERMES, WEATHER, tagged_spec
 
 from explorer.output.parse import parse_output
-from explorer.generator import GenerationParams, ParserSpec, generate_params
+from explorer.analysis.model import TemplateAnalysis
+from explorer.generator import GenerationParams, generate_params
 from explorer.peg import build_arena, load_arena
 from explorer.peg.engine import Engine
 
@@ -19,7 +20,7 @@ TAGGED_CALL = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</p
 
 
 def _params(spec: dict, **req):
-    return generate_params(ParserSpec.from_oracle_json(spec), GenerationParams(tools=WEATHER, **req))
+    return generate_params(TemplateAnalysis.from_oracle_json(spec), GenerationParams(tools=WEATHER, **req))
 
 
 def test_generated_arena_runs_without_a_round_trip():
