@@ -60,6 +60,7 @@ from explorer.apply.pipeline import apply_template
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import MAX_TEXT_TEMPLATE_BYTES, from_text, from_upload
 from oracle_data import HOSTILE_DIR
+from apptest_support import md_plain
 
 HOSTILE = HOSTILE_DIR
 BUDGET = 0.3
@@ -553,7 +554,7 @@ def test_hostile_template_on_the_app_pages(name: str, low_budgets) -> None:
             for sign in ESCAPE_SIGNS:
                 assert sign not in shown, f"{page}: shows {sign!r}"
         if case.error in (SYNTAX, SourceError):
-            errors = " ".join(e.value for e in at.error)
+            errors = md_plain(" ".join(e.value for e in at.error))
             assert case.phrase in errors, f"{page}: {case.phrase!r} not in {errors[:400]!r}"
             if case.line is not None:
                 assert f"line {case.line}" in errors, f"{page}: line {case.line} not named: {errors[:400]}"
