@@ -16,7 +16,8 @@ provenance side names a part of the probe ("diff.left" is the middle of output A
 the marker's occurrences the one overlapping that part most (then the nearest to it) is
 taken. Where the same text occurs several times in that part, the first is taken: the
 analysis does not record positions, so this can name another occurrence of the same
-text than the analyzer looked at. A preserved token goes through the marker field it was
+text than the analyzer looked at; ``MarkerLines.ties`` counts the other occurrences that
+fit as well, so a page can say the choice was not decided. A preserved token goes through the marker field it was
 trimmed from; one that came from a workaround is looked up in every probe output.
 
 "Holds" (``MarkerSource.level``): "literal" when the characters the piece wrote (less a
@@ -95,6 +96,7 @@ class MarkerLines:
     end: int | None = None
     sources: tuple[MarkerSource, ...] = ()
     problem: str | None = None
+    ties: int = 0  # other occurrences of the text that fit the provenance part as well
 
     @property
     def level(self) -> Level | None:
@@ -112,7 +114,7 @@ class MarkerLines:
     def to_json(self) -> dict[str, Json]:
         return {"field": self.field, "marker": self.marker, "probe": self.probe, "side": self.side,
                 "output": self.output, "start": self.start, "end": self.end, "level": self.level,
-                "problem": self.problem, "sources": [s.to_json() for s in self.sources]}
+                "problem": self.problem, "ties": self.ties, "sources": [s.to_json() for s in self.sources]}
 
 
 @dataclass(frozen=True)
@@ -255,12 +257,13 @@ class LineFinder:
             if isinstance(out, str):
                 problems.append(out)
                 continue
-            start = _occurrence(out.text, text, lo, hi, anchor)
-            if start is None:
+            found = _occurrence(out.text, text, lo, hi, anchor)
+            if found is None:
                 continue
+            start, ties = found
             end = start + len(text)
             sources = tuple(self.source(out, s) for s in out.spans_between(start, end))
-            return MarkerLines(name, text, prov.probe, prov.side, side, start, end, sources)
+            return MarkerLines(name, text, prov.probe, prov.side, side, start, end, sources, ties=ties)
         problem = "; ".join(problems) or f"the text is in neither output of probe {prov.probe}"
         return MarkerLines(name, text, prov.probe, prov.side, problem=problem)
 
@@ -278,7 +281,7 @@ class LineFinder:
             else:
                 found = self.field(origin, token)
             out.append(MarkerLines(label, token, found.probe, found.side, found.output, found.start, found.end,
-                                   found.sources, found.problem))
+                                   found.sources, found.problem, found.ties))
         return tuple(out)
 
     def anywhere(self, label: str, text: str) -> MarkerLines:
@@ -293,7 +296,7 @@ class LineFinder:
                 start = out.text.index(text)
                 sources = tuple(self.source(out, s) for s in out.spans_between(start, start + len(text)))
                 return MarkerLines(label, text, probe.name, "search", side, start,  # type: ignore[arg-type]
-                                   start + len(text), sources)
+                                   start + len(text), sources, ties=out.text.count(text) - 1)
         return MarkerLines(label, text, None, None, problem="set by a workaround and in no probe output")
 
     def markers(self) -> tuple[MarkerLines, ...]:
@@ -382,11 +385,12 @@ def _search_order(side: str | None, probe: Probe,
     return [first, (other, db if other == "B" else da, "inside")]
 
 
-def _occurrence(text: str, marker: str, lo: int, hi: int, anchor: Anchor) -> int | None:
-    """The start of the occurrence of ``marker`` that fits ``[lo, hi)`` best: for
-    "inside" the one overlapping it most, then the nearest, then the first; for "start"
-    ("end") one reaching into it that starts (ends) nearest its start (end)."""
-    best: tuple[int, int, int] | None = None
+def _occurrence(text: str, marker: str, lo: int, hi: int, anchor: Anchor) -> tuple[int, int] | None:
+    """The start of the occurrence of ``marker`` that fits ``[lo, hi)`` best, and how many
+    other occurrences fit exactly as well (the first of those is taken): for "inside" the
+    one overlapping it most, then the nearest; for "start" ("end") one reaching into it
+    that starts (ends) nearest its start (end)."""
+    keys: list[tuple[int, int, int]] = []
     start = text.find(marker)
     while start >= 0:
         end = start + len(marker)
@@ -399,10 +403,12 @@ def _occurrence(text: str, marker: str, lo: int, hi: int, anchor: Anchor) -> int
         else:
             distance = 0 if reaches else (lo - end if end < lo else start - hi)
             key = (-overlap, distance, start)
-        if best is None or key < best:
-            best = key
+        keys.append(key)
         start = text.find(marker, start + 1)
-    return None if best is None else best[2]
+    if not keys:
+        return None
+    best = min(keys)
+    return best[2], sum(1 for k in keys if k[:2] == best[:2]) - 1
 
 
 __all__ = ["LineFinder", "MarkerLines", "MarkerSource", "ProbeLines", "field_value", "marker_lines", "probe_lines"]

@@ -58,6 +58,17 @@ class MarkerRow:
     provenance: Provenance | None
     lines: tuple[WritingLine, ...] = ()
     problem: str | None = None  # why no template line is named (None: not a marker, or found)
+    ties: int = 0  # other places of the probe output the same text stands as well
+
+    @property
+    def caveat(self) -> str | None:
+        """Said beside the lines when the marker's text stands more than once where the
+        analysis found it: the lines are those of the first such place."""
+        if not self.lines or not self.ties:
+            return None
+        places = "place" if self.ties == 1 else "places"
+        return (f"the same text stands at {self.ties} other {places} of the probe output where it was found; "
+                "these are the lines of the first (the analysis does not record which one it read)")
 
     @property
     def meaning(self) -> str | None:
@@ -85,6 +96,7 @@ def marker_rows(analysis: TemplateAnalysis, finder: LineFinder | None, fields: S
         prov = analysis.provenance.get(name)
         lines: tuple[WritingLine, ...] = ()
         problem = None
+        ties = 0
         is_marker = isinstance(value, str) and not isinstance(value, Enum) and bool(value)
         if finder is not None and is_marker and prov is not None and prov.kind == "probe":
             try:
@@ -93,8 +105,9 @@ def marker_rows(analysis: TemplateAnalysis, finder: LineFinder | None, fields: S
                 problem = f"the probe could not be rendered again: {exc}"
             else:
                 lines = _writing_lines(found)
+                ties = found.ties
                 problem = None if lines else (found.problem or "no template line wrote it")
-        rows.append(MarkerRow(name, value, prov, lines, problem))
+        rows.append(MarkerRow(name, value, prov, lines, problem, ties))
     return tuple(rows)
 
 
@@ -117,8 +130,11 @@ def lines_html(row: MarkerRow, line_href: Callable[[int], str | None] | None = N
             label = f"line {n}"
             return f'<a href="{html.escape(href, quote=True)}" target="_self">{label}</a>' if href else label
 
-        return "<br>".join(f'<span style="white-space:nowrap">{number(w.line)}</span>: <code>'
-                           f"{html.escape(w.text.strip()[:LINE_TEXT_LIMIT])}</code>" for w in row.lines)
+        shown = "<br>".join(f'<span style="white-space:nowrap">{number(w.line)}</span>: <code>'
+                            f"{html.escape(w.text.strip()[:LINE_TEXT_LIMIT])}</code>" for w in row.lines)
+        if row.caveat:
+            shown += f'<br><span style="color:#999">{html.escape(row.caveat)}</span>'
+        return shown
     if row.problem:
         return f'<span style="color:#999">{html.escape(row.problem)}</span>'
     return ""

@@ -91,3 +91,28 @@ def test_other_bos_tokens_are_noticed() -> None:
     assert LineFinder(tmpl, analysis, bos_token="<s>").field("tools.function.name_prefix").level == "literal"
     found = LineFinder(tmpl, analysis).field("tools.function.name_prefix")
     assert found.sources == () and "renders differently" in str(found.problem)
+
+
+def test_an_occurrence_that_fits_as_well_as_another_is_counted_as_a_tie() -> None:
+    from explorer.analysis.lines import _occurrence
+
+    text = "ab<x>cd<x>ef"
+    # both occurrences stand inside [0, 12): the first is taken, the other counted
+    assert _occurrence(text, "<x>", 0, len(text), "inside") == (2, 1)
+    # only the second overlaps [6, 12): no tie
+    assert _occurrence(text, "<x>", 6, len(text), "inside") == (7, 0)
+    assert _occurrence(text, "<y>", 0, len(text), "inside") is None
+
+
+def test_a_tied_marker_row_says_its_lines_are_those_of_the_first_place() -> None:
+    from explorer.ui_support.analysis_view import MarkerRow, WritingLine, lines_html
+
+    row = MarkerRow("tools.format.per_call_start", "<tool_call>", None, (WritingLine(3, "<tool_call>"),), ties=2)
+    assert row.caveat is not None and "2 other places" in row.caveat and "first" in row.caveat
+    assert "2 other places" in lines_html(row)
+    assert MarkerRow("x", "<a>", None, (WritingLine(1, "<a>"),)).caveat is None
+
+
+def test_markers_of_the_tagged_template_stand_once_where_they_were_found(tagged: LineFinder) -> None:
+    # a template that writes each marker once per turn leaves nothing to choose between
+    assert [m.field for m in tagged.markers() if m.ties] == []
