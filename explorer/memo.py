@@ -7,10 +7,18 @@ capability or analysis run cut short by the render budget, which a quieter momen
 finish) is kept only for ``PROVISIONAL_SECONDS``: long enough that one request does not
 run a runaway template's probes again for every step that needs them, short enough that
 one slow moment on a busy server is not remembered for good.
+
+Sizes are set for an app or a CLI run that holds a few templates at a time. A process
+that visits many templates again and again (a test worker walks llama.cpp's 70
+templates once per oracle-wide test: least-recently-used memos smaller than the corpus
+would evict every template before its next visit) sets ``TEMPLATE_EXPLORER_MEMO_SCALE``
+to a whole number before it imports ``explorer``: every memo then holds that many times
+its size.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -22,12 +30,26 @@ V = TypeVar("V")
 PROVISIONAL_SECONDS = 60.0
 
 
+def _scale() -> int:
+    raw = os.environ.get("TEMPLATE_EXPLORER_MEMO_SCALE", "1")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"TEMPLATE_EXPLORER_MEMO_SCALE must be a whole number >= 1, found {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"TEMPLATE_EXPLORER_MEMO_SCALE must be a whole number >= 1, found {raw!r}")
+    return value
+
+
+MEMO_SCALE = _scale()  # read once, when explorer is first imported
+
+
 class Memo(Generic[V]):
     """A least-recently-used memo; ``get`` is safe from several threads. Two threads
     asking for the same missing key may both make it (the work is pure)."""
 
     def __init__(self, size: int = 64) -> None:
-        self._size = size
+        self._size = size * MEMO_SCALE
         self._values: OrderedDict[Hashable, tuple[V, float]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -61,3 +83,8 @@ class Memo(Generic[V]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+    @property
+    def size(self) -> int:
+        """How many values it holds at most (its size times ``MEMO_SCALE``)."""
+        return self._size

@@ -6,8 +6,15 @@ re-exported here for modules that load this file by path. Import them from
 resolve to either file.
 """
 
-import pytest
-from oracle_data import (  # noqa: F401
+import os
+
+# Per-worker caches sized for the suite: each worker walks llama.cpp's 70 templates once per
+# oracle-wide test, and memos sized for the app (64 compiled templates, 32 sessions) would
+# evict every template before its next visit (explorer.memo). Set before explorer is imported.
+os.environ.setdefault("TEMPLATE_EXPLORER_MEMO_SCALE", "16")
+
+import pytest  # noqa: E402
+from oracle_data import (  # noqa: E402, F401
     ORACLE,
     PROJECT_ROOT,
     SHARED,

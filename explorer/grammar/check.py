@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from explorer.errors import GrammarError
+from explorer.memo import Memo
 from explorer.grammar.triggers import Trigger, lazy_feed
 
 
@@ -115,9 +116,16 @@ def _hex_dash(gbnf: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=64)
+_COMPILED: Memo[str] = Memo(size=64)
+
+
 def compile_gbnf(gbnf: str) -> str:
-    """GBNF -> llguidance grammar (via its Lark converter); GrammarError if it cannot."""
+    """GBNF -> llguidance grammar (via its Lark converter), made once per grammar while it
+    stays among the newest compiled; GrammarError if it cannot."""
+    return _COMPILED.get(gbnf, lambda: _compile_gbnf(gbnf))
+
+
+def _compile_gbnf(gbnf: str) -> str:
     import llguidance
     from llguidance.gbnf_to_lark import gbnf_to_lark
 

@@ -17,7 +17,6 @@ call-depth cap and a range-size cap, checked cooperatively by the sandbox hooks.
 
 from __future__ import annotations
 
-import functools
 import gc
 import hashlib
 import time
@@ -40,6 +39,7 @@ from explorer.errors import (
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
+from explorer.memo import Memo
 from explorer.render.jinja_compat import TemplateRaised, compile_ast, environment
 from explorer.render.jinja_compat_llama import LlamaError
 from explorer.render.jinja_compat_state import RenderState, activate, deactivate
@@ -163,14 +163,13 @@ def compile_template(text: str, dialect: Dialect = "llama.cpp") -> CompiledTempl
 
     Compiled templates are immutable and shared: the same text and dialect compile once.
     """
-    return _compile_cached(text, dialect)
-
-
-@functools.lru_cache(maxsize=64)
-def _compile_cached(text: str, dialect: Dialect) -> CompiledTemplate:
-    tmpl = _compile(text, dialect)
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return CompiledTemplate(source=text, sha256=sha, dialect=dialect, template=tmpl)
+    return _COMPILED.get((sha, dialect), lambda: CompiledTemplate(
+        source=text, sha256=sha, dialect=dialect, template=_compile(text, dialect)))
+
+
+COMPILE_LIMIT = 64  # compiled templates kept (see explorer.memo for MEMO_SCALE)
+_COMPILED: Memo[CompiledTemplate] = Memo(size=COMPILE_LIMIT)
 
 
 def chat_extra_context(clock: Callable[[], datetime] = fixed_clock) -> dict[str, str]:

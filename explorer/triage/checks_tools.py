@@ -206,13 +206,21 @@ def _fence_misses(f: Facts) -> list[Finding]:
         out.append(Finding(
             check="opener-near-miss", severity="cause",
             summary=f"The model wrapped the call in a Markdown {shown(m.group(0).strip())} fence instead of "
-                    f"starting it with {shown(marker.text)}, so llama.cpp reads it as content.",
+                    f"starting it with {shown(marker.text)}, so {_not_a_call(f)}.",
             detail=f"This template's calls start with {shown(marker.text)} ({marker.origin}); a fenced JSON "
                    "block is just text to llama.cpp's parser.",
             span=(m.start(), end), expected=marker.text, found=f.output[m.start():body],
             fix_hint=f"The model must emit {shown(marker.text)} before the call JSON, as the template renders "
                      "calls; a fine-tune or a system prompt that shows the format helps."))
     return out
+
+
+def _not_a_call(f: Facts) -> str:
+    """What llama.cpp makes of a call written without its opener: content when the parse
+    succeeds; when it fails (something later in the output), only that it is no call."""
+    if f.parse.message is not None:
+        return "llama.cpp reads it as content"
+    return "llama.cpp does not read it as a call"
 
 
 def _bare_json_misses(f: Facts) -> list[Finding]:
@@ -229,7 +237,7 @@ def _bare_json_misses(f: Facts) -> list[Finding]:
         out.append(Finding(
             check="opener-near-miss", severity="cause",
             summary=f"The model wrote the call as bare JSON without the opener {shown(marker.text)}, so "
-                    "llama.cpp reads it as content.",
+                    f"{_not_a_call(f)}.",
             detail=f"This template's calls start with {shown(marker.text)} ({marker.origin}); llama.cpp does not "
                    "look for tool calls in plain JSON.",
             span=(obj.start, obj.end), expected=marker.text, found=f.output[obj.start:min(obj.end, obj.start + 40)],

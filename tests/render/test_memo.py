@@ -9,6 +9,8 @@ import io
 from pathlib import Path
 from typing import Any
 
+import os
+
 import pytest
 
 import explorer.analysis as analysis_module
@@ -42,8 +44,10 @@ def test_memo_makes_a_value_once_per_key() -> None:
     assert made == ["a", "b"]
 
 
-def test_memo_forgets_the_least_recently_used_beyond_its_size() -> None:
+def test_memo_forgets_the_least_recently_used_beyond_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memo_module, "MEMO_SCALE", 1)  # the suite scales its memos (tests/conftest.py)
     memo: Memo[int] = Memo(size=2)
+    assert memo.size == 2
     memo.get("a", lambda: 1)
     memo.get("b", lambda: 2)
     memo.get("a", lambda: -1)  # touch a: b is now the oldest
@@ -128,3 +132,18 @@ def test_parse_from_a_runaway_template_probes_its_capabilities_once(
     assert rc == 1 and "budget" in err.getvalue()
     assert len(calls) == 1
     assert len(analyses) == 1
+
+
+def test_the_memo_scale_multiplies_every_size_and_refuses_what_is_not_a_whole_number() -> None:
+    import subprocess
+    import sys
+
+    code = "import explorer.memo as m; print(m.Memo(size=3).size)"
+    for raw, want in (("5", "15"), ("1", "3")):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "TEMPLATE_EXPLORER_MEMO_SCALE": raw}, check=True)
+        assert run.stdout.strip() == want
+    for bad in ("0", "two"):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "TEMPLATE_EXPLORER_MEMO_SCALE": bad})
+        assert run.returncode != 0 and f"TEMPLATE_EXPLORER_MEMO_SCALE must be a whole number >= 1, found {bad!r}" in run.stderr

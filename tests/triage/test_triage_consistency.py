@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 
 from cases import LLAMA32_PYTHONIC, TAGGED
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from explorer.apply import Request
@@ -84,6 +84,10 @@ def contradictions(d: Diagnosis, context_openers: tuple[str, ...]) -> list[str]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(generated())
+# found by hypothesis: bare call JSON then two openers; the parse fails, so "reads it as
+# content" was false (llama.cpp returns no message at all)
+@example(case=("chatml-think-tools", '{"name": "get_weather", "arguments": {"city": "Paris"}}<tool_call>\n<tool_call>\n',
+               False, False, False))
 def test_generated_outputs_tell_one_story(case):
     name, output, thinking, parallel, partial = case
     s, req = session(name), request(thinking, parallel)
