@@ -1,0 +1,77 @@
+"""A round trip's losses read again once the template's design and the server's stops are known.
+
+Input: one case's ``Loss`` es (``explorer.doctor.losses.case_losses``), the case, its
+thinking setting, the session and its ``DesignChoice`` s. Output: the losses with two
+readings changed:
+
+- a loss a design choice makes on purpose (reasoning left out of the turns, content left
+  out beside calls, a thinking block the generation prompt opens or closes, and what the
+  parser then does with that block) is ``by-design``: its sentence names the choice and its
+  line is the first line that shows it;
+- a reply the parser rejects only for the template's end-of-turn token at its end
+  (``explorer.doctor.artifacts.stop_artifact``) is a ``stop-token`` artifact, not a parser
+  loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from explorer.doctor.artifacts import stop_artifact
+from explorer.doctor.intent import DesignChoice, by_design
+from explorer.doctor.losses import Loss, case_id
+from explorer.roundtrip import RoundTripCase
+from explorer.session import TemplateSession
+
+
+_READ_AS_REASONING = ("content is parsed as reasoning", "sit inside what the parser read as reasoning")
+
+
+def _class_of(loss: Loss) -> str:
+    if loss.kind == "template-drops" and loss.lost == "reasoning_content":
+        return "reasoning-dropped"
+    if loss.kind == "template-drops" and loss.lost == "content":
+        return "content-dropped"
+    if loss.kind == "thinking-prompt":
+        if "opens a thinking block" in loss.sentence:
+            return "thinking-opened"
+        if "closes the thinking block" in loss.sentence:
+            return "thinking-closed"
+    return ""
+
+
+def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, session: TemplateSession,
+           choices: Sequence[DesignChoice]) -> tuple[Loss, ...]:
+    """The case's losses with the by-design and stop-token readings (see the module docstring)."""
+    cid = case_id(case.message_id, thinking)
+    prompt_choice = next((c for loss in losses if (k := _class_of(loss)) in ("thinking-opened", "thinking-closed")
+                          and (c := by_design(choices, k, (cid,))) is not None), None)
+    # what a prompt that opens the block does to the reply (read as reasoning) is that block's
+    opened = by_design(choices, "thinking-opened", (cid,))
+    token: str | None = None
+    if any(loss.kind == "parser-loses" and loss.lost == "reply" for loss in losses):
+        token = stop_artifact(session, case, thinking)
+    out: list[Loss] = []
+    for loss in losses:
+        key = _class_of(loss)
+        choice = by_design(choices, key, (cid,)) if key else None
+        if choice is None and loss.kind == "thinking-prompt":
+            choice = prompt_choice
+        if choice is None and loss.kind == "parser-loses" and any(s in loss.sentence for s in _READ_AS_REASONING):
+            choice = opened
+        if choice is not None:
+            line = choice.lines[0] if choice.lines else loss.template_line
+            out.append(replace(loss, kind="by-design", where="template", template_line=line,
+                               sentence=f"{loss.sentence}; by design: {choice.summary}"))
+        elif token is not None and loss.kind == "parser-loses" and loss.lost == "reply":
+            out.append(replace(loss, kind="stop-token", where="llama.cpp", sentence=(
+                f"the reply ends with the template's end-of-turn token {token!r}, which the server never hands to "
+                "the parser (a model stops on it); without it the reply parses back: a stop-token artifact, not "
+                "a parser loss")))
+        else:
+            out.append(loss)
+    return tuple(out)
+
+
+__all__ = ["reread"]
