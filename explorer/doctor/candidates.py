@@ -162,7 +162,8 @@ def _edit_candidates(session: TemplateSession, keys: set[str]) -> Iterator[Candi
 def _renders_by_thinking(session: TemplateSession) -> bool:
     """The template renders some conversation of the message set differently with thinking on."""
     renders = session_renders(session)
-    return renders[("llama.cpp", False)].renders != renders[("llama.cpp", True)].renders
+    wholes = [(name, len(turns), False) for name, turns in CONVERSATIONS]
+    return any(renders[("llama.cpp", False)].get(k) != renders[("llama.cpp", True)].get(k) for k in wholes)
 
 
 def _threw_fields(session: TemplateSession) -> tuple[str, ...]:
@@ -249,6 +250,11 @@ def _override_candidates(session: TemplateSession, keys: set[str], baseline: Bas
     analysis = session.analysis
     if "sentinel-in-marker" in keys:
         yield from _sentinel_candidates(session, analysis)
+    if "marker-is-role" in keys:
+        for f in session.health.findings:
+            if f.check == "template-marker-is-role" and f.field:
+                yield Candidate("analysis-override", f"{f.field} = '' (the role header is no such marker)",
+                                ("marker-is-role",), overrides=(FieldSetting(f.field, ""),))
     if "content-unmatchable" in keys:
         yield from _content_candidates(analysis, baseline)
     rejected = tuple(sorted(keys & REJECTION_CLASSES))

@@ -182,7 +182,11 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
             keys = tuple(dict.fromkeys("thinking-opened" if k == "content-as-reasoning" else k for k in keys))
         for key in keys:
             by_class.setdefault(key, []).append(cid)
-    out = [FailureClass(k, CLASS_TITLES[k], tuple(v))
+    if _role_is_reasoning_marker(session):
+        # the prompt "opens a thinking block" only because the role header was read as its opener
+        for key in ("thinking-opened", "content-as-reasoning"):
+            by_class.setdefault("marker-is-role", []).extend(by_class.pop(key, []))
+    out = [FailureClass(k, CLASS_TITLES[k], tuple(dict.fromkeys(v)))
            for k, v in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
     checks: dict[str, list[str]] = {}
     for finding in session.health.findings:
@@ -190,8 +194,19 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
                                                     if session.handler == AUTOPARSER else None)
         if key is not None and finding.severity != "info":
             checks.setdefault(key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
-    out += [FailureClass(k, CLASS_TITLES[k], (), tuple(dict.fromkeys(v))) for k, v in checks.items()]
+    for k, v in checks.items():
+        held = next((i for i, c in enumerate(out) if c.key == k), None)
+        if held is None:
+            out.append(FailureClass(k, CLASS_TITLES[k], (), tuple(dict.fromkeys(v))))
+        else:
+            out[held] = FailureClass(k, CLASS_TITLES[k], out[held].cases, tuple(dict.fromkeys(v)))
     return tuple(out)
+
+
+def _role_is_reasoning_marker(session: TemplateSession) -> bool:
+    """llama.cpp's autoparser read a role header as a reasoning marker (the health says so)."""
+    return session.handler == AUTOPARSER and any(
+        f.check == "template-marker-is-role" and f.field.startswith("reasoning.") for f in session.health.findings)
 
 
 def _artifact_or(session: TemplateSession, cid: str, case: RoundTripCase) -> tuple[str, ...]:

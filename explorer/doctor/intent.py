@@ -4,8 +4,9 @@ Input: a ``TemplateSession``. Output: ``DesignChoice`` s (``design_choices``), e
 off the template's own renderings of ``explorer.doctor.turns.CONVERSATIONS`` in llama.cpp's
 dialect, per thinking setting:
 
-- ``reasoning-stripped``: the reasoning_content of a turn after the last user message is
-  written, that of an earlier history turn is not;
+- ``reasoning-stripped``: some assistant turns get their reasoning_content written and
+  others do not (an earlier history turn, or a kind of turn: those with calls, those
+  without), by the template's own conditions;
 - ``reasoning-not-rendered``: no assistant turn's reasoning_content is written at all (a
   template without a thinking format, or one whose thinking switch leaves it out);
 - ``content-only-without-calls``: a turn's content is written when it has no tool calls,
@@ -92,6 +93,12 @@ def by_design(choices: Iterable[DesignChoice], key: str, cases: Sequence[str]) -
     return next((c for c in choices if c.explains(key, cases)), None)
 
 
+def _misread(session: TemplateSession) -> bool:
+    """The reasoning markers are a role header llama.cpp misread (no design can be read off them)."""
+    return any(f.check == "template-marker-is-role" and f.field.startswith("reasoning.")
+               for f in session.health.findings)
+
+
 def _settings_text(settings: Sequence[bool]) -> str:
     return "enable_thinking " + " and ".join(str(s).lower() for s in settings)
 
@@ -147,11 +154,13 @@ class _Reader:
     # --- reasoning -----------------------------------------------------------------------
 
     def _reasoning(self) -> list[DesignChoice]:
+        # per setting: a turn's reasoning written when it is the last turn (the first such
+        # turn), by variant; and a content turn's reasoning before the last user written
         last: dict[bool, tuple[str, dict[str, object]] | None] = {}
-        history: dict[bool, bool] = {}
+        last_variants: dict[bool, set[str]] = {}
+        history: dict[bool, bool | None] = {}
         for thinking in (False, True):
-            last[thinking] = None
-            history[thinking] = False
+            last[thinking], last_variants[thinking], history[thinking] = None, set(), None
             for name, turns in CONVERSATIONS:
                 users = [i for i, t in enumerate(turns) if t.variant == "user"]
                 whole = self._render(name, len(turns), thinking)
@@ -159,19 +168,27 @@ class _Reader:
                     word = turn.message.get("reasoning_content")
                     if not isinstance(word, str) or not word:
                         continue
-                    if users and i < users[-1] and word in whole:
-                        history[thinking] = True
-                    if last[thinking] is None and word in self._render(name, i + 1, thinking):
-                        last[thinking] = (word, dict(turn.message))
+                    if word in self._render(name, i + 1, thinking):
+                        last_variants[thinking].add(turn.variant)
+                        last[thinking] = last[thinking] or (word, dict(turn.message))
+                    if users and i < users[-1] and turn.variant == "assistant+reasoning":
+                        history[thinking] = bool(history[thinking]) or word in whole
         out: list[DesignChoice] = []
-        stripped = [t for t in (False, True) if last[t] is not None and not history[t]]
-        if stripped:
-            word, message = last[stripped[0]] or ("", {})
-            writer = self.lines.writer_line((message,), stripped[0], word)
-            out.append(self._with("reasoning-stripped", stripped,
-                                  "The template writes reasoning_content only in the assistant turns after the last "
-                                  "user message and leaves it out of earlier history turns "
-                                  f"({_settings_text(stripped)})", [writer, *self._guards(writer, "reasoning")]))
+        # some turns get their reasoning written, others (earlier ones, or other kinds) do not
+        variants = {t.variant for _, turns in CONVERSATIONS for t in turns if t.message.get("reasoning_content")}
+        partial = [t for t in (False, True) if last[t] is not None and
+                   (history[t] is False or last_variants[t] != variants)]
+        if partial:
+            word, message = last[partial[0]] or ("", {})
+            writer = self.lines.writer_line((message,), partial[0], word)
+            kept = sorted(last_variants[partial[0]])
+            left = sorted(variants - last_variants[partial[0]])
+            what = ("earlier history turns" + (" and " + ", ".join(left) + " turns" if left else "")
+                    if history[partial[0]] is False else ", ".join(left) + " turns")
+            out.append(self._with("reasoning-stripped", partial,
+                                  f"The template writes reasoning_content only in some assistant turns (as the last "
+                                  f"turn: {', '.join(kept)}) and leaves it out of {what} "
+                                  f"({_settings_text(partial)})", [writer, *self._guards(writer, "reasoning")]))
         never = [t for t in (False, True) if last[t] is None]
         if never:
             other = next((last[t] for t in (False, True) if last[t] is not None), None)
@@ -232,7 +249,7 @@ class _Reader:
 
     def _thinking(self) -> list[DesignChoice]:
         markers = thinking_markers(self.session)
-        if markers is None or not markers[1].strip():
+        if markers is None or not markers[1].strip() or _misread(self.session):
             return []
         start, end = markers[0].strip(), markers[1].strip()
         closed: list[bool] = []

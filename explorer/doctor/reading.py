@@ -41,6 +41,11 @@ def _class_of(loss: Loss) -> str:
     return ""
 
 
+def explainable(loss: Loss) -> bool:
+    """A loss a design choice could explain (worth reading the template's design for)."""
+    return bool(_class_of(loss)) or (loss.kind == "parser-loses" and any(s in loss.sentence for s in _READ_AS_REASONING))
+
+
 def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, session: TemplateSession,
            choices: Sequence[DesignChoice]) -> tuple[Loss, ...]:
     """The case's losses with the by-design and stop-token readings (see the module docstring)."""
@@ -74,4 +79,4 @@ def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, sessio
     return tuple(out)
 
 
-__all__ = ["reread"]
+__all__ = ["explainable", "reread"]

@@ -42,7 +42,7 @@ from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount, 
 from explorer.errors import ExplorerError
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
-from explorer.doctor.reading import reread
+from explorer.doctor.reading import explainable, reread
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.triage.blame import fix_where_of
 from explorer.triage.health import Health, health_request
@@ -328,20 +328,23 @@ def _roundtrips(session: TemplateSession, grammar: GrammarScope) -> tuple[list[R
 
 
 def _case_results(session: TemplateSession, reports: Sequence[RoundTripReport],
-                  line_of: TemplateLineHook | None, choices: Sequence[DesignChoice] = ()) -> list[CaseResult]:
+                  line_of: TemplateLineHook | None) -> tuple[list[CaseResult], tuple[DesignChoice, ...]]:
     """Every case of every report, its losses placed in the template (``line_of``, by
     default the provenance of the case's rendering: ``explorer.doctor.places``) and read
-    again for the template's design and the server's stops (``explorer.doctor.reading``)."""
-    out = []
+    again for the template's design and the server's stops (``explorer.doctor.reading``);
+    and the template's design choices, read only when a loss is of a kind one explains."""
+    raw = []
     for report in reports:
         hook = line_of if line_of is not None else TurnLines(session, report.tools)
-        for case in report.cases:
-            losses = reread(case_losses(case, report.enable_thinking, hook), case, report.enable_thinking, session,
-                            choices)
-            out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
-                                  tuple(case.diff or ()), losses, case.grammar,
-                                  tuple(grammar_notes(case, report.enable_thinking)), case.raw_output_stripped))
-    return out
+        raw += [(report, case, case_losses(case, report.enable_thinking, hook)) for case in report.cases]
+    choices = design_choices(session) if any(explainable(x) for _, _, losses in raw for x in losses) else ()
+    out = []
+    for report, case, first in raw:
+        losses = reread(first, case, report.enable_thinking, session, choices)
+        out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
+                              tuple(case.diff or ()), losses, case.grammar,
+                              tuple(grammar_notes(case, report.enable_thinking)), case.raw_output_stripped))
+    return out, choices
 
 
 def count_roundtrip(cases: Sequence[CaseResult]) -> RoundTripCount:
@@ -508,7 +511,6 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
         findings += _request_failures(session)
     else:
         health = session.health
-        choices = design_choices(session)
         findings += _health_findings(session, health)
         failures = _request_failures(session)
         findings += failures
@@ -518,7 +520,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
             reports, notes, rt_findings = _roundtrips(session, grammar)
             skipped += notes
             findings += rt_findings
-            cases = _case_results(session, reports, line_of, choices)
+            cases, choices = _case_results(session, reports, line_of)
             tools = reports[0].tools if reports else ()
             findings += _loss_findings(cases) + _grammar_findings(cases)
             match = match_family(session.text, session) if fixtures else None

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Literal
 
 from explorer.apply import Request, apply_request, thinking_kwargs
-from explorer.apply.templates import ChatTemplates
+from explorer.apply.templates import ChatTemplates, falls_back
 from explorer.caps import Caps
 from explorer.errors import ExplorerError
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, fixed_clock, render
@@ -92,6 +92,11 @@ CONVERSATIONS: tuple[tuple[str, tuple[Turn, ...]], ...] = (
         _a("assistant+content+calls", content="Let me look Ast5", tool_calls=[_call(2, "Lima")]),
         Turn("tool", {"role": "tool", "tool_call_id": "call_2", "content": "Tool result Tol2"}),
         _a("assistant-after-tool+reasoning", reasoning_content="Result thought Rsn6", content="After tool Ast6"))),
+    ("history", (
+        Turn("user", {"role": "user", "content": "Earlier question Usr6"}),
+        _a("assistant+reasoning", reasoning_content="Earlier thought Rsn8", content="Earlier answer Ast8"),
+        Turn("user", {"role": "user", "content": "Later question Usr7"}),
+        _a("assistant", content="Later answer Ast9"))),
     ("calls", (
         Turn("user", {"role": "user", "content": "Plain call Usr5"}),
         _a("assistant+calls", content="", tool_calls=[_call(3, "Kyiv")]),
@@ -103,19 +108,33 @@ CONVERSATIONS: tuple[tuple[str, tuple[Turn, ...]], ...] = (
 Key = tuple[str, int, bool]  # (conversation, messages rendered, with the generation prompt)
 
 
-@dataclass(frozen=True)
 class TurnRenders:
     """Every prefix of every conversation, rendered in one dialect and thinking setting:
     ``(conversation, k, False)`` is its first k messages, ``(conversation, n, True)`` all n
-    with the generation prompt (None: the render raised)."""
+    with the generation prompt (None: the render raised). Each is rendered when first
+    asked for (``get``), all of them for ``renders``."""
 
-    dialect: Dialect
-    enable_thinking: bool
-    renders: tuple[tuple[Key, str | None], ...]
-    error: str = ""  # the dialect cannot load the template at all
+    def __init__(self, renderer: _Renderer) -> None:
+        self.renderer = renderer
+        self.dialect: Dialect = renderer.dialect
+        self.enable_thinking = renderer.thinking
+        self._done: dict[Key, str | None] = {}
+
+    @property
+    def error(self) -> str:
+        """Why the dialect cannot load the template at all ("" when it can)."""
+        return self.renderer.load_error
 
     def get(self, key: Key) -> str | None:
-        return dict(self.renders).get(key)
+        if key not in self._done:
+            name, k, generation = key
+            turns = _turns(name)
+            self._done[key] = self.renderer.render(tuple(t.message for t in turns[:k]), generation)
+        return self._done[key]
+
+    @property
+    def renders(self) -> tuple[tuple[Key, str | None], ...]:
+        return tuple((key, self.get(key)) for key in ALL_KEYS)
 
 
 @dataclass(frozen=True)
@@ -175,18 +194,27 @@ class _Renderer:
 
     def __init__(self, text: str, templates: ChatTemplates, caps: Caps, dialect: Dialect, thinking: bool,
                  change: RequestChange | None) -> None:
-        self.templates, self.caps, self.dialect, self.thinking = templates, caps, dialect, thinking
+        self.text, self.templates, self.caps, self.dialect, self.thinking = text, templates, caps, dialect, thinking
         self.change = change
-        self.error = ""
-        self.compiled: CompiledTemplate | None = None
-        if dialect == "transformers":
-            if not text.strip() or text.strip() == "chatml":
-                self.error = "transformers has no chat template to render (llama.cpp's ChatML fallback is its alone)"
-                return
-            try:
-                self.compiled = compile_template(text, "transformers")
-            except ExplorerError as exc:
-                self.error = str(exc)
+        self._compiled: CompiledTemplate | None = None
+        self._error: str | None = None
+
+    @property
+    def load_error(self) -> str:
+        self._load()
+        return self._error or ""
+
+    def _load(self) -> CompiledTemplate | None:
+        if self._error is None and self._compiled is None:
+            self._error = ""
+            if falls_back(self.text):
+                self._error = "transformers has no chat template to render (llama.cpp's ChatML fallback is its alone)"
+            else:
+                try:
+                    self._compiled = compile_template(self.text, "transformers")
+                except ExplorerError as exc:
+                    self._error = str(exc)
+        return self._compiled
 
     def request(self, messages: tuple[Mapping[str, object], ...], generation: bool) -> Request:
         request = Request(messages=tuple(copy.deepcopy(dict(m)) for m in messages), tools=TOOLS,
@@ -200,9 +228,10 @@ class _Renderer:
         try:
             if self.dialect == "llama.cpp":
                 return apply_request(self.templates, request, caps=self.caps).prompt
-            if self.compiled is None:
+            compiled = self._load()
+            if compiled is None:
                 return None
-            return render(self.compiled, RenderInputs(
+            return render(compiled, RenderInputs(
                 messages=[dict(m) for m in request.messages], tools=list(request.tools or ()),
                 add_generation_prompt=generation, enable_thinking=request.enable_thinking,
                 extra_context=dict(request.chat_template_kwargs)), clock=fixed_clock)
@@ -213,15 +242,13 @@ class _Renderer:
 def turn_renders(text: str, templates: ChatTemplates, caps: Caps, dialect: Dialect, thinking: bool,
                  change: RequestChange | None = None) -> TurnRenders:
     """Every prefix of every conversation of ``CONVERSATIONS`` in one dialect and thinking
-    setting, and each whole conversation with the generation prompt."""
-    renderer = _Renderer(text, templates, caps, dialect, thinking, change)
-    out: list[tuple[Key, str | None]] = []
-    for name, turns in CONVERSATIONS:
-        messages = tuple(t.message for t in turns)
-        for k in range(1, len(turns) + 1):
-            out.append(((name, k, False), renderer.render(messages[:k], False)))
-        out.append(((name, len(turns), True), renderer.render(messages, True)))
-    return TurnRenders(dialect, thinking, tuple(out), renderer.error)
+    setting, and each whole conversation with the generation prompt (rendered when asked for)."""
+    return TurnRenders(_Renderer(text, templates, caps, dialect, thinking, change))
+
+
+ALL_KEYS: tuple[Key, ...] = tuple(
+    key for name, turns in CONVERSATIONS
+    for key in (*((name, k, False) for k in range(1, len(turns) + 1)), (name, len(turns), True)))
 
 
 RendersKey = tuple[Dialect, bool]
