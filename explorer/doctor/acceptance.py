@@ -147,13 +147,23 @@ class Standard:
             return _ended((intent, form))
         return None
 
+    def _steps(self) -> dict[str, Callable[[Candidate, Target], CheckResult]]:
+        return {"roundtrip-better": self._roundtrip, "still-renders": self._still_renders,
+                "turns-unchanged": self._turns, "analysis-fields": self._analysis, "no-new-health": self._health,
+                "grammar-no-worse": self._grammar, "summary-true": self._summary}
+
+    def check(self, check: str, cand: Candidate, target: Target) -> CheckResult:
+        """One check of ``CHECKS`` alone, whatever the others say."""
+        if check == "keeps-intent":
+            return self._keeps_intent(cand)
+        if check == "keeps-format":
+            return self._keeps_format(cand)
+        return self._steps()[check](cand, target)
+
     def judge(self, cand: Candidate, target: Target) -> tuple[CheckResult, ...]:
         """Every check on a measured candidate (the first failure ends the run)."""
         done: list[CheckResult] = [self._keeps_intent(cand), self._keeps_format(cand)]
-        steps: tuple[Callable[[Candidate, Target], CheckResult], ...] = (
-            self._roundtrip, self._still_renders, self._turns, self._analysis, self._health, self._grammar,
-            self._summary)
-        for step in steps:
+        for step in self._steps().values():
             result = step(cand, target)
             done.append(result)
             if not result.passed:

@@ -25,6 +25,7 @@ class Branch:
     line: int
     text: str
     if_line: int
+    if_text: str = ""  # the ``{% if %}`` header the branch belongs to
 
     @property
     def is_else(self) -> bool:
@@ -54,11 +55,11 @@ def enclosing_branches(source: str, line: int) -> tuple[Branch, ...]:
             stack.pop()
         elif word in _OPENERS:
             here = _line_at(source, m.start())
-            stack.append((word, Branch(here, m.group(0), here) if word == "if" else None))
+            stack.append((word, Branch(here, m.group(0), here, m.group(0)) if word == "if" else None))
         elif word in ("elif", "else") and stack and stack[-1][0] == "if":
             branch = stack[-1][1]
             assert branch is not None
-            stack[-1] = ("if", Branch(_line_at(source, m.start()), m.group(0), branch.if_line))
+            stack[-1] = ("if", Branch(_line_at(source, m.start()), m.group(0), branch.if_line, branch.if_text))
         elif word in _CLOSERS:
             if not stack or stack[-1][0] != _CLOSERS[word]:
                 return ()

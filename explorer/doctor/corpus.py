@@ -158,6 +158,7 @@ def choose_substring(text: str, corpus: Corpus, *, also_in: str = "", own: str =
 
 MAX_UNIQUE_PIECES = 40  # the unique pieces whose windows are searched (the stablest, shortest first)
 _EDGE = re.compile(r"[\s'\"(){}+,|\[\]<>]")
+_END_CHAR = re.compile(r"[\w<>|\[\]｜]")  # a key starts and ends with a word or a marker's character
 
 
 def _shortest_unique(pieces: list[tuple[int, str]], blob: str, also_in: str) -> str:
@@ -173,7 +174,7 @@ def _shortest_unique(pieces: list[tuple[int, str]], blob: str, also_in: str) -> 
         windows = sorted((b - a, a, b) for a in starts for b in ends if MIN_LENGTH <= b - a < len(best))
         for _, a, b in windows:
             window = piece[a:b]
-            if window.strip() != window or (also_in and window not in also_in):
+            if not (_END_CHAR.match(window[0]) and _END_CHAR.match(window[-1])) or (also_in and window not in also_in):
                 continue
             if window not in blob:
                 best = window

@@ -129,7 +129,7 @@ def _search(session: TemplateSession, at_hand: Corpus, original: str, depth: int
         for fix, cand in _on_top(session, unblocked[:1], baseline.count, at_hand, original):
             combined = standard.judge(cand, Target(_target_of(fix), fix.roundtrip_after))
             if all(c.status != "fail" for c in combined):
-                fixes.append(replace(fix, checks=combined))
+                fixes.append(replace(fix, checks=combined, turns=cand.names, fields=cand.fields, claim=cand.claim))
             else:
                 tried.append(_not_offered(cand, combined, fix.roundtrip_after))
     kept = _best(fixes)
@@ -259,7 +259,7 @@ def _fix(session: TemplateSession, cand: Candidate, before: RoundTripCount, afte
          corpus: Corpus, original: str, checks: tuple[CheckResult, ...] = (), footprint: int = 0) -> Fix:
     name = corpus.name_of(original)
     fix = Fix(cand.kind, cand.summary, before, after, classes=cand.classes, notes=cand.notes, checks=checks,
-              footprint=footprint)
+              footprint=footprint, turns=cand.names, fields=cand.fields, claim=cand.claim)
     if cand.kind == "analysis-override":
         substring, holders = choose_substring(session.text, corpus, also_in=session.compiled.source, own=name)
         label = name if name != THIS_TEMPLATE else "doctor fix"

@@ -138,7 +138,8 @@ class _Reader:
             return []
         found: list[int] = []
         for branch in enclosing_branches(self.session.compiled.source, line):
-            condition = _PRESENCE.sub(" ", branch.text) if about == "reasoning" else branch.text
+            text = branch.text + " " + branch.if_text if branch.is_else else branch.text
+            condition = _PRESENCE.sub(" ", text) if about == "reasoning" else text
             if _ABOUT[about].search(condition):
                 found += [branch.if_line, branch.line] if branch.is_else else [branch.line]
             if len(found) >= MAX_GUARDS:

@@ -132,6 +132,9 @@ class Fix:
     # the acceptance standard's checks (explorer.doctor.acceptance), every one passed
     checks: tuple[CheckResult, ...] = ()
     footprint: int = 0  # renderings and analysis fields it changes (less is better)
+    turns: tuple[str, ...] = ()  # the turns (explorer.doctor.turns variants) it may change
+    fields: tuple[str, ...] = ()  # the analysis fields it may change
+    claim: Claim | None = None  # what its summary says, as the summary check tests it
     corpus: str = ""  # which corpus the substring was searched in ("": none at hand)
     corpus_size: int = 0
 
@@ -146,7 +149,8 @@ class Fix:
         out: dict[str, object] = {"kind": self.kind, "summary": self.summary, "classes": list(self.classes),
                                   "roundtrip_before": self.roundtrip_before.to_json(),
                                   "roundtrip_after": self.roundtrip_after.to_json(),
-                                  "checks": [c.to_json() for c in self.checks], "footprint": self.footprint}
+                                  "checks": [c.to_json() for c in self.checks], "footprint": self.footprint,
+                                  "turns": list(self.turns), "fields": list(self.fields)}
         if self.kind == "analysis-override":
             out |= {"overrides": [s.to_json() for s in self.overrides], "set": [s.spec for s in self.overrides],
                     "substring": self.substring, "substring_matches": list(self.substring_matches),
