@@ -66,7 +66,8 @@ def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, sessio
         if choice is None and loss.kind == "parser-loses" and any(s in loss.sentence for s in _READ_AS_REASONING):
             choice = opened
         if choice is not None:
-            line = choice.lines[0] if choice.lines else loss.template_line
+            # the first line that shows the choice (unless lines are turned off: no_template_line)
+            line = choice.lines[0] if choice.lines and loss.template_line is not None else loss.template_line
             out.append(replace(loss, kind="by-design", where="template", template_line=line,
                                sentence=f"{loss.sentence}; by design: {choice.summary}"))
         elif token is not None and loss.kind == "parser-loses" and loss.lost == "reply":

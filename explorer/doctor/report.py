@@ -203,8 +203,15 @@ class DoctorReport:
     def as_a_model_writes(self) -> tuple[str, ...]:
         """The messages that do not come back only as a model's own reply would differ (the
         thinking block its generation prompt opens, a stop token, whitespace), by case id."""
-        return tuple(c.case_id for c in self.cases
-                     if not c.equal_trimmed and c.losses and not any(loss.losing for loss in c.losses))
+        return tuple(c.case_id for c in self.cases if not c.equal_trimmed and c.losses
+                     and not any(loss.losing or loss.kind == "by-design" for loss in c.losses))
+
+    @property
+    def by_design_cases(self) -> tuple[str, ...]:
+        """The messages that do not come back because the template leaves them out or changes
+        them on purpose (and lose nothing else), by case id."""
+        return tuple(c.case_id for c in self.cases if not c.equal_trimmed and not any(x.losing for x in c.losses)
+                     and any(x.kind == "by-design" for x in c.losses))
 
     @property
     def verdict(self) -> Verdict:
@@ -233,6 +240,7 @@ class DoctorReport:
         return {"template": self.template, "handler": self.handler, "verdict": self.verdict,
                 "losses": list(self.losses), "roundtrip": self.roundtrip.to_json(),
                 "roundtrip_as_a_model_writes": len(self.as_a_model_writes),
+                "roundtrip_by_design": len(self.by_design_cases),
                 "findings": [f.to_json() for f in self.findings], "fixes": [f.to_json() for f in self.fixes],
                 "fix_classes": [c.to_json() for c in self.fix_classes],
                 "sha256": self.sha256, "route": self.route.to_json(),

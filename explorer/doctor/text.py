@@ -61,8 +61,10 @@ def report_text(line: Line) -> str:
     out += [f"  workaround: {w}" for w in _strings(route, "workarounds")]
     rt = line.get("roundtrip")
     model = line.get("roundtrip_as_a_model_writes")
+    design = line.get("roundtrip_by_design")
     out += ["", f"round trip: {roundtrip_cell(line)} messages come back (both thinking settings)"
-            + (f"; {model} more differ only as a model's own reply would" if model else "")]
+            + (f"; {model} more differ only as a model's own reply would" if model else "")
+            + (f"; {design} more differ by the template's design" if design else "")]
     for case in _items(line, "cases"):
         losing = [x for x in _items(case, "losses") if x.get("severity") != "info"]
         if case.get("equal_trimmed") and not losing:

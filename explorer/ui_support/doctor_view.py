@@ -46,7 +46,8 @@ def banner(report: DoctorReport) -> Banner:
         listed = "\n".join(f"- {md_escape(loss)}" for loss in report.losses)
         return Banner("warning", f"**Losses** ({rt}):\n\n{listed}")
     extra = (f"; {len(report.as_a_model_writes)} more differ only as a model's own reply would"
-             if report.as_a_model_writes else "")
+             if report.as_a_model_writes else "") + (
+        f"; {len(report.by_design_cases)} more differ by the template's design" if report.by_design_cases else "")
     return Banner("success", f"**Full**: nothing is lost ({rt}{extra}).")
 
 

@@ -1,6 +1,6 @@
 """The acceptance standard: every offered fix holds when checked again independently
-(``recheck``), on our own templates of every failure class and on a sample of llama.cpp's
-corpus, and each check withdraws the kind of fix it is there for.
+(``recheck``), on our own templates of every failure class (llama.cpp's corpus:
+``test_fixes_oracle``), and each check withdraws the kind of fix it is there for.
 
 The candidates of the check tests are ours: each edit is written here to break exactly one
 rule (a macro every role shares, a template jinja2 cannot render, an edit of the user
@@ -25,7 +25,6 @@ from explorer.doctor.intent import design_choices
 from explorer.doctor.model import Claim, FixSearch
 from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, REASONING_VARIANTS
 from explorer.session import open_session
-from oracle_data import ORACLE, load_oracle_template, requires_oracle
 from recheck import recheck
 
 pytest.importorskip("transformers")  # the re-check renders the transformers dialect with real transformers
@@ -53,37 +52,6 @@ def test_every_fix_offered_on_our_templates_holds_when_checked_again(key: str) -
         assert recheck(TEMPLATES[key], fix) == [], (key, fix.summary)
     for tried in result.tried:
         assert tried.check in (*CHECK_IDS, "kept-better") and tried.why
-
-
-# llama.cpp's own templates with something to say about fixes: offered (Functionary 3.1 and
-# Hy3: their end-of-turn token as a stop; Command R+: the schema's items read by key), or
-# withdrawn (Llama 3.1: content beside calls left out on purpose; Devstral: content glued
-# to a call changes the format).
-ORACLE_SAMPLE = ("meetkai-functionary-medium-v3.1", "tencent-Hy3", "CohereForAI-c4ai-command-r-plus-tool_use",
-                 "meta-llama-Llama-3.1-8B-Instruct", "unsloth-mistral-Devstral-Small-2507")
-
-
-@pytest.fixture(scope="module")
-def oracle_searches() -> dict[str, FixSearch]:
-    return {name: search_fixes(open_session(load_oracle_template(name)), [str(ORACLE / "templates")])
-            for name in ORACLE_SAMPLE}
-
-
-@requires_oracle
-def test_every_fix_offered_on_llama_cpps_templates_holds_when_checked_again(
-        oracle_searches: dict[str, FixSearch]) -> None:
-    offered = 0
-    for name, result in oracle_searches.items():
-        for fix in result.fixes:
-            assert recheck(load_oracle_template(name), fix) == [], (name, fix.summary)
-            offered += 1
-    assert offered >= 3
-    llama = oracle_searches["meta-llama-Llama-3.1-8B-Instruct"]
-    assert not llama.fixes and {t.check for t in llama.withdrawn} == {"keeps-intent"}
-    [content] = [c for c in llama.classes if c.key == "content-dropped"]
-    assert content.by_design and content.design_lines == (67, 68)
-    devstral = oracle_searches["unsloth-mistral-Devstral-Small-2507"]
-    assert any(t.check == "keeps-format" and "content before its tool calls" in t.summary for t in devstral.withdrawn)
 
 
 # --- each check withdraws what it is there for -----------------------------------------------
