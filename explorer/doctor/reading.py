@@ -41,6 +41,17 @@ def _class_of(loss: Loss) -> str:
     return ""
 
 
+def design_class(loss: Loss) -> str:
+    """The failure class a by-design loss is (read off the sentence it keeps)."""
+    if loss.kind != "by-design":
+        return ""
+    for fragment, key in (("drops reasoning_content", "reasoning-dropped"), ("drops content", "content-dropped"),
+                          ("closes the thinking block", "thinking-closed")):
+        if fragment in loss.sentence:
+            return key
+    return "thinking-opened"
+
+
 def explainable(loss: Loss) -> bool:
     """A loss a design choice could explain (worth reading the template's design for)."""
     return bool(_class_of(loss)) or (loss.kind == "parser-loses" and any(s in loss.sentence for s in _READ_AS_REASONING))
@@ -80,4 +91,4 @@ def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, sessio
     return tuple(out)
 
 
-__all__ = ["explainable", "reread"]
+__all__ = ["design_class", "explainable", "reread"]
