@@ -31,7 +31,6 @@ from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, CONVERSATION
 from explorer.doctor.model import Claim, FailureClass, FixKind
 from explorer.apply import Request
 from explorer.errors import ExplorerError
-from explorer.apply.pipeline import ChatParams
 from explorer.triage.health import SENTINELS, health_request
 from explorer.peg.expectations import END_OF_INPUT, furthest_failure
 from explorer.analysis.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999

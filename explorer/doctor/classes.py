@@ -190,9 +190,10 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
            for k, v in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
     checks: dict[str, list[str]] = {}
     for finding in session.health.findings:
-        key = _TEMPLATE_CLASS.get(finding.check) or (_HEALTH_CLASS.get(finding.check)
-                                                    if session.handler == AUTOPARSER else None)
-        if key is not None and finding.severity != "info":
+        found = _TEMPLATE_CLASS.get(finding.check) or (_HEALTH_CLASS.get(finding.check)
+                                                      if session.handler == AUTOPARSER else None)
+        if found is not None and finding.severity != "info":
+            key = found
             checks.setdefault(key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
     for k, v in checks.items():
         held = next((i for i, c in enumerate(out) if c.key == k), None)

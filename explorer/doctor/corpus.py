@@ -156,6 +156,22 @@ def choose_substring(text: str, corpus: Corpus, *, also_in: str = "", own: str =
     return piece, (own, *holders)
 
 
+def _shortened(piece: str, holders: tuple[str, ...], others: tuple[tuple[str, str], ...], also_in: str) -> str:
+    """The shortest window of ``piece`` (20 to MAX_LENGTH characters) held by no more
+    templates; a window starts and ends at a word's edge, so it reads as a piece of text."""
+    edge = re.compile(r"[\s'\"(){}+,|]")
+    starts = [0] + [i for i in range(1, len(piece)) if edge.match(piece[i - 1]) and not edge.match(piece[i])]
+    ends = [i for i in range(1, len(piece)) if edge.match(piece[i]) and not edge.match(piece[i - 1])] + [len(piece)]
+    windows = sorted((b - a, a, b) for a in starts for b in ends if 20 <= b - a <= MAX_LENGTH)
+    for _, a, b in windows:
+        window = piece[a:b]
+        if also_in and window not in also_in:
+            continue
+        if all(name in holders for name, other in others if window in other):
+            return window
+    return piece
+
+
 MAX_UNIQUE_PIECES = 40  # the unique pieces whose windows are searched (the stablest, shortest first)
 _EDGE = re.compile(r"[\s'\"(){}+,|\[\]<>]")
 _END_CHAR = re.compile(r"[\w<>|\[\]｜]")  # a key starts and ends with a word or a marker's character

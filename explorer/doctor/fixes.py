@@ -311,8 +311,8 @@ def _with_reasons(session: TemplateSession, classes: tuple[FailureClass, ...], f
                                                              "content-dropped", "thinking-closed", "turn-unclosed",
                                                              "renders-literally"):
             reason = _HANDLER.format(handler=session.handler)
-        elif c.key == "sentinel-in-marker" and _id_first(session):
-            reason = _ID_FIRST.format(field=_id_first(session)[0], value=_id_first(session)[1])
+        elif c.key == "sentinel-in-marker" and (first := _id_first(session)) is not None:
+            reason = _ID_FIRST.format(field=first[0], value=first[1])
         elif c.key == "reasoning-dropped" and thinking_markers(session) is not None:
             reason = ("No edit that writes the reasoning into the turn gave more back without losing a message; "
                       "dropping earlier reasoning is the template's choice.")

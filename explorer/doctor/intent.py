@@ -176,7 +176,8 @@ class _Reader:
                         history[thinking] = bool(history[thinking]) or word in whole
         out: list[DesignChoice] = []
         # some turns get their reasoning written, others (earlier ones, or other kinds) do not
-        variants = {t.variant for _, turns in CONVERSATIONS for t in turns if t.message.get("reasoning_content")}
+        variants: set[str] = {t.variant for _, turns in CONVERSATIONS for t in turns
+                              if t.message.get("reasoning_content")}
         partial = [t for t in (False, True) if last[t] is not None and
                    (history[t] is False or last_variants[t] != variants)]
         if partial:
@@ -200,9 +201,9 @@ class _Reader:
                 writer = self.lines.writer_line((other[1],), shown_in, other[0])
                 guards = self._guards(writer, "reasoning")
                 if guards:
-                    lines, how = guards, "its thinking switch decides it"
+                    lines, how = list(guards), "its thinking switch decides it"
             if not lines:
-                lines = self._split_lines()
+                lines = list(self._split_lines())
                 if lines:
                     how = "it cuts the reasoning out of the content of history turns"
             if not lines and "reasoning_content" in self.session.compiled.source:

@@ -23,11 +23,10 @@ from doctor_cases import TEMPLATES, patched
 from doctor_templates import SOUND
 from explorer.analysis.overrides import cpp_string, parse_setting
 from explorer.doctor.artifacts import stop_artifact
-from explorer.doctor.classes import case_id, measure, thinking_settings
+from explorer.doctor.classes import measure, thinking_settings
 from explorer.doctor.corpus import LLAMA_CPP_ENV, THIS_TEMPLATE
 from explorer.doctor.fixes import propose_fixes, search_fixes
 from explorer.doctor.model import Fix, FixSearch
-from explorer.roundtrip import RequestChange
 from explorer.session import TemplateSession, forget_sessions, open_session
 
 BROKEN_END = (parse_setting("content.end="),)  # a workaround gone wrong: wrapped content without its end
