@@ -15,7 +15,7 @@ readings changed:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from explorer.doctor.artifacts import stop_artifact
@@ -50,6 +50,23 @@ def design_class(loss: Loss) -> str:
         if fragment in loss.sentence:
             return key
     return "thinking-opened"
+
+
+def design_losses(cases: Iterable[tuple[str, bool, Sequence[Loss]]], choices: Sequence[DesignChoice]
+                  ) -> list[dict[str, object]]:
+    """Per failure class made on purpose: its cases (``"<message>/<thinking>"``), the design
+    choice and the lines that show it; ``cases`` are (case id, thinking, losses)."""
+    found: dict[str, tuple[list[str], str, list[int]]] = {}
+    for cid, thinking, losses in cases:
+        for loss in losses:
+            key = design_class(loss)
+            if not key:
+                continue
+            choice = next((d for d in choices if key in d.classes and thinking in d.settings), None)
+            ids, _, _ = found.setdefault(key, ([], choice.key if choice else "", list(choice.lines) if choice else []))
+            if cid not in ids:
+                ids.append(cid)
+    return [{"class": k, "cases": ids, "design": design, "lines": lines} for k, (ids, design, lines) in found.items()]
 
 
 def explainable(loss: Loss) -> bool:
@@ -91,4 +108,4 @@ def reread(losses: tuple[Loss, ...], case: RoundTripCase, thinking: bool, sessio
     return tuple(out)
 
 
-__all__ = ["design_class", "explainable", "reread"]
+__all__ = ["design_class", "design_losses", "explainable", "reread"]

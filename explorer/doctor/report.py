@@ -42,7 +42,7 @@ from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount, 
 from explorer.errors import ExplorerError
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
-from explorer.doctor.reading import design_class, explainable, reread
+from explorer.doctor.reading import design_losses, explainable, reread
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.triage.blame import fix_where_of
 from explorer.triage.health import Health, health_request
@@ -239,21 +239,7 @@ class DoctorReport:
     def by_design_losses(self) -> list[dict[str, object]]:
         """Each failure class the template makes on purpose: its cases, the design choice and
         the lines that show it (what the verdict leaves out of its losses)."""
-        found: dict[str, dict[str, object]] = {}
-        for case in self.cases:
-            for loss in case.losses:
-                key = design_class(loss)
-                if not key:
-                    continue
-                choice = next((d for d in self.design if key in d.classes and case.enable_thinking in d.settings),
-                              None)
-                row = found.setdefault(key, {"class": key, "cases": [], "design": choice.key if choice else "",
-                                             "lines": list(choice.lines) if choice else []})
-                cases = row["cases"]
-                assert isinstance(cases, list)
-                if case.case_id not in cases:
-                    cases.append(case.case_id)
-        return list(found.values())
+        return design_losses(((c.case_id, c.enable_thinking, c.losses) for c in self.cases), self.design)
 
     def to_json(self) -> dict[str, object]:
         return {"template": self.template, "handler": self.handler, "verdict": self.verdict,
