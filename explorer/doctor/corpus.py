@@ -178,10 +178,12 @@ _END_CHAR = re.compile(r"[\w<>|\[\]｜]")  # a key starts and ends with a word o
 
 
 def _shortest_unique(pieces: list[tuple[int, str]], blob: str, also_in: str) -> str:
-    """The shortest window of any of ``pieces`` (each held by no other template) that no
-    other template holds either; a window starts and ends at a word's edge or a marker's."""
-    ranked = sorted(pieces, key=lambda rp: (len(rp[1]), rp[0]))[:MAX_UNIQUE_PIECES]
-    best = min(ranked, key=lambda rp: (len(rp[1]), rp[0]))[1]
+    """The shortest window that no other template holds, of the pieces of the stablest
+    kind that has one (markers and the model's text before comments, comments before
+    lines of code); a window starts and ends at a word's edge or a marker's."""
+    rank = min(r for r, _ in pieces)
+    ranked = sorted((rp for rp in pieces if rp[0] == rank), key=lambda rp: len(rp[1]))[:MAX_UNIQUE_PIECES]
+    best = ranked[0][1]
     for _, piece in ranked:
         if len(piece) <= MIN_LENGTH:
             continue
