@@ -35,6 +35,7 @@ from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.analysis_view import empty_template_note
+from explorer.triage.health_template import EMPTY_CHECK
 from explorer.ui_support.app_options import DEFAULT_EXAMPLE, AppOptions, app_options, origin_label  # noqa: F401
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
 from explorer.vocabulary import TOOL_CHOICES
@@ -274,7 +275,6 @@ def template_header() -> Active:
     return current
 
 
-EMPTY_CHECK = "empty-template"  # the health check that names an empty template (explorer.triage.health)
 
 
 def empty_notice(session: TemplateSession) -> None:

@@ -27,6 +27,7 @@ from explorer.errors import ExplorerError
 from explorer.roundtrip import RequestChange
 from explorer.session import TemplateSession
 from explorer.ui_support.changes import changes_table_html
+from explorer.ui_support.doctor_view import APPLIED_FIX_STATE, AppliedFix, check_rows
 from explorer.ui_support.requests import request_change
 from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_value, value_text, what_changed
 import app_state as sh
@@ -198,6 +199,16 @@ def _text_edit(original: TemplateSession, whatif: WhatIf) -> None:
                   disabled=whatif.text is None)
 
 
+def _applied(original: TemplateSession, whatif: WhatIf) -> None:
+    """The Doctor fix this what-if applies, when it is one, with its acceptance checks."""
+    held = st.session_state.get(APPLIED_FIX_STATE)
+    if not isinstance(held, AppliedFix) or not held.shown_for(original.sha256, whatif):
+        return
+    st.info(ui.md_escape(f"Applied from the Doctor: {held.summary}. The fix passed every check of the acceptance "
+                         "standard:"), icon=":material/healing:")
+    sh.table(check_rows(held.checks))
+
+
 def _last_error(original: TemplateSession) -> None:
     held = st.session_state.get(ERROR_KEY)
     if held and held[0] == original.sha256:
@@ -286,6 +297,7 @@ def section(active: sh.Active) -> None:
     _overrides(original, modified, whatif)
     _request_part(original, whatif)
     _text_edit(original, whatif)
+    _applied(original, whatif)
     _last_error(original)
     if whatif.empty or active.whatif_error is not None:
         return

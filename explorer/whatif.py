@@ -34,7 +34,7 @@ from explorer.comparison import FieldChange
 from explorer.doctor.classes import measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
-from explorer.doctor.model import RoundTripCount
+from explorer.doctor.model import RoundTripCount, uniqueness_text
 from explorer.errors import ExplorerError
 from explorer.fixtures import FamilyMatch, match_family, run_family
 from explorer.roundtrip import RequestChange
@@ -75,19 +75,16 @@ class Workaround:
     substring: str
     holders: tuple[str, ...]
     corpus_size: int
+    corpus: str = ""  # which corpus was searched ("": none at hand)
 
     @property
     def uniqueness(self) -> str:
-        """How unique the substring is in the corpus at hand, in words."""
+        """How unique the substring is in the corpus searched, in words."""
         if not self.substring:
             return ("No substring of the template could be chosen (it has no marker, literal or line to key on): "
                     "the lambda's condition must be written by hand.")
-        others = self.holders[1:]
-        where = f"among the {self.corpus_size} templates of the corpus at hand"
-        if not others:
-            return f"The lambda keys on the substring {self.substring!r}, which no other template holds {where}."
-        return (f"The lambda keys on the substring {self.substring!r}, which {len(others)} other template(s) "
-                f"{where} also hold ({', '.join(others[:5])}): the workaround would patch them too.")
+        return (f"The lambda keys on the substring {self.substring!r}: "
+                + uniqueness_text(self.holders, self.corpus, self.corpus_size) + ".")
 
 
 @dataclass(frozen=True)
@@ -178,9 +175,10 @@ class WhatIf:
 
     def workaround_cpp(self, original_text: str, corpus: Sequence[str] = ()) -> Workaround | None:
         """The lambda llama.cpp's contributor docs use for these overrides (None without
-        overrides), keyed on a substring of the template llama.cpp will load (the edited
-        one, if edited; as its init-time patches leave it) that as few other templates of
-        the corpus (the built-in examples and ``corpus`` paths) hold as possible."""
+        overrides), keyed on the shortest substring of the template llama.cpp will load (the
+        edited one, if edited; as its init-time patches leave it) that as few other templates
+        of the corpus (llama.cpp's own models/templates of the targeted build, when at hand,
+        and the ``corpus`` paths) hold as possible."""
         if not self.overrides:
             return None
         at_hand = load_corpus(corpus)
@@ -190,7 +188,7 @@ class WhatIf:
         substring, holders = choose_substring(text, at_hand, also_in=source, own=name)
         label = f"what-if for {name}" if name != THIS_TEMPLATE else "what-if workaround"
         return Workaround(workaround_lambda(self.overrides, substring, label), substring, holders,
-                          len(at_hand.entries))
+                          len(at_hand.entries), at_hand.describe())
 
     def patch(self, original_text: str, name: str = "template.jinja") -> Patch | None:
         """The unified diff (``patch -p1`` applies it to ``name``) and the patched text, for

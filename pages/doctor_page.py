@@ -3,10 +3,12 @@
 Input: the chosen template's ``TemplateSession``; the page's switches (search fixes,
 grammar verdicts for both thinking settings). Output: the verdict, the route and why, the
 template health, the round trip's losses per message with where they come from, the
-grammar verdicts, the template's fixture family, and the verified fixes (before/after,
-the --set lines and workaround lambda, the diff or the request change, with downloads, and
-a button that adds the fix to the bug report), the failure classes without a sound fix and
-why, and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
+grammar verdicts, the template's fixture family, what the template does by design (with
+its lines), and the fixes that passed the acceptance standard (before/after, every check
+with its result, the --set lines and workaround lambda, the diff or the request change,
+with downloads, a button that adds the fix to the bug report and one that applies it as
+the What-if), the failure classes without a sound fix and why, the withdrawn fixes with
+the check each failed, and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
 Fixtures and Try it. The report is
 ``explorer.doctor.report.doctor``'s; the rows and links are
 ``explorer.ui_support.doctor_view``'s.
@@ -19,11 +21,11 @@ import html
 import streamlit as st
 
 from explorer import ui_support as ui
+from explorer.doctor.model import Fix
 from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
 from explorer.ui_support.bug_report import doctor_reproduce, template_spec
-from explorer import ui_support as ui
 import app_state as sh
 
 
@@ -133,6 +135,32 @@ def _unfixed(report: DoctorReport) -> None:
     if rows:
         st.markdown(f"**No sound fix** for {len(rows)} failure class(es), and why:")
         sh.table(rows)
+    withdrawn = dv.withdrawn_rows(report)
+    if withdrawn:
+        with st.expander(f"{len(withdrawn)} fix(es) withdrawn by the acceptance standard"):
+            sh.table(withdrawn)
+
+
+def _design(report: DoctorReport) -> None:
+    rows = dv.design_rows(report)
+    if rows:
+        st.subheader("By design")
+        st.caption("What the template does on purpose, and the lines that show it. A loss one of these makes is "
+                   "a design choice, not a defect: it stays out of the verdict's losses and is never fixed.")
+        sh.table(rows)
+
+
+def _apply(fix: Fix) -> None:
+    """Apply the fix as the What-if: every page then shows the fixed template (or the
+    overridden analysis, or the changed request), with the fix's checks beside it."""
+    current = sh.active()
+    base = current.base
+    if base is None:
+        return
+    whatif = dv.fix_whatif(fix, base.text, current.whatif)
+    sh.reset_whatif_widgets()
+    sh.set_whatif(base.sha256, whatif)
+    st.session_state[dv.APPLIED_FIX_STATE] = dv.AppliedFix(base.sha256, whatif, fix.summary, fix.checks)
 
 
 BUG_FIX_KEY = "doc_bug_fix"  # the fix the bug report carries (a ``dv.fix_choices`` entry)
@@ -159,8 +187,14 @@ def _fixes(report: DoctorReport) -> None:
                 st.caption(ui.md_escape(note))
             for j, d in enumerate(view.downloads):
                 st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key=f"doc_fix_{i}_{j}")
-            st.button("Add to bug report", key=f"doc_fix_bug_{i}", on_click=_choose, args=(choices[i + 1],),
+            st.markdown("**The acceptance standard's checks**")
+            sh.table(dv.check_rows(fix.checks))
+            b1, b2 = st.columns(2)
+            b1.button("Add to bug report", key=f"doc_fix_bug_{i}", on_click=_choose, args=(choices[i + 1],),
                       help="The bug report below proposes this fix (kind, round trip before and after, the change).")
+            b2.button("Apply this fix as the What-if", key=f"doc_fix_apply_{i}", on_click=_apply, args=(fix,),
+                      help="Every page then shows the fixed template (or the overridden analysis, or the changed "
+                           "request); the Analysis page's What if… section shows these checks beside it.")
     _unfixed(report)
 
 
@@ -211,6 +245,7 @@ def main() -> None:
     _health(report, session.text)
     _roundtrip(report, session.text)
     _fixtures(report, session.text)
+    _design(report)
     _fixes(report)
     _bug_report(report, session.text)
     d = dv.json_download(report)

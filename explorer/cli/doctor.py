@@ -8,9 +8,12 @@ processes or ``--scheduler ADDRESS`` (a Dask distributed scheduler). Output: wit
 error line), streamed in input order as each finishes; otherwise a readable report for a
 single template, a summary table for several.
 
-Exit code: 1 when ``--fail-on`` finds its severity (``cause``; ``warning`` counts causes
-too), for a model publisher's CI; 2 when a template could not be doctored (its error
-line says why); 0 otherwise. A lossy template is not an error.
+Exit code: 1 when ``--fail-on`` finds its severity among a template's own findings
+(``cause``; ``warning`` counts causes too: the report's ``gate``, which leaves out the
+fixture family's results, other models' outputs, and the invocation's unused overrides),
+for a model publisher's CI; 2 for a usage error (a bad ``--set``, ``--jobs`` below 1) or
+a template that could not be doctored (its error line says why); 0 otherwise. A lossy
+template is not an error.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ import json
 import sys
 from collections.abc import Mapping
 
+from explorer.analysis.overrides import parse_setting
 from explorer.cli.inputs import TEMPLATE_HELP, add_override_argument, program_name
+from explorer.errors import ExplorerError
 from explorer.doctor.batch import run_batch
 from explorer.doctor.text import report_text, summary_table
 
 EXIT_FAIL_ON = 1
 EXIT_ERRORED = 2
+EXIT_USAGE = 2
 FAILING: dict[str, tuple[str, ...]] = {"cause": ("cause",), "warning": ("cause", "warning")}
 
 
@@ -44,18 +50,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="run on the Dask distributed scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786), one task "
                         "per template")
     p.add_argument("--fail-on", choices=tuple(FAILING), default=None,
-                   help="exit 1 when a template has a finding of this severity (warning also counts causes)")
+                   help="exit 1 when a template has a finding of its own of this severity (warning also counts "
+                        "causes; the fixture family's results are reported, never counted)")
     add_override_argument(p)
     p.add_argument("--corpus", metavar="DIR", action="append", default=[],
-                   help="a folder of templates the fix search checks a workaround's substring against; repeatable")
+                   help="a folder of templates the fix search checks a workaround's substring against, besides "
+                        "llama.cpp's own models/templates of the targeted build; repeatable")
     p.add_argument("--no-fixes", action="store_true", help="skip the fix search")
     p.set_defaults(run=run)
 
 
 def _fails(line: Mapping[str, object], severities: tuple[str, ...]) -> bool:
-    findings = line.get("findings")
-    return isinstance(findings, list) and any(isinstance(f, Mapping) and f.get("severity") in severities
-                                              for f in findings)
+    """The template's own findings hold one of ``severities`` (the report's ``gate``)."""
+    gate = line.get("gate")
+    return isinstance(gate, Mapping) and any(isinstance(n := gate.get(s), int) and n > 0 for s in severities)
 
 
 def how_to_see_each(args: argparse.Namespace) -> str:
@@ -68,7 +76,13 @@ def how_to_see_each(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
-        return EXIT_ERRORED
+        return EXIT_USAGE
+    for spec in args.set:
+        try:
+            parse_setting(spec)
+        except ExplorerError as exc:
+            print(f"error: --set {spec}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     lines: list[Mapping[str, object]] = []
     for line in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
                           jobs=args.jobs, scheduler=args.scheduler):

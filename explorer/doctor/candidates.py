@@ -23,12 +23,14 @@ from dataclasses import dataclass, replace
 from explorer.analysis import TemplateAnalysis
 from explorer.analysis.model import CallIdPosition, ContentMode, ReasoningMode, ToolFormat
 from explorer.analysis.overrides import FieldSetting, string_fields
+from explorer.doctor.artifacts import next_turn_params
 from explorer.doctor.classes import Baseline
 from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits, reasoning_edits
-from explorer.doctor.model import FailureClass, FixKind
+from explorer.doctor.closing import closing_edits, literal_edits
+from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, CONVERSATIONS, REASONING_VARIANTS, session_renders
+from explorer.doctor.model import Claim, FailureClass, FixKind
 from explorer.apply import Request
 from explorer.errors import ExplorerError
-from explorer.apply.pipeline import ChatParams
 from explorer.triage.health import SENTINELS, health_request
 from explorer.peg.expectations import END_OF_INPUT, furthest_failure
 from explorer.analysis.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999
@@ -48,7 +50,13 @@ _STOP_TOKEN = re.compile(r"<\|[^|<>\s]+\|>|<｜[^｜<>\s]+｜>|\[/?[A-Z][A-Z_]*\
 
 @dataclass(frozen=True)
 class Candidate:
-    """One change to try. Exactly one of ``overrides``, ``patched``, ``change`` is set."""
+    """One change to try. Exactly one of ``overrides``, ``patched``, ``change`` is set.
+
+    What the acceptance standard holds it to (``explorer.doctor.acceptance``): ``names``,
+    the turns (``explorer.doctor.turns`` variants) it may change; ``fields``, the analysis
+    fields it may change (default: the overrides' own); ``claim``, what its summary says
+    (default: by kind); ``format_change``, non-empty when it changes what the model was
+    trained to read or write (then it is never a verified fix)."""
 
     kind: FixKind
     summary: str
@@ -58,19 +66,31 @@ class Candidate:
     change: RequestChange | None = None
     notes: tuple[str, ...] = ()
     depth: int = 0  # overrides: how many repairs of the parser's furthest failure this one chains
+    names: tuple[str, ...] = ()
+    named_fields: tuple[str, ...] = ()
+    said: Claim | None = None
+    format_change: str = ""
 
     @property
     def identity(self) -> object:
         return (self.kind, tuple(s.spec for s in self.overrides), self.patched, self.change)
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return self.named_fields or tuple(dict.fromkeys(s.field for s in self.overrides))
 
-def next_turn_params(session: TemplateSession, thinking: bool) -> ChatParams | None:
-    """The round trip's next-turn parser for one thinking setting (None: the request fails)."""
-    request = LlamaSetting(session.templates, tuple(DEFAULT_TOOLS), session.caps, thinking).request((USER,), True)
-    try:
-        return session.params(request)
-    except ExplorerError:
-        return None
+    @property
+    def claim(self) -> Claim:
+        if self.said is not None:
+            return self.said
+        if self.kind == "request-change":
+            return Claim("request")
+        if self.kind == "analysis-override":
+            stops = [s for s in self.overrides if s.field == "additional_stops"]
+            if len(stops) == len(self.overrides) == 1 and isinstance(stops[0].value, tuple) and stops[0].value:
+                return Claim("stop", text=str(stops[0].value[-1]))
+            return Claim("fields")
+        return Claim("runs")
 
 
 def thinking_markers(session: TemplateSession) -> tuple[str, str] | None:
@@ -108,20 +128,62 @@ def _edit_candidates(session: TemplateSession, keys: set[str]) -> Iterator[Candi
     if "roundtrip-failed" in keys:
         edit = attribute_items_edit(text)
         if edit is not None:
-            yield Candidate("template-edit", edit.summary, ("roundtrip-failed",), patched=edit.patched)
+            yield Candidate("template-edit", edit.summary, ("roundtrip-failed",), patched=edit.patched,
+                            names=("preamble", "system", "user"), named_fields=_threw_fields(session))
     markers = thinking_markers(session) if keys & {"reasoning-dropped", "thinking-opened"} else None
     if markers is not None:
+        written = _writes_in_history(session, markers[0].strip())
         for mode, for_classes in _block_modes(keys):
             for edit in reasoning_edits(text, session.caps, *markers, header, mode=mode):
                 yield Candidate("template-edit", edit.summary, for_classes, patched=edit.patched, notes=(
                     "Templates that drop earlier reasoning do so by design (the model was trained on histories "
                     "without it); render it when you want reasoning kept across turns (interleaved thinking) "
-                    "or a history that round-trips.",))
+                    "or a history that round-trips.",), names=ASSISTANT_VARIANTS,
+                    said=Claim("renders", REASONING_VARIANTS, "reasoning_content"),
+                    format_change="" if written else (
+                        f"writes the thinking markers {markers[0].strip()!r}…{markers[1].strip()!r} into history "
+                        "turns, where the template never writes them"))
     if "content-dropped" in keys:
         for edit in content_edits(text, session.caps, header):
+            glued = "after a newline" not in edit.summary
             yield Candidate("template-edit", edit.summary, ("content-dropped",), patched=edit.patched, notes=(
                 "The template drops this content by design; rendering it shows the model its own words "
-                "before its calls, as OpenAI-style clients send them.",))
+                "before its calls, as OpenAI-style clients send them.",), names=("assistant+content+calls",),
+                said=Claim("renders", ("assistant+content+calls",), "content"),
+                format_change=("writes a turn's content glued to its call with no separator" if glued else
+                               "writes a turn's content before its call, separated by a newline") +
+                ", a layout the template never renders (its call turns carry no content)")
+    for small in (*closing_edits(session, keys), *literal_edits(session, keys)):
+        yield Candidate("template-edit", small.summary, small.classes, patched=small.patched, names=small.names,
+                        named_fields=small.named_fields, said=small.claim)
+
+
+def _renders_by_thinking(session: TemplateSession) -> bool:
+    """The template renders some conversation of the message set differently with thinking on."""
+    renders = session_renders(session)
+    wholes = [(name, len(turns), False) for name, turns in CONVERSATIONS]
+    return any(renders[("llama.cpp", False)].get(k) != renders[("llama.cpp", True)].get(k) for k in wholes)
+
+
+def _threw_fields(session: TemplateSession) -> tuple[str, ...]:
+    """The analysis fields that the probes which threw decide (an edit that makes them
+    render sets them)."""
+    if session.analysis_error is not None:
+        return ()
+    analysis = session.analysis
+    threw = {p.name for p in analysis.probes if p.error is not None}
+    return tuple(name for name, prov in analysis.provenance.items() if prov.probe in threw)
+
+
+def _writes_in_history(session: TemplateSession, marker: str) -> bool:
+    """The template writes ``marker`` in some history turn of the message set."""
+    renders = session_renders(session)
+    for thinking in (False, True):
+        for name, turns in CONVERSATIONS:
+            whole = renders[("llama.cpp", thinking)].get((name, len(turns), False)) or ""
+            if marker and marker in whole:
+                return True
+    return False
 
 
 def _block_modes(keys: set[str]) -> Iterator[tuple[BlockMode, tuple[str, ...]]]:
@@ -144,20 +206,25 @@ def _request_candidates(session: TemplateSession, keys: set[str], baseline: Base
                             "Reasoning then stays in content, markers and all.",))
         if thinking:
             yield Candidate("request-change", "send enable_thinking false", ("thinking-opened",),
-                            change=RequestChange(enable_thinking=False), notes=("The model then does not think.",))
+                            change=RequestChange(enable_thinking=False), notes=("The model then does not think.",),
+                            names=ALL_VARIANTS)
     thinking_off = ("thinking-closed", "reasoning-dropped", "reasoning-not-extracted")  # losses of thinking off
     if thinking and keys & set(thinking_off):
         for_classes = tuple(k for k in thinking_off if k in keys)
+        why = ("With thinking off the template renders the conversation differently (it closes or drops the "
+               "thinking block), so reasoning in the history is lost" if _renders_by_thinking(session) else
+               "The template renders the conversation alike with thinking off and on; llama.cpp's parser takes "
+               "the reasoning out of a reply only with thinking on")
         yield Candidate("request-change", "send enable_thinking true when the conversation holds reasoning",
                         for_classes, change=RequestChange(enable_thinking=True), notes=(
-                            "With thinking off the template closes (or drops) the thinking block, so reasoning "
-                            "in the history is lost; a model asked not to think writes none.",))
+                            why + "; a model asked to think writes reasoning, which costs tokens.",),
+                        names=ALL_VARIANTS)
     if "thinking-closed" in keys:
         for name, value in THINKING_SWITCHES:
             if name in session.text:
                 yield Candidate("request-change", f"send chat_template_kwargs {name}={json.dumps(value)} (the "
                                 "template's own thinking switch)", ("thinking-closed",),
-                                change=RequestChange(chat_template_kwargs=((name, value),)))
+                                change=RequestChange(chat_template_kwargs=((name, value),)), names=ALL_VARIANTS)
     if "parallel-off" in keys:
         yield Candidate("request-change", "send parallel_tool_calls true", ("parallel-off",),
                         change=RequestChange(parallel_tool_calls=True), notes=(
@@ -182,6 +249,11 @@ def _override_candidates(session: TemplateSession, keys: set[str], baseline: Bas
     analysis = session.analysis
     if "sentinel-in-marker" in keys:
         yield from _sentinel_candidates(session, analysis)
+    if "marker-is-role" in keys:
+        for f in session.health.findings:
+            if f.check == "template-marker-is-role" and f.field:
+                yield Candidate("analysis-override", f"{f.field} = '' (the role header is no such marker)",
+                                ("marker-is-role",), overrides=(FieldSetting(f.field, ""),))
     if "content-unmatchable" in keys:
         yield from _content_candidates(analysis, baseline)
     rejected = tuple(sorted(keys & REJECTION_CLASSES))
@@ -190,7 +262,8 @@ def _override_candidates(session: TemplateSession, keys: set[str], baseline: Bas
             yield from failure_candidates(session, reply, rejected)
 
 
-REJECTION_CLASSES = frozenset({"parser-rejected", "stop-token-left", "reply-fails", "sentinel-in-marker"})
+REJECTION_CLASSES = frozenset({"parser-rejected", "stop-token-left", "reply-fails", "sentinel-in-marker",
+                               "stop-token-artifact"})
 
 
 def rejected_replies(session: TemplateSession, baseline: Baseline, health: bool) -> tuple[Rejected, ...]:
@@ -340,9 +413,12 @@ def _stop_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, 
     if first is None:
         return []
     token = first.group(0)
-    return [Candidate("analysis-override", f"additional stop {token!r}: the turn's end-of-turn token, which a model "
-                    "stops on and the server never hands to the parser", classes,
-                    overrides=(FieldSetting("additional_stops", (*analysis.additional_stops, token)),))]
+    return [Candidate("analysis-override", f"additional stop {token!r}: the end-of-turn token the template writes "
+                    "after the reply; llama.cpp's parser then never sees it", classes,
+                    overrides=(FieldSetting("additional_stops", (*analysis.additional_stops, token)),), notes=(
+                        f"If the model's vocabulary marks {token!r} as end of generation, llama-server already stops "
+                        "there and never hands it to the parser: then nothing needs fixing, and the loss is only the "
+                        "round trip's (a history turn keeps the token a model's reply never has).",))]
 
 
 def _arguments_start_candidates(analysis: TemplateAnalysis, rest: str, classes: tuple[str, ...]

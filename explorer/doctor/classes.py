@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from explorer.doctor.artifacts import stop_artifact
 from explorer.doctor.model import FailureClass, RoundTripCount
 from explorer.errors import ExplorerError
 from explorer.roundtrip import DEFAULT_MESSAGES, RequestChange, RoundTripCase, RoundTripReport
@@ -49,12 +50,23 @@ CLASS_TITLES: dict[str, str] = {
     "probe-threw": "the template threw while rendering an analysis probe",
     "analysis-threw": "llama.cpp's autoparser cannot analyse the template",
     "reply-fails": "the template's own reply of a kind does not parse back",
+    "marker-is-role": "a role or turn marker is read as a reasoning, content or tool-call marker",
+    # round-trip losses that are the server's way of ending a turn, not the parser's
+    "stop-token-artifact": "the turn ends with the template's end-of-turn token, which the server never hands to "
+                           "the parser (a stop-token artifact, not a parser loss)",
+    # the template's own, whatever the route
+    "turn-unclosed": "a tool-call or tool-result turn the template never closes",
+    "renders-literally": "a construct llama.cpp's engine renders literally (a %-format)",
 }
 _HEALTH_CLASS: dict[str, str] = {
     "template-sentinel-in-marker": "sentinel-in-marker", "template-content-unmatchable": "content-unmatchable",
     "template-no-call-opener": "no-call-opener", "template-probe-threw": "probe-threw",
     "template-analysis-threw": "analysis-threw", "template-reply-fails": "reply-fails",
+    "template-marker-is-role": "marker-is-role",
 }
+# Health findings about the template's own text: a class on every route.
+_TEMPLATE_CLASS: dict[str, str] = {"template-turn-unclosed": "turn-unclosed",
+                                   "template-renders-literally": "renders-literally"}
 # (sentence fragment, class): the first fragment a sentence holds names its class.
 _SENTENCES: tuple[tuple[str, str], ...] = (
     ("refuses to render this message", "render-refused"), ("cannot render this message", "render-refused"),
@@ -102,11 +114,9 @@ def case_id(message_id: str, thinking: bool) -> str:
 
 
 def thinking_settings(session: TemplateSession) -> tuple[bool, ...]:
-    """Both thinking settings where the template supports thinking, else thinking off."""
-    try:
-        return (False, True) if session.supports_enable_thinking else (False,)
-    except ExplorerError:
-        return (False,)
+    """The thinking settings every round-trip count covers: both, always (one unit for the
+    report's round trip and every fix's, ``ROUNDTRIP_UNIT``)."""
+    return (False, True)
 
 
 def measure(session: TemplateSession, settings: Sequence[bool], change: RequestChange | None = None,
@@ -163,7 +173,7 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
     if baseline.errors:
         by_class["roundtrip-failed"] = [case_id(mid, t) for t, r in zip(baseline.settings, baseline.reports)
                                         if r is None for mid, _ in DEFAULT_MESSAGES]
-    lost = [(cid, classify_case(case)) for cid, case in baseline.cases() if not case.equal_trimmed]
+    lost = [(cid, _artifact_or(session, cid, case)) for cid, case in baseline.cases() if not case.equal_trimmed]
     # Content read as reasoning where the same setting's generation prompt opens a thinking
     # block is that block's loss (the sentence that says so goes to the case's first loss).
     opened = {cid.rsplit("/", 1)[1] for cid, keys in lost if "thinking-opened" in keys}
@@ -172,16 +182,42 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
             keys = tuple(dict.fromkeys("thinking-opened" if k == "content-as-reasoning" else k for k in keys))
         for key in keys:
             by_class.setdefault(key, []).append(cid)
-    out = [FailureClass(k, CLASS_TITLES[k], tuple(v))
+    if _role_is_reasoning_marker(session):
+        # the prompt "opens a thinking block" only because the role header was read as its opener
+        for key in ("thinking-opened", "content-as-reasoning"):
+            by_class.setdefault("marker-is-role", []).extend(by_class.pop(key, []))
+    out = [FailureClass(k, CLASS_TITLES[k], tuple(dict.fromkeys(v)))
            for k, v in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
-    if session.handler == AUTOPARSER:
-        checks: dict[str, list[str]] = {}
-        for finding in session.health.findings:
-            key = _HEALTH_CLASS.get(finding.check)
-            if key is not None and finding.severity != "info":
-                checks.setdefault(key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
-        out += [FailureClass(k, CLASS_TITLES[k], (), tuple(dict.fromkeys(v))) for k, v in checks.items()]
+    checks: dict[str, list[str]] = {}
+    for finding in session.health.findings:
+        found = _TEMPLATE_CLASS.get(finding.check) or (_HEALTH_CLASS.get(finding.check)
+                                                      if session.handler == AUTOPARSER else None)
+        if found is not None and finding.severity != "info":
+            key = found
+            checks.setdefault(key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
+    for k, v in checks.items():
+        held = next((i for i, c in enumerate(out) if c.key == k), None)
+        if held is None:
+            out.append(FailureClass(k, CLASS_TITLES[k], (), tuple(dict.fromkeys(v))))
+        else:
+            out[held] = FailureClass(k, CLASS_TITLES[k], out[held].cases, tuple(dict.fromkeys(v)))
     return tuple(out)
+
+
+def _role_is_reasoning_marker(session: TemplateSession) -> bool:
+    """llama.cpp's autoparser read a role header as a reasoning marker (the health says so)."""
+    return session.handler == AUTOPARSER and any(
+        f.check == "template-marker-is-role" and f.field.startswith("reasoning.") for f in session.health.findings)
+
+
+def _artifact_or(session: TemplateSession, cid: str, case: RoundTripCase) -> tuple[str, ...]:
+    """The case's classes, or ``stop-token-artifact`` alone when the parser rejects the
+    reply only for the end-of-turn token left at its end (``stop_artifact``)."""
+    keys = classify_case(case)
+    if "parser-rejected" in keys and stop_artifact(session, case, cid.endswith("/true")) is not None:
+        return tuple(dict.fromkeys("stop-token-artifact" if k in ("parser-rejected", "stop-token-left") else k
+                                   for k in keys))
+    return keys
 
 
 __all__ = ["Baseline", "CLASS_TITLES", "case_id", "classify_case", "failure_classes", "measure",

@@ -156,6 +156,30 @@ def locate(text: str, caps: Caps, message: Mapping[str, object], needle: str) ->
     return None
 
 
+def last_writer(text: str, caps: Caps, messages: tuple[Mapping[str, object], ...], after: str
+                ) -> tuple[int, Expression] | None:
+    """The expression that writes the last visible text of ``[user, *messages]`` after
+    ``after`` (no generation prompt; thinking off, then on)."""
+    marked, spans = _instrumented(text)
+    for thinking in (False, True):
+        try:
+            setting = LlamaSetting(init_templates(marked), tuple(DEFAULT_TOOLS), caps, thinking)
+            rendering = setting.render(*(dict(m) for m in messages))
+        except ExplorerError:
+            continue
+        start = rendering.rfind(after)
+        if start < 0:
+            continue
+        marks = list(_MARKED.finditer(rendering, start))
+        for i in range(len(marks) - 1, -1, -1):
+            begin = marks[i - 1].end() if i else start
+            written = _MARKED.sub("", rendering[begin:marks[i].start()])
+            if written.strip():
+                index = int(marks[i].group(1))
+                return (index, spans[index]) if index < len(spans) else None
+    return None
+
+
 def _loop_variable(text: str, before: int) -> str:
     found = [m.group(1) for m in _FOR_MESSAGES.finditer(text, 0, before)]
     return found[-1] if found else "message"

@@ -34,7 +34,9 @@ from explorer.doctor.candidates import (
 from explorer.doctor.classes import Baseline, failure_classes, measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, Corpus, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
-from explorer.doctor.model import FIX_KINDS, FailureClass, Fix, FixSearch, RoundTripCount, TriedFix
+from explorer.doctor.acceptance import Standard, Target
+from explorer.doctor.intent import DesignChoice, by_design, design_choices
+from explorer.doctor.model import FIX_KINDS, CheckResult, Claim, FailureClass, Fix, FixSearch, RoundTripCount, TriedFix
 from explorer.errors import ExplorerError
 from explorer.routing import AUTOPARSER
 from explorer.session import TemplateSession, open_session
@@ -83,9 +85,11 @@ def search_fixes(session: TemplateSession, corpus: Sequence[str] = ()) -> FixSea
 def _search(session: TemplateSession, at_hand: Corpus, original: str, depth: int = 0) -> FixSearch:
     settings = thinking_settings(session)
     baseline = measure(session, settings, explain=True)
-    classes = failure_classes(session, baseline)
+    choices = design_choices(session)
+    classes = _with_design(failure_classes(session, baseline), choices)
     if not classes:
         return FixSearch((), baseline.count, (), ())
+    standard = Standard(session, baseline.count, choices, {c.key: c.cases for c in classes})
     fixes: list[Fix] = []
     tried: list[TriedFix] = []
     unblocked: list[Candidate] = []  # template edits that make a failing round trip run
@@ -97,48 +101,89 @@ def _search(session: TemplateSession, at_hand: Corpus, original: str, depth: int
         cand = queue.popleft()
         if (cand.kind, cand.classes) in done:
             continue
-        after, error = _measured(session, cand, settings, baseline)
-        if after is not None and after.better_than(baseline.count):
-            fixes.append(_fix(session, cand, baseline.count, after, at_hand, original))
-            if cand.kind == "template-edit":  # each edit costs a template compile and analysis
-                done.update(("template-edit", c) for c in _subsets(cand.classes))
+        early = standard.before_measuring(cand)
+        if early is not None:
+            tried.append(_not_offered(cand, early, None))
             continue
-        tried.append(TriedFix(cand.kind, cand.summary, error or _why_not(baseline.count, after), cand.classes,
-                              after))
-        if after is not None and baseline.errors and cand.kind == "template-edit":
+        target, after, error = _measured(session, cand, settings, baseline)
+        if after is not None and target is not None and after.count.better_than(baseline.count):
+            checks = standard.judge(cand, Target(target, after.count, after.errors))
+            if all(c.status != "fail" for c in checks):
+                fixes.append(_fix(session, cand, baseline.count, after.count, at_hand, original, checks,
+                                  standard.footprint(cand, target)))
+                if cand.kind == "template-edit":  # each edit costs a template compile and analysis
+                    done.update(("template-edit", c) for c in _subsets(cand.classes))
+            else:
+                tried.append(_not_offered(cand, checks, after.count))
+            continue
+        count = after.count if after is not None else None
+        tried.append(TriedFix(cand.kind, cand.summary, error or _why_not(baseline.count, count), cand.classes,
+                              count))
+        if count is not None and baseline.errors and cand.kind == "template-edit":
             unblocked.append(cand)
         for follow in repair.after(cand):
             if follow.identity not in seen:
                 seen.add(follow.identity)
                 queue.append(follow)
     if depth == 0 and not fixes:
-        fixes += _on_top(session, unblocked[:1], baseline.count, at_hand, original)
+        for fix, cand in _on_top(session, unblocked[:1], baseline.count, at_hand, original):
+            combined = standard.judge(cand, Target(_target_of(fix), fix.roundtrip_after))
+            if all(c.status != "fail" for c in combined):
+                fixes.append(replace(fix, checks=combined, turns=cand.names, fields=cand.fields, claim=cand.claim))
+            else:
+                tried.append(_not_offered(cand, combined, fix.roundtrip_after))
     kept = _best(fixes)
     tried += [TriedFix(f.kind, f.summary, f"a better {f.kind} for the same classes was kept", f.classes,
-                       f.roundtrip_after) for f in fixes if f not in kept]
-    return FixSearch(_with_reasons(session, classes, kept), baseline.count, tuple(kept), tuple(tried))
+                       f.roundtrip_after, check="kept-better", checks=f.checks) for f in fixes if f not in kept]
+    return FixSearch(_with_reasons(session, classes, kept, tried), baseline.count, tuple(kept), tuple(tried))
+
+
+def _not_offered(cand: Candidate, checks: tuple[CheckResult, ...], after: RoundTripCount | None) -> TriedFix:
+    failed = next(c for c in checks if c.status == "fail")
+    return TriedFix(cand.kind, cand.summary, failed.detail, cand.classes, after, check=failed.check, checks=checks)
+
+
+def _with_design(classes: tuple[FailureClass, ...], choices: Sequence[DesignChoice]) -> tuple[FailureClass, ...]:
+    """Each class a design choice of the template makes on purpose, marked so."""
+    out = []
+    for c in classes:
+        choice = by_design(choices, c.key, c.cases)
+        out.append(replace(c, by_design=choice.summary, design_lines=choice.lines) if choice is not None else c)
+    return tuple(out)
+
+
+def _target_of(fix: Fix) -> TemplateSession:
+    session = open_session(fix.patched_template)
+    return session.with_overrides(fix.overrides) if fix.overrides else session
 
 
 def _on_top(session: TemplateSession, edits: list[Candidate], before: RoundTripCount, at_hand: Corpus,
-            original: str) -> list[Fix]:
+            original: str) -> list[tuple[Fix, Candidate]]:
     """Fixes that need a template edit first: the edit makes the round trip run but gives
     nothing back alone (a second fault hides behind it), so the search goes on from the
-    edited template; each fix found there carries the edit (its diff and patched text)."""
-    out: list[Fix] = []
+    edited template; each fix found there carries the edit (its diff and patched text),
+    with the candidate the standard judges the two by (the edit's turns, its fields and
+    the fix's)."""
+    out: list[tuple[Fix, Candidate]] = []
     for edit in edits:
         patched = open_session(edit.patched, session.dialect, overrides=session.overrides)
         for fix in _search(patched, at_hand, original, depth=1).fixes:
             if not fix.roundtrip_after.better_than(before):
                 continue
             file = _file_name(at_hand, original)
-            out.append(replace(
-                fix, summary=f"{edit.summary}, then {fix.summary}", roundtrip_before=before,
-                classes=tuple(dict.fromkeys((*edit.classes, *fix.classes))),
+            summary = f"{edit.summary}, then {fix.summary}"
+            classes = tuple(dict.fromkeys((*edit.classes, *fix.classes)))
+            judged = replace(edit, kind=fix.kind, summary=summary, classes=classes, overrides=fix.overrides,
+                             patched=fix.patched_template or edit.patched,
+                             named_fields=(*edit.fields, *(s.field for s in fix.overrides)),
+                             said=Claim("fields") if fix.overrides else Claim("runs"))
+            out.append((replace(
+                fix, summary=summary, roundtrip_before=before, classes=classes,
                 diff=unified_diff(original, edit.patched, file) if not fix.diff else
                 unified_diff(original, fix.patched_template, file),
                 patched_template=fix.patched_template or edit.patched,
                 notes=(*fix.notes, "This fix needs the template edit of its diff first: the edit alone makes the "
-                       "round trip run, and gives nothing back until this fix is made too.")))
+                       "round trip run, and gives nothing back until this fix is made too.")), judged))
     return out
 
 
@@ -175,7 +220,8 @@ class _Repair:
 
 
 def _measured(session: TemplateSession, cand: Candidate, settings: tuple[bool, ...], before: Baseline
-              ) -> tuple[RoundTripCount | None, str]:
+              ) -> tuple[TemplateSession | None, Baseline | None, str]:
+    """(the session the candidate makes, its round trip, why it could not be measured)."""
     try:
         if cand.kind == "analysis-override":
             target = session.with_overrides(cand.overrides)
@@ -187,15 +233,17 @@ def _measured(session: TemplateSession, cand: Candidate, settings: tuple[bool, .
         result = measure(target, settings, cand.change, keep=before.count if not before.errors else None)
     except ExplorerError as exc:
         what = "the patched template" if cand.kind == "template-edit" else "the change"
-        return None, f"{what} fails: {exc}"
+        return None, None, f"{what} fails: {exc}"
     if result.lost_early:
-        return None, f"it loses {', '.join(result.lost_early)}"
+        return target, None, f"it loses {', '.join(result.lost_early)}"
     if result.errors:
-        return None, "the round trip fails: " + "; ".join(result.errors)
-    return result.count, ""
+        return target, None, "the round trip fails: " + "; ".join(result.errors)
+    return target, result, ""
 
 
-def _why_not(before: RoundTripCount, after: RoundTripCount) -> str:
+def _why_not(before: RoundTripCount, after: RoundTripCount | None) -> str:
+    if after is None:
+        return "it could not be measured"
     lost = after.lost_from(before)
     if lost:
         return f"it loses {', '.join(lost)} (round trip {after} against {before})"
@@ -208,14 +256,16 @@ def _file_name(corpus: Corpus, text: str) -> str:
 
 
 def _fix(session: TemplateSession, cand: Candidate, before: RoundTripCount, after: RoundTripCount,
-         corpus: Corpus, original: str) -> Fix:
+         corpus: Corpus, original: str, checks: tuple[CheckResult, ...] = (), footprint: int = 0) -> Fix:
     name = corpus.name_of(original)
-    fix = Fix(cand.kind, cand.summary, before, after, classes=cand.classes, notes=cand.notes)
+    fix = Fix(cand.kind, cand.summary, before, after, classes=cand.classes, notes=cand.notes, checks=checks,
+              footprint=footprint, turns=cand.names, fields=cand.fields, claim=cand.claim)
     if cand.kind == "analysis-override":
         substring, holders = choose_substring(session.text, corpus, also_in=session.compiled.source, own=name)
         label = name if name != THIS_TEMPLATE else "doctor fix"
         return replace(fix, overrides=cand.overrides, substring=substring, substring_matches=holders,
-                       workaround_cpp=workaround_lambda(cand.overrides, substring, label))
+                       workaround_cpp=workaround_lambda(cand.overrides, substring, label),
+                       corpus=corpus.describe(), corpus_size=len(corpus.entries))
     if cand.kind == "template-edit":
         return replace(fix, diff=unified_diff(original, cand.patched, _file_name(corpus, original)),
                        patched_template=cand.patched)
@@ -227,33 +277,42 @@ def _subsets(classes: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _best(fixes: list[Fix]) -> list[Fix]:
-    """One fix per (kind, classes), the one that gives most back (the first of equals),
-    and none that another fix of its kind beats on every message."""
+    """One fix per (kind, classes), the one that gives most back (of equals, the one that
+    changes least, then the first), and none that another fix of its kind beats on every
+    message; ranked by how much comes back, then how little changes."""
     best: dict[tuple[str, tuple[str, ...]], Fix] = {}
     for fix in fixes:
         key = (fix.kind, fix.classes)
-        if key not in best or fix.roundtrip_after.equal > best[key].roundtrip_after.equal:
+        rank = (-fix.roundtrip_after.equal, fix.footprint)
+        if key not in best or rank < (-best[key].roundtrip_after.equal, best[key].footprint):
             best[key] = fix
     kept = [f for f in best.values() if not any(
         o is not f and o.kind == f.kind and o.roundtrip_after.equal > f.roundtrip_after.equal
         and set(f.roundtrip_after.equal_ids) <= set(o.roundtrip_after.equal_ids) for o in best.values())]
     kinds = {k: i for i, k in enumerate(FIX_KINDS)}
-    return sorted(kept, key=lambda f: (-f.roundtrip_after.equal, kinds[f.kind]))
+    return sorted(kept, key=lambda f: (-f.roundtrip_after.equal, f.footprint, kinds[f.kind]))
 
 
-def _with_reasons(session: TemplateSession, classes: tuple[FailureClass, ...], fixes: list[Fix]
-                  ) -> tuple[FailureClass, ...]:
+def _with_reasons(session: TemplateSession, classes: tuple[FailureClass, ...], fixes: list[Fix],
+                  tried: Sequence[TriedFix] = ()) -> tuple[FailureClass, ...]:
     fixed = {k for f in fixes for k in f.classes}
     out = []
     for c in classes:
         if c.key in fixed:
             out.append(c)
             continue
-        if session.handler != AUTOPARSER and c.key not in ("reasoning-dropped", "calls-dropped", "render-refused",
-                                                             "content-dropped", "thinking-closed"):
+        withdrawn = next((t for t in tried if c.key in t.classes and t.withdrawn and t.check != "keeps-intent"), None)
+        if c.by_design:
+            reason = (f"By design: {c.by_design}. The doctor does not fix what the template does on purpose: the "
+                      "model was trained on it.")
+        elif withdrawn is not None:
+            reason = f"No sound fix: {withdrawn.why} (check {withdrawn.check})."
+        elif session.handler != AUTOPARSER and c.key not in ("reasoning-dropped", "calls-dropped", "render-refused",
+                                                             "content-dropped", "thinking-closed", "turn-unclosed",
+                                                             "renders-literally"):
             reason = _HANDLER.format(handler=session.handler)
-        elif c.key == "sentinel-in-marker" and _id_first(session):
-            reason = _ID_FIRST.format(field=_id_first(session)[0], value=_id_first(session)[1])
+        elif c.key == "sentinel-in-marker" and (first := _id_first(session)) is not None:
+            reason = _ID_FIRST.format(field=first[0], value=first[1])
         elif c.key == "reasoning-dropped" and thinking_markers(session) is not None:
             reason = ("No edit that writes the reasoning into the turn gave more back without losing a message; "
                       "dropping earlier reasoning is the template's choice.")

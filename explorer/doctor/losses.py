@@ -19,7 +19,10 @@ The kinds keep apart what needs a different fix, above all the first two:
 - ``stop-token``: the turn ends with a stop token the server would stop on;
 - ``parallel-off``: the template has no parallel calls, so the request's parser keeps one;
 - ``whitespace``: only surrounding whitespace differs;
-- ``note``: how the reply was rendered or cut (no loss).
+- ``note``: how the reply was rendered or cut (no loss);
+- ``by-design``: a loss the template makes on purpose (``explorer.doctor.intent``: it strips
+  reasoning from history, writes content only without calls, opens or closes the thinking
+  block in the prompt), told with the lines that show it and never "fixed".
 
 Only ``template-drops``, ``parser-loses``, ``parallel-off`` and ``unclassified`` are
 losses (``LOSING_KINDS``); the others are how a history turn differs from a model's reply.
@@ -39,9 +42,9 @@ from explorer.roundtrip import RoundTripCase
 from explorer.triage.model import Severity
 
 LossKind = Literal["template-drops", "parser-loses", "thinking-prompt", "stop-token", "parallel-off", "whitespace",
-                   "note", "unclassified"]
+                   "note", "unclassified", "by-design"]
 LOSS_KINDS: tuple[LossKind, ...] = ("template-drops", "parser-loses", "thinking-prompt", "stop-token",
-                                    "parallel-off", "whitespace", "note", "unclassified")
+                                    "parallel-off", "whitespace", "note", "unclassified", "by-design")
 Where = Literal["template", "llama.cpp", "request"]
 # What a reply's loss is about: a message field, or the whole reply (a refused render, a parse that threw).
 Lost = Literal["content", "reasoning_content", "tool_calls", "reply", ""]
@@ -58,6 +61,7 @@ KIND_WORDS: dict[LossKind, str] = {
     "whitespace": "only surrounding whitespace differs",
     "note": "how the reply was rendered or cut",
     "unclassified": "a difference the doctor has no rule for",
+    "by-design": "the template does this on purpose (a design choice, not a defect)",
 }
 
 
@@ -113,7 +117,7 @@ RULES: tuple[Rule, ...] = (
 
 SEVERITY: dict[LossKind, Severity] = {
     "template-drops": "warning", "parser-loses": "warning", "parallel-off": "warning", "unclassified": "warning",
-    "thinking-prompt": "info", "stop-token": "info", "whitespace": "info", "note": "info",
+    "thinking-prompt": "info", "stop-token": "info", "whitespace": "info", "note": "info", "by-design": "info",
 }
 
 

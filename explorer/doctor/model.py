@@ -1,4 +1,4 @@
-"""What the doctor says about a template: the verified fixes it proposes.
+"""What the doctor says about a template: the verified fixes it proposes, and the checks behind them.
 
 Input: nothing (definitions). Output: ``RoundTripCount`` (how many assistant messages a
 template gives back equal, over both thinking settings), ``FailureClass`` (one way the
@@ -21,6 +21,41 @@ from explorer.roundtrip.run import RequestChange
 
 FixKind = Literal["analysis-override", "template-edit", "request-change"]
 FIX_KINDS: tuple[FixKind, ...] = ("analysis-override", "template-edit", "request-change")
+# The one unit of every round-trip count the doctor shows.
+ROUNDTRIP_UNIT = "assistant messages given back equal, over enable_thinking false and true"
+ClaimKind = Literal["fields", "stop", "request", "renders", "closes", "literal", "runs"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a fix's summary says it does, in a form the acceptance standard's summary
+    check tests (``explorer.doctor.acceptance``): ``fields`` the overrides' values are the
+    analysis's; ``stop`` ``text`` is an additional stop of the request; ``request`` the
+    summary names every field of the request change; ``renders`` every turn of
+    ``variants`` writes its ``text`` field (reasoning_content, content) in history;
+    ``closes`` every turn of ``variants`` is followed by ``text``; ``literal`` llama.cpp
+    no longer writes ``text`` where it wrote it; ``runs`` the round trip runs."""
+
+    kind: ClaimKind
+    variants: tuple[str, ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check of the acceptance standard on one fix: ``pass``, ``fail`` (``detail``
+    says what failed) or ``not run`` (an earlier check failed)."""
+
+    check: str
+    status: Literal["pass", "fail", "not run"]
+    detail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    def to_json(self) -> dict[str, object]:
+        return {"check": self.check, "status": self.status, "detail": self.detail}
 
 
 @dataclass(frozen=True)
@@ -32,8 +67,8 @@ class RoundTripCount:
     total: int
     equal_ids: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, int]:
-        return {"equal": self.equal, "total": self.total}
+    def to_json(self) -> dict[str, object]:
+        return {"equal": self.equal, "total": self.total, "unit": ROUNDTRIP_UNIT}
 
     def better_than(self, other: RoundTripCount) -> bool:
         """More messages back, and every message that was back before still is."""
@@ -62,6 +97,8 @@ class FailureClass:
     cases: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()
     no_fix: str = ""
+    by_design: str = ""  # the design choice that makes this loss on purpose (explorer.doctor.intent)
+    design_lines: tuple[int, ...] = ()  # the template lines that show it
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"key": self.key, "title": self.title, "cases": list(self.cases)}
@@ -69,6 +106,8 @@ class FailureClass:
             out["findings"] = list(self.findings)
         if self.no_fix:
             out["no_fix"] = self.no_fix
+        if self.by_design:
+            out |= {"by_design": self.by_design, "design_lines": list(self.design_lines)}
         return out
 
 
@@ -90,24 +129,33 @@ class Fix:
     # request-change
     request_change: RequestChange | None = None
     notes: tuple[str, ...] = ()
+    # the acceptance standard's checks (explorer.doctor.acceptance), every one passed
+    checks: tuple[CheckResult, ...] = ()
+    footprint: int = 0  # renderings and analysis fields it changes (less is better)
+    turns: tuple[str, ...] = ()  # the turns (explorer.doctor.turns variants) it may change
+    fields: tuple[str, ...] = ()  # the analysis fields it may change
+    claim: Claim | None = None  # what its summary says, as the summary check tests it
+    corpus: str = ""  # which corpus the substring was searched in ("": none at hand)
+    corpus_size: int = 0
 
     @property
     def uniqueness(self) -> str:
-        """How unique the workaround's substring is in the corpus at hand, in words."""
+        """How unique the workaround's substring is in the corpus searched, in words."""
         if not self.substring:
             return ""
-        n = len(self.substring_matches)
-        return "unique in the corpus" if n <= 1 else f"also in {n - 1} other template(s): " + ", ".join(
-            self.substring_matches[1:6])
+        return uniqueness_text(self.substring_matches, self.corpus, self.corpus_size)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"kind": self.kind, "summary": self.summary, "classes": list(self.classes),
                                   "roundtrip_before": self.roundtrip_before.to_json(),
-                                  "roundtrip_after": self.roundtrip_after.to_json()}
+                                  "roundtrip_after": self.roundtrip_after.to_json(),
+                                  "checks": [c.to_json() for c in self.checks], "footprint": self.footprint,
+                                  "turns": list(self.turns), "fields": list(self.fields)}
         if self.kind == "analysis-override":
             out |= {"overrides": [s.to_json() for s in self.overrides], "set": [s.spec for s in self.overrides],
                     "substring": self.substring, "substring_matches": list(self.substring_matches),
-                    "uniqueness": self.uniqueness, "workaround_cpp": self.workaround_cpp}
+                    "uniqueness": self.uniqueness, "corpus": self.corpus, "corpus_size": self.corpus_size,
+                    "workaround_cpp": self.workaround_cpp}
         elif self.kind == "request-change":
             out |= {"request_change": self.request_change.to_json() if self.request_change else {}}
         if self.diff:  # a template edit, or the edit an override needs first
@@ -119,17 +167,45 @@ class Fix:
 
 @dataclass(frozen=True)
 class TriedFix:
-    """A candidate that did not verify: what it was, and why it is not a fix."""
+    """A candidate that is not offered: what it was, the acceptance check it failed
+    (``check``; ``roundtrip-better`` for one that gives nothing more back) and why, with
+    every check's result."""
 
     kind: FixKind
     summary: str
     why: str  # "the round trip is no better (5/9)", "loses c/false", "the patched template does not compile: ..."
     classes: tuple[str, ...] = ()
     roundtrip_after: RoundTripCount | None = None  # None: it could not be measured
+    check: str = "roundtrip-better"
+    checks: tuple[CheckResult, ...] = ()
+
+    @property
+    def withdrawn(self) -> bool:
+        """It gives more back, but another check of the standard failed."""
+        return self.check not in ("roundtrip-better", "kept-better")
+
+    @property
+    def changes_format(self) -> bool:
+        return self.check == "keeps-format"
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "summary": self.summary, "why": self.why, "classes": list(self.classes),
-                "roundtrip_after": self.roundtrip_after.to_json() if self.roundtrip_after else None}
+                "roundtrip_after": self.roundtrip_after.to_json() if self.roundtrip_after else None,
+                "check": self.check, "checks": [c.to_json() for c in self.checks]}
+
+
+def uniqueness_text(holders: tuple[str, ...], corpus: str, size: int) -> str:
+    """A substring's uniqueness, saying which corpus was searched and how many templates
+    it holds; "uniqueness not checked" where no corpus was at hand (``holders``: the
+    templates holding it, the template itself first)."""
+    if not corpus:
+        return ("uniqueness not checked: no template corpus was at hand (llama.cpp's models/templates of the build "
+                "it targets, or --corpus)")
+    others = holders[1:]
+    if not others:
+        return f"unique among the {size} templates searched ({corpus})"
+    return (f"also in {len(others)} other template(s) of the {size} searched ({corpus}): " + ", ".join(others[:5])
+            + ("…" if len(others) > 5 else "") + "; the workaround would patch them too")
 
 
 @dataclass(frozen=True)
@@ -144,6 +220,11 @@ class FixSearch:
 
     def fixes_for(self, key: str) -> tuple[Fix, ...]:
         return tuple(f for f in self.fixes if key in f.classes)
+
+    @property
+    def withdrawn(self) -> tuple[TriedFix, ...]:
+        """The candidates the acceptance standard took back (each with the check it failed)."""
+        return tuple(t for t in self.tried if t.withdrawn)
 
     def to_json(self) -> dict[str, object]:
         return {"classes": [c.to_json() for c in self.classes], "roundtrip_before": self.roundtrip_before.to_json(),

@@ -118,6 +118,20 @@ class TurnLines:
         start = shift + len(prompt) - len(case.raw_output)
         return out, start, start + len(case.raw_output_stripped or "")
 
+    def writer_line(self, messages: tuple[dict, ...], enable_thinking: bool, needle: str, *,
+                    generation: bool = False, last: bool = False) -> int | None:
+        """The line that wrote ``needle`` (its first character; ``last``: its last
+        occurrence) in ``[user, *messages]`` (``generation``: with the generation prompt)."""
+        try:
+            got = self._render(messages, enable_thinking, generation)
+        except ExplorerError:
+            return None
+        if not isinstance(got, tuple) or not needle:
+            return None
+        out, prompt, shift = got
+        at = prompt.rfind(needle) if last else prompt.find(needle)
+        return _line_at(out, shift + at) if at >= 0 else None
+
     def generation_prompt_line(self, enable_thinking: bool) -> int | None:
         """The line that wrote the end of the next-turn generation prompt."""
         if enable_thinking not in self._prompts:

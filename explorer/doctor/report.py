@@ -36,17 +36,21 @@ from explorer.doctor.losses import (
     KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, Where, case_id, case_losses,
     grammar_notes,
 )
-from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount
+from explorer.apply.templates import falls_back
+from explorer.doctor.intent import DesignChoice, design_choices
+from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount, TriedFix
 from explorer.errors import ExplorerError
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
+from explorer.doctor.reading import design_losses, explainable, reread
 from explorer.fixtures import FamilyRun, match_family, run_family
 from explorer.triage.blame import fix_where_of
 from explorer.triage.health import Health, health_request
+from explorer.triage.health_template import EMPTY_CHECK, LITERAL_CHECK, UNCLOSED_CHECK
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.explain import explain_case
-from explorer.routing import SubstringEvidence
+from explorer.routing import AUTOPARSER, SubstringEvidence
 from explorer.session import TemplateSession
 from explorer.triage.model import SEVERITY_RANK, FixWhere, Severity
 
@@ -58,6 +62,8 @@ GrammarScope = Literal["none", "default", "both"]  # which thinking settings' re
 FixFinder = Callable[[TemplateSession, Sequence[str]], FixSearch | tuple[Fix, ...]]
 THINKING_SETTINGS = (False, True)
 REQUEST_FAILS = ("template-request-fails", "request-fails")  # llama-server answers with an error
+OVERRIDES_UNUSED = "overrides-unused"
+FIXABLE_HEALTH = (UNCLOSED_CHECK, LITERAL_CHECK)  # health findings the fix search has edits for
 LOST_WORDS = {"content": "content", "reasoning_content": "reasoning_content", "tool_calls": "tool calls",
               "reply": "the reply", "": "the reply"}
 
@@ -79,11 +85,17 @@ class DoctorFinding:
     fix_hint: str = ""
     source_line: str = ""  # the text of ``template_line``
 
+    @property
+    def own(self) -> bool:
+        """A finding about this template itself, which ``--fail-on`` counts: not the
+        family's fixtures (other models of the family), not the invocation's overrides."""
+        return self.source != "fixtures" and self.check != OVERRIDES_UNUSED
+
     def to_json(self) -> dict[str, object]:
         return {"check": self.check, "severity": self.severity, "summary": self.summary, "source": self.source,
                 "where": self.where, "field": self.field, "probe": self.probe, "template_line": self.template_line,
                 "source_line": self.source_line, "cases": list(self.cases), "detail": self.detail,
-                "fix_hint": self.fix_hint}
+                "fix_hint": self.fix_hint, "own": self.own}
 
 
 @dataclass(frozen=True)
@@ -174,6 +186,8 @@ class DoctorReport:
     skipped: tuple[str, ...] = ()  # what the doctor did not run, and why
     tools: tuple[Mapping[str, object], ...] = field(default=(), repr=False)  # the round trip's tools
     seconds: float = field(default=0.0, compare=False)
+    design: tuple[DesignChoice, ...] = ()  # what the template does on purpose (explorer.doctor.intent)
+    withdrawn: tuple[TriedFix, ...] = ()  # fixes the acceptance standard took back, each with its failed check
 
     @property
     def handler(self) -> str:
@@ -189,8 +203,15 @@ class DoctorReport:
     def as_a_model_writes(self) -> tuple[str, ...]:
         """The messages that do not come back only as a model's own reply would differ (the
         thinking block its generation prompt opens, a stop token, whitespace), by case id."""
-        return tuple(c.case_id for c in self.cases
-                     if not c.equal_trimmed and c.losses and not any(loss.losing for loss in c.losses))
+        return tuple(c.case_id for c in self.cases if not c.equal_trimmed and c.losses
+                     and not any(loss.losing or loss.kind == "by-design" for loss in c.losses))
+
+    @property
+    def by_design_cases(self) -> tuple[str, ...]:
+        """The messages that do not come back because the template leaves them out or changes
+        them on purpose (and lose nothing else), by case id."""
+        return tuple(c.case_id for c in self.cases if not c.equal_trimmed and not any(x.losing for x in c.losses)
+                     and any(x.kind == "by-design" for x in c.losses))
 
     @property
     def verdict(self) -> Verdict:
@@ -200,23 +221,40 @@ class DoctorReport:
 
     @property
     def unfixed(self) -> tuple[FailureClass, ...]:
-        """The failure classes without a sound fix, each saying why."""
-        return tuple(c for c in self.fix_classes if c.no_fix)
+        """The failure classes without a sound fix, each saying why (by-design ones apart)."""
+        return tuple(c for c in self.fix_classes if c.no_fix and not c.by_design)
 
     def by_severity(self, severity: Severity) -> tuple[DoctorFinding, ...]:
         return tuple(f for f in self.findings if f.severity == severity)
+
+    @property
+    def gate(self) -> dict[str, int]:
+        """This template's own findings by severity: what ``--fail-on`` counts."""
+        return {s: sum(1 for f in self.findings if f.own and f.severity == s) for s in ("cause", "warning")}
+
+    @property
+    def by_design(self) -> tuple[FailureClass, ...]:
+        return tuple(c for c in self.fix_classes if c.by_design)
+
+    def by_design_losses(self) -> list[dict[str, object]]:
+        """Each failure class the template makes on purpose: its cases, the design choice and
+        the lines that show it (what the verdict leaves out of its losses)."""
+        return design_losses(((c.case_id, c.enable_thinking, c.losses) for c in self.cases), self.design)
 
     def to_json(self) -> dict[str, object]:
         return {"template": self.template, "handler": self.handler, "verdict": self.verdict,
                 "losses": list(self.losses), "roundtrip": self.roundtrip.to_json(),
                 "roundtrip_as_a_model_writes": len(self.as_a_model_writes),
+                "roundtrip_by_design": len(self.by_design_cases),
                 "findings": [f.to_json() for f in self.findings], "fixes": [f.to_json() for f in self.fixes],
                 "fix_classes": [c.to_json() for c in self.fix_classes],
                 "sha256": self.sha256, "route": self.route.to_json(),
                 "cases": [c.to_json() for c in self.cases],
                 "fixtures": self.fixtures.to_json() if self.fixtures is not None else None,
                 "request": self.request.to_json() if self.request is not None else None,
-                "skipped": list(self.skipped)}
+                "skipped": list(self.skipped), "gate": self.gate, "design": [d.to_json() for d in self.design],
+                "by_design_losses": self.by_design_losses(),
+                "withdrawn": [t.to_json() for t in self.withdrawn]}
 
 
 def _losing(f: DoctorFinding) -> bool:
@@ -304,18 +342,23 @@ def _roundtrips(session: TemplateSession, grammar: GrammarScope) -> tuple[list[R
 
 
 def _case_results(session: TemplateSession, reports: Sequence[RoundTripReport],
-                  line_of: TemplateLineHook | None) -> list[CaseResult]:
+                  line_of: TemplateLineHook | None) -> tuple[list[CaseResult], tuple[DesignChoice, ...]]:
     """Every case of every report, its losses placed in the template (``line_of``, by
-    default the provenance of the case's rendering: ``explorer.doctor.places``)."""
-    out = []
+    default the provenance of the case's rendering: ``explorer.doctor.places``) and read
+    again for the template's design and the server's stops (``explorer.doctor.reading``);
+    and the template's design choices, read only when a loss is of a kind one explains."""
+    raw = []
     for report in reports:
         hook = line_of if line_of is not None else TurnLines(session, report.tools)
-        for case in report.cases:
-            out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
-                                  tuple(case.diff or ()), case_losses(case, report.enable_thinking, hook),
-                                  case.grammar, tuple(grammar_notes(case, report.enable_thinking)),
-                                  case.raw_output_stripped))
-    return out
+        raw += [(report, case, case_losses(case, report.enable_thinking, hook)) for case in report.cases]
+    choices = design_choices(session) if any(explainable(x) for _, _, losses in raw for x in losses) else ()
+    out = []
+    for report, case, first in raw:
+        losses = reread(first, case, report.enable_thinking, session, choices)
+        out.append(CaseResult(case.message_id, report.enable_thinking, case.equal, case.equal_trimmed,
+                              tuple(case.diff or ()), losses, case.grammar,
+                              tuple(grammar_notes(case, report.enable_thinking)), case.raw_output_stripped))
+    return out, choices
 
 
 def count_roundtrip(cases: Sequence[CaseResult]) -> RoundTripCount:
@@ -334,11 +377,12 @@ def _cases_text(ids: Sequence[str]) -> str:
 
 
 LEADS: dict[LossKind, str] = {
+    "by-design": "The template leaves out or changes {x} on purpose (a design choice, not a defect)",
     "template-drops": "The template does not render {x} in history turns",
     "parser-loses": "llama.cpp's parser does not give back {x} the template renders",
     "thinking-prompt": ("The generation prompt opens or closes a thinking block the history turn lacks, so the "
                         "parser reads {x} differently than a model's reply would be read"),
-    "stop-token": "A stop token is left at the end of the rendered turn",
+    "stop-token": "The turn ends with the template's end-of-turn token, which the server never hands to the parser",
     "parallel-off": "Parallel tool calls are off for this template: the parser keeps one of the {x}",
     "whitespace": "Only surrounding whitespace differs",
     "note": "How the replies were rendered and cut",
@@ -463,6 +507,13 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     cases: list[CaseResult] = []
     tools: tuple[Mapping[str, object], ...] = ()
     family: FamilyRun | None = None
+    choices: tuple[DesignChoice, ...] = ()
+    if session.overrides and session.handler != AUTOPARSER:
+        sets = ", ".join(f"--set {o.spec}" for o in session.overrides)
+        findings.append(DoctorFinding(
+            OVERRIDES_UNUSED, "warning", f"llama.cpp sends this template to its specialised '{session.handler}' "
+            f"handler, whose parser is code and reads no analysis field: the overrides ({sets}) change nothing "
+            "llama.cpp builds for it, and the report below is the handler's.", "doctor", "llama.cpp"))
     if session.render_budget_exhausted:
         # Every further rendering would wait for the render budget again; the requests are
         # still tried, since a failing request is what llama-server's users meet.
@@ -483,7 +534,7 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
             reports, notes, rt_findings = _roundtrips(session, grammar)
             skipped += notes
             findings += rt_findings
-            cases = _case_results(session, reports, line_of)
+            cases, choices = _case_results(session, reports, line_of)
             tools = reports[0].tools if reports else ()
             findings += _loss_findings(cases) + _grammar_findings(cases)
             match = match_family(session.text, session) if fixtures else None
@@ -494,15 +545,24 @@ def doctor(session: TemplateSession, *, request: Request | None = None, corpus: 
     if request_report is not None:
         findings += _request_loss_findings(request_report)
     broken = (health is not None and health.broken) or any(f.check in REQUEST_FAILS for f in findings)
-    ordered = tuple(sorted(_with_source_lines(session, findings), key=lambda f: SEVERITY_RANK[f.severity]))
+    placed = (_with_source_lines(session, findings) if not falls_back(session.text) else
+              [replace(f, template_line=None) for f in findings])  # ChatML's lines are no line of this file
+    ordered = tuple(sorted(placed, key=lambda f: (f.check != EMPTY_CHECK, SEVERITY_RANK[f.severity])))
     report = DoctorReport(label, session.sha256, route, ordered, tuple(cases), count_roundtrip(cases), broken,
-                          health, family, request_report, skipped=tuple(skipped), tools=tools)
+                          health, family, request_report, skipped=tuple(skipped), tools=tools, design=choices)
     search = default_fix_search if fixes is True else fixes or None
-    if search is not None and report.verdict != "full":  # nothing to fix otherwise
+    if search is not None and _fixable(report):
         found = search(session, corpus)
-        report = (replace(report, fixes=found.fixes, fix_classes=found.classes) if isinstance(found, FixSearch)
-                  else replace(report, fixes=found))
+        report = (replace(report, fixes=found.fixes, fix_classes=found.classes, withdrawn=found.withdrawn)
+                  if isinstance(found, FixSearch) else replace(report, fixes=found))
     return replace(report, seconds=time.perf_counter() - started)
+
+
+def _fixable(report: DoctorReport) -> bool:
+    """Worth a fix search: something is lost, a reply ends with a stop-token artifact, or
+    the template's own text has a defect the health names."""
+    return report.verdict != "full" or any(f.check == "roundtrip-stop-token" or f.check in FIXABLE_HEALTH
+                                           for f in report.findings)
 
 
 def _with_source_lines(session: TemplateSession, findings: Sequence[DoctorFinding]) -> list[DoctorFinding]:

@@ -35,6 +35,7 @@ def _count(line: Line, severity: str) -> int:
 
 
 def roundtrip_cell(line: Line) -> str:
+    """``equal/total``: assistant messages given back equal over both thinking settings."""
     rt = line.get("roundtrip")
     return f"{_s(rt, 'equal')}/{_s(rt, 'total')}" if isinstance(rt, Mapping) else "-"
 
@@ -60,8 +61,10 @@ def report_text(line: Line) -> str:
     out += [f"  workaround: {w}" for w in _strings(route, "workarounds")]
     rt = line.get("roundtrip")
     model = line.get("roundtrip_as_a_model_writes")
+    design = line.get("roundtrip_by_design")
     out += ["", f"round trip: {roundtrip_cell(line)} messages come back (both thinking settings)"
-            + (f"; {model} more differ only as a model's own reply would" if model else "")]
+            + (f"; {model} more differ only as a model's own reply would" if model else "")
+            + (f"; {design} more differ by the template's design" if design else "")]
     for case in _items(line, "cases"):
         losing = [x for x in _items(case, "losses") if x.get("severity") != "info"]
         if case.get("equal_trimmed") and not losing:
@@ -98,14 +101,40 @@ def report_text(line: Line) -> str:
             out.append(f"  {_s(row, 'status')}: {_s(row, 'id')}: {_s(row, 'detail')[:140]}")
     else:
         out += ["", "fixtures: no canitoolcall family speaks this template's format"]
+    design = _items(line, "design")
+    if design:
+        out += ["", f"by design: {len(design)} choice(s) the template makes on purpose (never fixed)"]
+        for d in design:
+            out.append(f"  [{_s(d, 'key')}] {_s(d, 'summary')}")
+            lines, texts = d.get("lines"), _strings(d, "source_lines")
+            for n, text in zip(lines if isinstance(lines, list) else [], texts):
+                out.append(f"      line {n}: {text}")
     fixes = _items(line, "fixes")
-    out += ["", f"fixes: {len(fixes)}"]
+    out += ["", f"fixes: {len(fixes)} (each passed every check of the acceptance standard; round trip in "
+            "assistant messages over enable_thinking false and true)"]
     for fix in fixes:
         before, after = fix.get("roundtrip_before"), fix.get("roundtrip_after")
         out.append(f"  [{_s(fix, 'kind')}] {_s(fix, 'summary')} (round trip {_s(before, 'equal')}/{_s(before, 'total')}"
                    f" -> {_s(after, 'equal')}/{_s(after, 'total')})")
         out += [f"      --set {s}" for s in _strings(fix, "set")]
-    unfixed = [c for c in _items(line, "fix_classes") if c.get("no_fix")]
+        if fix.get("uniqueness"):
+            out.append(f"      substring {fix.get('substring')!r}: {_s(fix, 'uniqueness')}")
+        out += [f"      check {_s(c, 'check')}: {_s(c, 'status')}" + (f" ({_s(c, 'detail')})" if c.get("detail") else "")
+                for c in _items(fix, "checks")]
+        out += [f"      note: {n}" for n in _strings(fix, "notes")]
+    withdrawn = _items(line, "withdrawn")
+    if withdrawn:
+        out += ["", f"withdrawn: {len(withdrawn)} fix(es) that failed a check of the acceptance standard"]
+        for t in withdrawn:
+            label = "changes the model's format" if t.get("check") == "keeps-format" else f"failed {_s(t, 'check')}"
+            out.append(f"  [{_s(t, 'kind')}] {_s(t, 'summary')}: {label}: {_s(t, 'why')}")
+    by_design = [c for c in _items(line, "fix_classes") if c.get("by_design")]
+    if by_design:
+        out += ["", f"by-design losses: {len(by_design)} failure class(es), not in the verdict's losses"]
+        for c in by_design:
+            cases = _strings(c, "cases")
+            out.append(f"  [{_s(c, 'key')}] {_s(c, 'by_design')}" + (f" ({', '.join(cases[:6])})" if cases else ""))
+    unfixed = [c for c in _items(line, "fix_classes") if c.get("no_fix") and not c.get("by_design")]
     if unfixed:
         out += ["", f"no sound fix: {len(unfixed)} failure class(es)"]
         for c in unfixed:
@@ -124,7 +153,7 @@ def summary_row(line: Line) -> tuple[str, ...]:
         return (_s(line, "template"), "-", "error: " + _s(line["error"], "kind"), "-", "-", "-", "-", "-")
     return (_s(line, "template"), _s(line, "handler"), _s(line, "verdict"), roundtrip_cell(line),
             str(_count(line, "cause")), str(_count(line, "warning")), str(len(_items(line, "fixes"))),
-            str(sum(1 for c in _items(line, "fix_classes") if c.get("no_fix"))))
+            str(sum(1 for c in _items(line, "fix_classes") if c.get("no_fix") and not c.get("by_design"))))
 
 
 def summary_table(lines: Sequence[Line]) -> str:

@@ -48,6 +48,7 @@ FACT_OF_CHECK: dict[str, str] = {
     "template-content-unmatchable": "template-misread",
     "template-analysis-threw": "template-misread",
     "template-probe-threw": "template-throws",
+    "template-marker-is-role": "template-misread",
 }
 
 # The doctor's round-trip loss kinds (``explorer.doctor.losses``) that are one of these facts.

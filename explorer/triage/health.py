@@ -34,6 +34,7 @@ from explorer.roundtrip.compare import compare
 from explorer.roundtrip.explain import opens_thinking
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.routing import AUTOPARSER
+from explorer.triage.health_template import EMPTY_CHECK, template_findings
 from explorer.triage.model import SEVERITY_RANK, Finding, quote, shown
 
 if TYPE_CHECKING:
@@ -308,12 +309,14 @@ def _analysis_threw(exc: AnalysisError, routed: bool, handler: str) -> Finding:
 
 
 def template_health(session: TemplateSession) -> Health:
-    """What is wrong with llama.cpp's reading of the template, worst first."""
+    """What is wrong with llama.cpp's reading of the template, worst first (an empty
+    template's finding first of all; ``explorer.triage.health_template``)."""
     routed = session.handler != AUTOPARSER
+    own = template_findings(session)
     try:
         analysis = session.analysis
     except AnalysisError as exc:
-        return Health((_analysis_threw(exc, routed, session.handler),), ())
+        return Health((*own, _analysis_threw(exc, routed, session.handler)), ())
     replies = reply_checks(session)
     findings = [*_sentinel_findings(analysis, routed, session.handler, replies, session.lines),
                 *_format_findings(analysis, routed, session.handler, replies),
@@ -342,7 +345,9 @@ def template_health(session: TemplateSession) -> Health:
                 fix_where="llama.cpp", quirk=True, llama_cpp="the autoparser's content parser (build_content)",
                 field="content.start"))
             break
-    return Health(tuple(sorted(findings, key=lambda f: SEVERITY_RANK[f.severity])), replies)
+    empty = [f for f in own if f.check == EMPTY_CHECK]  # said first, whatever else is found
+    rest = [*findings, *(f for f in own if f.check != EMPTY_CHECK)]
+    return Health((*empty, *sorted(rest, key=lambda f: SEVERITY_RANK[f.severity])), replies)
 
 
 def _kind_of(finding: Finding) -> ReplyKind:

@@ -17,9 +17,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from explorer.doctor.model import Fix
+from explorer.doctor.acceptance import TITLES
+from explorer.doctor.model import ROUNDTRIP_UNIT, CheckResult, Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
 from explorer.triage.model import SEVERITIES
+from explorer.whatif import WhatIf
 from explorer.ui_support.text import md_escape
 from explorer.ui_support.links import (
     CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
@@ -44,7 +46,8 @@ def banner(report: DoctorReport) -> Banner:
         listed = "\n".join(f"- {md_escape(loss)}" for loss in report.losses)
         return Banner("warning", f"**Losses** ({rt}):\n\n{listed}")
     extra = (f"; {len(report.as_a_model_writes)} more differ only as a model's own reply would"
-             if report.as_a_model_writes else "")
+             if report.as_a_model_writes else "") + (
+        f"; {len(report.by_design_cases)} more differ by the template's design" if report.by_design_cases else "")
     return Banner("success", f"**Full**: nothing is lost ({rt}{extra}).")
 
 
@@ -157,7 +160,8 @@ def _stem(name: str) -> str:
 def fix_view(fix: Fix, template_name: str) -> FixView:
     before, after = fix.roundtrip_before, fix.roundtrip_after
     change = (f"round trip {before.equal}/{before.total} before, {after.equal}/{after.total} after "
-              f"({after.equal - before.equal:+d} messages back)")
+              f"({after.equal - before.equal:+d} messages back; {ROUNDTRIP_UNIT}); passed all "
+              f"{sum(1 for c in fix.checks if c.passed)} checks of the acceptance standard")
     stem = _stem(template_name)
     notes = tuple(fix.notes)
     if fix.kind == "analysis-override":
@@ -177,6 +181,53 @@ def fix_view(fix: Fix, template_name: str) -> FixView:
         return FixView(f"Template edit: {fix.summary}", change, fix.diff, "diff", downloads, notes)
     body = json.dumps(fix.request_change.to_json() if fix.request_change else {}, indent=2, ensure_ascii=False)
     return FixView(f"Request change: {fix.summary}", change, body, "json", (), notes)
+
+
+def check_rows(checks: Sequence[CheckResult]) -> list[dict[str, object]]:
+    """One row per check of the acceptance standard: what it checks, its result, why."""
+    return [{"check": c.check, "what it checks": TITLES.get(c.check, c.check), "result": c.status,
+             "detail": c.detail or "-"} for c in checks]
+
+
+def withdrawn_rows(report: DoctorReport) -> list[dict[str, object]]:
+    """The fixes the acceptance standard took back, each with the check it failed."""
+    return [{"fix": f"{t.kind}: {t.summary}", "classes": ", ".join(t.classes) or "-",
+             "failed": "changes the model's format" if t.changes_format else t.check, "why": t.why}
+            for t in report.withdrawn]
+
+
+def design_rows(report: DoctorReport) -> list[dict[str, object]]:
+    """What the template does on purpose, with the lines that show it."""
+    return [{"design choice": d.key, "what": d.summary, "lines": ", ".join(map(str, d.lines)) or "-",
+             "source": " | ".join(d.source_lines)[:200] or "-"} for d in report.design]
+
+
+def fix_whatif(fix: Fix, base_text: str, current: WhatIf) -> WhatIf:
+    """The what-if that applies ``fix`` on top of the current one: its patched text, its
+    overrides and its request change (what every page then shows)."""
+    out = current
+    if fix.patched_template:
+        out = out.with_text(fix.patched_template, base_text)
+    for setting in fix.overrides:
+        out = out.with_setting(setting)
+    if fix.request_change is not None:
+        out = out.with_change(fix.request_change)
+    return out
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    """A Doctor fix applied as the What-if: the template it is for, the what-if it made,
+    and its summary and checks (shown beside the what-if)."""
+
+    sha256: str
+    whatif: WhatIf
+    summary: str
+    checks: tuple[CheckResult, ...]
+
+    def shown_for(self, sha256: str, whatif: WhatIf) -> bool:
+        """It is the what-if now active for that template."""
+        return self.sha256 == sha256 and self.whatif == whatif
 
 
 def unfixed_rows(report: DoctorReport) -> list[dict[str, object]]:
@@ -234,7 +285,10 @@ def counts(report: DoctorReport) -> Mapping[str, int]:
     return {s: len(report.by_severity(s)) for s in SEVERITIES}
 
 
+APPLIED_FIX_STATE = "doctor_applied_fix"  # the AppliedFix the What-if shows the checks of
+
 __all__ = [
+    "APPLIED_FIX_STATE", "AppliedFix", "check_rows", "design_rows", "fix_whatif", "withdrawn_rows",
     "CHOSEN_FIX_STATE", "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix",
     "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
     "page_href", "probe_links", "roundtrip_findings", "try_href", "unfixed_rows",

@@ -22,7 +22,7 @@ from explorer.roundtrip import RequestChange
 from oracle_data import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests" / "doctor"))
-from doctor_templates import LOSSY, MISREAD, RAISES, SOUND, SYNTAX_ERROR  # noqa: E402
+from doctor_templates import MISREAD, PARSER_LOSSY as LOSSY, RAISES, SOUND, SYNTAX_ERROR  # noqa: E402
 
 APP = str(PROJECT_ROOT / "app.py")
 PAGE = "pages/doctor_page.py"
@@ -72,15 +72,16 @@ def test_a_sound_template_is_full_with_every_section() -> None:
 def test_a_lossy_template_lists_its_losses_and_where_they_come_from() -> None:
     at = doctor_page(ui.SourceRequest("text", text=LOSSY))
     [banner] = [w.value for w in at.warning if "**Losses**" in w.value]
-    assert "reasoning_content" in banner
+    assert "parser does not give back the reply" in banner
     shown = text(at)
-    assert "roundtrip-template-drops" in shown and "template" in shown
+    assert "roundtrip-parser-loses" in shown
+    assert "By design" in shown and "reasoning-not-rendered" in shown  # it writes no reasoning, on purpose
     try_links = [h for h in hrefs(at) if h.startswith("try?")]
     assert try_links, hrefs(at)
     query = parse_qs(urlsplit(try_links[0]).query)
     assert query["page"] == ["try"] and "o" in query and "t" in query  # the reply and the template go along
     reply = ui.decompress_text(query["o"][0])
-    assert reply == "It is sunny."  # message b, whose reasoning the template drops
+    assert reply.startswith("<tool_call>") and reply.endswith("Let me check the weather.")  # message f, rejected
 
 
 def test_a_misread_template_is_broken_and_links_its_probe() -> None:
@@ -112,7 +113,7 @@ def test_fixes_show_before_and_after_with_their_downloads(monkeypatch: pytest.Mo
     monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: fixes)
     at = doctor_page(ui.SourceRequest("text", text=LOSSY + "{# fixes #}"))
     shown = text(at)
-    assert "round trip 10/18 before, 14/18 after (+4 messages back)" in shown
+    assert "round trip 10/18 before, 14/18 after (+4 messages back; assistant messages" in shown
     assert "--set tools.format.per_call_start=\"<tool_call>\"" in shown
     assert '"parallel_tool_calls": true' in shown
     labels = [b.proto.label for b in at.get("download_button")]
@@ -147,12 +148,12 @@ def test_the_bug_report_carries_the_chosen_fix() -> None:
     common = {"source_name": "lossy.jinja", "source_origin": "pasted text", "template_text": LOSSY}
     plain = dv.bug_report(report, **common)
     assert "Proposed fix" not in plain and "doctor verdict losses" in plain
-    assert "roundtrip-template-drops" in plain and "template line 4" in plain  # the findings, placed
+    assert "roundtrip-parser-loses" in plain and "template line 4" in plain  # the findings, placed
     edit, override, change = (dv.bug_report(report, **common, fix=f) for f in report.fixes)
     assert "- kind: `template-edit`" in edit and "render reasoning in history turns" in edit
     assert "10/18 messages come back before, 14/18 after (+4)" in edit and "+++ b/t.jinja" in edit
     assert '--set tools.format.per_call_start="<tool_call>"' in override and "/* x */" in override
-    assert "unique in the corpus" in override
+    assert "uniqueness not checked" in override  # the hand-made fix searched no corpus
     assert '"parallel_tool_calls": true' in change
     assert dv.chosen_fix(report, dv.fix_choices(report)[2]) is report.fixes[1]
     assert dv.chosen_fix(report, "no fix") is None
@@ -203,3 +204,31 @@ def test_try_its_bug_report_offers_the_fix_chosen_on_the_doctor_page(monkeypatch
     at.checkbox(key="try_bug_fix").uncheck().run()
     report = next(c.value for c in at.code if c.value.startswith("### Chat parsing"))
     assert "Proposed fix" not in report
+
+
+def test_a_fix_applied_as_the_what_if_shows_the_fixed_template_everywhere_with_its_checks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One button applies a fix as the What-if: the header then says a what-if is active, the
+    Analysis page's What if… section shows the fix with the acceptance standard's checks, and
+    the Doctor page doctors the fixed template."""
+    from explorer.doctor.acceptance import CHECK_IDS
+    from explorer.doctor.model import CheckResult
+
+    before = RoundTripCount(10, 18)
+    checks = tuple(CheckResult(c, "pass", f"{c} held") for c in CHECK_IDS)
+    fix = Fix("template-edit", "write the content before the calls", before, RoundTripCount(14, 18),
+              diff="--- a/t.jinja\n+++ b/t.jinja\n@@\n-x\n+y\n", patched_template=SOUND, checks=checks)
+    monkeypatch.setattr(doctor_report, "default_fix_search", lambda session, corpus: (fix,))
+    at = doctor_page(ui.SourceRequest("text", text=LOSSY + "{# apply #}"))
+    assert "summary-true held" in text(at)  # the checks beside the fix
+    [button] = [b for b in at.button if b.label == "Apply this fix as the What-if"]
+    button.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    held = at.session_state[dv.APPLIED_FIX_STATE]
+    assert isinstance(held, dv.AppliedFix) and held.whatif.text == SOUND and held.checks == checks
+    assert any("What-if active" in w.value and "edited template" in w.value for w in at.warning)
+    assert any("**Full**" in s.value for s in at.success)  # the Doctor now doctors the fixed (sound) template
+    at.switch_page("pages/analysis_page.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Applied from the Doctor: write the content before the calls" in i.value for i in at.info)
+    assert "grammar-no-worse held" in text(at)

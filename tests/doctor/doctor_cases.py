@@ -66,7 +66,27 @@ TEMPLATES: dict[str, str] = {
         + OPEN + "{{ m.content or '' }}{%- if m.tool_calls %}" + JSON_CALLS + "{%- endif %}" + CLOSE),
     # no call of a turn is written at all: no sound fix
     "calls-dropped": OPEN + "{{ m.content }}" + CLOSE,
+    # a call written through a %-format, which llama.cpp's engine renders literally
+    "renders-literally": (
+        OPEN + "{%- if m.tool_calls %}{%- for tc in m.tool_calls %}"
+        "{{ '<tool_call>{\"name\": \"%s\", \"arguments\": %s}</tool_call>'|format(tc.function.name, "
+        "tc.function.arguments|tojson) }}{%- endfor %}{%- else %}{{ m.content }}{%- endif %}" + CLOSE),
+    # the assistant header is a role tag, which the autoparser takes for the reasoning's opener
+    "marker-is-role": (
+        "{%- for m in messages %}{%- if m.role == 'assistant' %}{{ '<[role_assistant]>\n' }}"
+        "{%- if m.reasoning_content %}{{ m.reasoning_content + '\n[FINAL]\n' }}{%- endif %}"
+        "{{ m.content or '' }}{%- if m.tool_calls %}" + JSON_CALLS + "{%- endif %}{{ '<[end]>\n' }}"
+        "{%- else %}{{ '<[role_' + m.role + ']>\n' + m.content + '<[end]>\n' }}{%- endif %}{%- endfor %}"
+        "{%- if add_generation_prompt %}{{ '<[role_assistant]>\n' }}{%- endif %}"),
+    # a call turn the template never closes, and a tool result it never closes either
+    "turn-unclosed": (
+        "{%- for m in messages %}{%- if m.role == 'tool' %}{{ '<|im_start|>tool\n' + m.content }}"
+        "{%- else %}{{ '<|im_start|>' + m.role + '\n' }}{%- if m.tool_calls %}" + JSON_CALLS.replace(
+            "{%- for tc in m.tool_calls %}", "{%- for tc in m.tool_calls %}") +
+        "{%- else %}{{ m.content + '<|im_end|>\n' }}{%- endif %}{%- endif %}{%- endfor %}"
+        "{%- if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{%- endif %}"),
 }
+EMPTY = ""  # an empty template: llama.cpp puts its ChatML template in its place
 
 
 def patched(original: str, diff: str) -> str:

@@ -1,9 +1,13 @@
 """Our own small templates for the doctor's tests, each built for one verdict.
 
 ``SOUND`` renders reasoning, content and Hermes-style calls in history turns: every
-message comes back. ``LOSSY`` drops reasoning and the content beside calls: the round trip
-loses them, and the template is to blame. ``MISREAD`` puts the call id before the name, so
-llama.cpp's autoparser keeps part of a probe's id in a marker and every call fails.
+message comes back. ``LOSSY`` drops reasoning and the content beside calls, on purpose (it
+writes content only without calls and no reasoning at all): the round trip loses them, the
+template is to blame, and since both are design choices the verdict is full.
+``PARSER_LOSSY`` writes a turn's content after its calls, which llama.cpp's parser rejects:
+a loss that is llama.cpp's, so the verdict is losses. ``MISREAD`` puts the call id
+before the name, so llama.cpp's autoparser keeps part of a probe's id in a marker and
+every call fails.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ CALLS = ("{%- for tc in m.tool_calls %}<tool_call>\n{\"name\": \"{{ tc.function.
 SOUND = (HEAD + "{%- if m.reasoning_content %}<think>{{ m.reasoning_content }}</think>{%- endif %}"
          "{%- if m.content %}{{ m.content }}{%- endif %}{%- if m.tool_calls %}" + CALLS + "{%- endif %}" + TAIL)
 LOSSY = HEAD + "{%- if m.tool_calls %}" + CALLS + "{%- else %}{{ m.content }}{%- endif %}" + TAIL
+PARSER_LOSSY = HEAD + "{%- if m.tool_calls %}" + CALLS + "{%- endif %}{{ m.content }}" + TAIL
 MISREAD = (HEAD + "{%- if m.tool_calls %}{%- for tc in m.tool_calls %}<tc>{{ tc.id }}<name>{{ tc.function.name }}"
            "<args>{{ tc.function.arguments | tojson }}</tc>{%- endfor %}{%- else %}{{ m.content }}{%- endif %}" + TAIL)
 RAISES = "{{ raise_exception('boom') }}"

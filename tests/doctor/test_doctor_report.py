@@ -16,7 +16,10 @@ from explorer.doctor.report import DoctorReport, doctor
 from explorer.roundtrip.model import RoundTripCase
 from explorer.session import TemplateSession, open_session
 from oracle_data import HOSTILE_DIR
-from doctor_templates import LOSSY, MISREAD, RAISES, SOUND
+from doctor_cases import TEMPLATES
+from doctor_templates import LOSSY, MISREAD, PARSER_LOSSY, RAISES, SOUND
+from explorer.doctor.acceptance import CHECK_IDS
+from explorer.doctor.model import ROUNDTRIP_UNIT
 
 REQUIRED_KEYS = {"template", "handler", "verdict", "roundtrip", "findings", "fixes"}
 FINDING_KEYS = {"check", "severity", "summary", "field", "probe", "template_line"}
@@ -33,6 +36,11 @@ def lossy() -> DoctorReport:
 
 
 @pytest.fixture(scope="module")
+def parser_lossy() -> DoctorReport:
+    return doctor(open_session(PARSER_LOSSY), name="parser-lossy")
+
+
+@pytest.fixture(scope="module")
 def misread() -> DoctorReport:
     return doctor(open_session(MISREAD), name="misread")
 
@@ -45,17 +53,25 @@ def test_a_sound_template_is_full_and_every_message_comes_back(sound: DoctorRepo
     assert sound.route.handler == "autoparser" and "autoparser" in sound.route.why
 
 
-def test_a_lossy_template_names_what_it_loses_and_that_the_template_drops_it(lossy: DoctorReport) -> None:
-    assert lossy.verdict == "losses"
-    drops = {f.field: f for f in lossy.findings if f.check == "roundtrip-template-drops"}
+def test_a_template_that_drops_on_purpose_names_what_it_drops_and_why_and_loses_nothing(lossy: DoctorReport) -> None:
+    assert lossy.verdict == "full" and not lossy.losses  # both drops are design choices
+    drops = {f.field: f for f in lossy.findings if f.check == "roundtrip-by-design"}
     assert set(drops) == {"reasoning_content", "content"}
-    assert all(f.where == "template" and f.severity == "warning" for f in drops.values())
+    assert all(f.where == "template" and f.severity == "info" for f in drops.values())
     assert set(drops["reasoning_content"].cases) == {"b/false", "b/true", "e/false", "e/true"}
     assert "messages b (both), e (both)" in drops["reasoning_content"].summary
-    assert any("reasoning_content" in loss for loss in lossy.losses)
+    assert "on purpose" in drops["content"].summary and "only when the turn has no tool calls" in drops["content"].detail
     assert not any(f.check == "roundtrip-parser-loses" for f in lossy.findings)  # the parser is not to blame
     b = next(c for c in lossy.cases if c.case_id == "b/false")
-    assert [(x.kind, x.where, x.lost) for x in b.losses] == [("template-drops", "template", "reasoning_content")]
+    assert [(x.kind, x.where, x.lost) for x in b.losses] == [("by-design", "template", "reasoning_content")]
+    assert {d.key for d in lossy.design} == {"reasoning-not-rendered", "content-only-without-calls"}
+    assert set(lossy.by_design_cases) == set(drops["reasoning_content"].cases) | set(drops["content"].cases)
+
+
+def test_a_template_the_parser_misreads_has_losses(parser_lossy: DoctorReport) -> None:
+    assert parser_lossy.verdict == "losses"
+    [lost] = [f for f in parser_lossy.findings if f.check == "roundtrip-parser-loses"]
+    assert lost.where == "llama.cpp" and set(lost.cases) == {"f/false", "f/true", "h-unicode/false", "h-unicode/true"}
 
 
 def test_a_misread_template_is_broken_with_the_field_and_probe_named(misread: DoctorReport) -> None:
@@ -77,13 +93,22 @@ def test_a_template_that_raises_on_every_render_is_broken_not_an_error() -> None
 def test_to_json_has_the_line_shape(lossy: DoctorReport) -> None:
     line = json.loads(json.dumps(lossy.to_json()))
     assert REQUIRED_KEYS <= set(line)
-    assert line["template"] == "lossy" and line["verdict"] == "losses"
-    assert line["roundtrip"] == {"equal": lossy.roundtrip.equal, "total": lossy.roundtrip.total}
+    assert line["template"] == "lossy" and line["verdict"] == "full"
+    assert line["roundtrip"] == {"equal": lossy.roundtrip.equal, "total": lossy.roundtrip.total,
+                                 "unit": ROUNDTRIP_UNIT}
     assert line["findings"] and all(FINDING_KEYS <= set(f) for f in line["findings"])
-    assert line["fixes"] and all({"kind", "summary", "roundtrip_before", "roundtrip_after"} <= set(f)
-                                 for f in line["fixes"])
-    assert all(f["roundtrip_after"]["equal"] > f["roundtrip_before"]["equal"] for f in line["fixes"])
+    assert line["fixes"] == [] and line["gate"] == {"cause": 0, "warning": 0}
+    assert [d["key"] for d in line["design"]] and line["roundtrip_by_design"] == 8
     assert {c["message"] for c in line["cases"]} >= {"a", "b", "c", "d", "e", "f"}
+
+
+def test_every_fix_and_every_count_in_it_states_the_same_unit() -> None:
+    report = doctor(open_session(TEMPLATES["stop-token-left"]))
+    assert report.fixes
+    for fix in report.to_json()["fixes"]:  # type: ignore[union-attr]
+        assert fix["roundtrip_before"]["unit"] == fix["roundtrip_after"]["unit"] == ROUNDTRIP_UNIT
+        assert fix["roundtrip_before"]["total"] == fix["roundtrip_after"]["total"] == report.roundtrip.total
+        assert [c["check"] for c in fix["checks"]] == list(CHECK_IDS)
 
 
 SENTENCES = [
@@ -156,10 +181,10 @@ def test_what_the_parser_does_after_a_thinking_prompt_follows_from_the_prompt() 
 
 
 def test_the_template_line_hook_places_every_loss() -> None:
-    report = doctor(open_session(LOSSY), fixes=False, line_of=lambda case, loss: 7)
-    drops = [f for f in report.findings if f.check == "roundtrip-template-drops"]
-    assert drops and all(f.template_line == 7 for f in drops)
-    assert all(x.template_line == 7 for c in report.cases for x in c.losses)
+    report = doctor(open_session(PARSER_LOSSY), fixes=False, line_of=lambda case, loss: 7)
+    lost = [f for f in report.findings if f.check == "roundtrip-parser-loses"]
+    assert lost and all(f.template_line == 7 for f in lost)
+    assert all(x.template_line == 7 for c in report.cases for x in c.losses if x.kind != "by-design")
 
 
 def _fix(before: RoundTripCount) -> Fix:
@@ -178,17 +203,20 @@ def test_the_fix_search_runs_only_for_templates_that_need_it() -> None:
     corpus = ("templates/others",)
     full = doctor(open_session(SOUND), fixes=search, corpus=corpus)
     assert full.verdict == "full" and full.fixes == () and calls == []
-    lossy = doctor(open_session(LOSSY), fixes=search, corpus=corpus)
+    by_design = doctor(open_session(LOSSY), fixes=search, corpus=corpus)
+    assert by_design.verdict == "full" and calls == []  # a loss by design is nothing to fix
+    lossy = doctor(open_session(PARSER_LOSSY), fixes=search, corpus=corpus)
     assert len(calls) == 1 and calls[0][1] == corpus
     assert [f["kind"] for f in lossy.to_json()["fixes"]] == ["template-edit"]  # type: ignore[index]
-    assert doctor(open_session(LOSSY), fixes=False).fixes == ()
+    assert doctor(open_session(PARSER_LOSSY), fixes=False).fixes == ()
 
 
 def test_the_default_search_gives_the_report_verified_fixes_that_bring_messages_back() -> None:
-    report = doctor(open_session(LOSSY))
-    assert report.verdict == "losses" and report.fixes
+    report = doctor(open_session(TEMPLATES["stop-token-left"]))
+    assert report.verdict != "full" and report.fixes
     for fix in report.fixes:
         assert fix.roundtrip_after.equal > fix.roundtrip_before.equal, fix.summary
+        assert all(c.passed for c in fix.checks)
 
 
 def test_a_request_adds_the_templates_own_replies_through_that_requests_parser() -> None:

@@ -1,78 +1,81 @@
-"""The doctor over llama.cpp's 70 corpus templates (``../shared/oracle``): every returned
-fix re-runs better and loses nothing, reapplies from what it records (overrides, patched
-template, request change), exports what a user applies, and every failure class found
-either has a verified fix somewhere in the corpus or says why it has none. Prints, per
-class, the round trip before and after its fixes (``pytest -s``).
+"""The doctor over llama.cpp's 70 corpus templates (``../shared/oracle``): every offered fix
+passed every check of the acceptance standard, holds when checked again independently
+(``recheck``), reapplies from what it records and exports what a user applies; every
+failure class found has a fix, is by design (with the lines that show it), or says why no
+fix is sound; and the corpus's known cases come out as read by hand (Llama 3.1 writes
+content only without calls, lines 67-68; Functionary 3.1's and Hy3's end-of-turn token
+is a stop-token artifact whose fix is an additional stop; Devstral's content glued to a
+call changes the model's format). Prints, per class, the fixes, the by-design templates and
+the withdrawn candidates by check (``pytest -s``).
 
-The searches run in two processes when there are two cores (each search is independent).
+One search per template of a fixed sample (the templates read by hand, the ones with a fix
+or a withdrawn candidate to show, and every fourth of the rest), in two processes when
+there are two cores, shared by the module; ``benchmarks/sweep_fixes.py`` runs all 70 and
+prints the figures.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
 from doctor_cases import patched
 from explorer.analysis.overrides import cpp_string
-from explorer.doctor.classes import measure, thinking_settings
+from explorer.doctor.acceptance import CHECK_IDS
 from explorer.doctor.fixes import search_fixes
-from explorer.doctor.model import Fix, FixSearch
+from explorer.doctor.model import FixSearch
 from explorer.routing import AUTOPARSER
-from explorer.session import TemplateSession, open_session
+from explorer.session import open_session
 from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
+from recheck import recheck
 
 pytestmark = requires_oracle
 
-# Classes the corpus has a verified fix for today: one that loses its last fix is a regression.
-FIXED_IN_CORPUS = {"reasoning-dropped", "thinking-opened", "thinking-closed", "content-dropped", "parser-rejected",
-                   "stop-token-left", "roundtrip-failed", "reply-fails", "reasoning-not-extracted"}
+Searches = dict[str, tuple[str, FixSearch]]  # name -> (route, search)
 
 
-Searches = dict[str, tuple[str, FixSearch, tuple[tuple[str, ...], ...]]]  # name -> (route, search, reapplied)
+READ_BY_HAND = ("meta-llama-Llama-3.1-8B-Instruct", "meetkai-functionary-medium-v3.1", "tencent-Hy3",
+                "unsloth-mistral-Devstral-Small-2507", "CohereForAI-c4ai-command-r-plus-tool_use", "MiniMax-M3",
+                "Qwen-QwQ-32B", "deepseek-ai-DeepSeek-V3.2")
 
 
-def _reapplied(session: TemplateSession, fix: Fix) -> tuple[str, ...]:
-    """The messages a fix gives back when applied from what it records."""
-    settings = thinking_settings(session)
-    if fix.kind == "request-change":
-        return measure(session, settings, fix.request_change).count.equal_ids
-    target = open_session(fix.patched_template) if fix.patched_template else session
-    if fix.kind == "analysis-override":
-        target = target.with_overrides(fix.overrides)
-    return measure(target, settings).count.equal_ids
+def sample() -> list[str]:
+    names = oracle_template_names()
+    return sorted({*READ_BY_HAND, *names[::4]} & set(names))
 
 
-def _search(name: str) -> tuple[str, str, FixSearch, tuple[tuple[str, ...], ...]]:
+def _search(name: str) -> tuple[str, str, FixSearch]:
     session = open_session(load_oracle_template(name))
-    result = search_fixes(session, [str(ORACLE / "templates")])
-    return name, session.handler, result, tuple(_reapplied(session, f) for f in result.fixes)
+    return name, session.handler, search_fixes(session, [str(ORACLE / "templates")])
 
 
 @pytest.fixture(scope="module")
 def searches() -> Searches:
-    names = oracle_template_names()
+    names = sample()
     workers = min(2, os.cpu_count() or 1)
     if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             found = list(pool.map(_search, names))
     else:
         found = [_search(name) for name in names]
-    return {name: (handler, result, again) for name, handler, result, again in found}
+    return {name: (handler, result) for name, handler, result in found}
 
 
-def test_every_fix_is_verified_reapplies_and_exports_what_a_user_applies(searches: Searches) -> None:
+def test_every_offered_fix_passed_the_standard_holds_again_and_exports_what_a_user_applies(
+        searches: Searches) -> None:
+    pytest.importorskip("transformers")  # the re-check renders the transformers dialect with real transformers
     checked = 0
-    for name, (handler, result, again) in searches.items():
+    for name, (handler, result) in searches.items():
         text = load_oracle_template(name)
-        for fix, back in zip(result.fixes, again):
+        for fix in result.fixes:
             where = (name, fix.kind, fix.summary)
-            assert fix.roundtrip_after.better_than(result.roundtrip_before), where
+            assert [c.check for c in fix.checks] == list(CHECK_IDS) and all(c.passed for c in fix.checks), where
             assert fix.roundtrip_before == result.roundtrip_before, where
-            assert back == fix.roundtrip_after.equal_ids, where
+            assert recheck(text, fix) == [], where
             if fix.diff:
                 assert patched(text, fix.diff) == fix.patched_template, where
             if fix.kind == "analysis-override":
@@ -80,44 +83,43 @@ def test_every_fix_is_verified_reapplies_and_exports_what_a_user_applies(searche
                 assert fix.substring and fix.substring_matches[0] == name, where
                 assert fix.substring in (fix.patched_template or text), where
                 assert f"tmpl.src.find({cpp_string(fix.substring)})" in fix.workaround_cpp, where
-            elif fix.kind == "request-change":
-                assert fix.request_change is not None and fix.request_change.to_json(), where
+                assert fix.corpus and f"of the {fix.corpus_size} searched" in fix.uniqueness or \
+                    f"among the {fix.corpus_size} templates searched" in fix.uniqueness, where
             checked += 1
-        assert not {t.summary for t in result.tried if t.why.startswith("it loses")} & {f.summary for f in result.fixes}
     assert checked
 
 
-def test_every_failure_class_has_a_verified_fix_or_says_why_not(searches: Searches) -> None:
-    rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    reasons: dict[str, set[str]] = defaultdict(set)
-    kinds: dict[str, set[str]] = defaultdict(set)
-    for name, (_, result, _) in searches.items():
+def test_every_failure_class_has_a_fix_is_by_design_or_says_why_not(searches: Searches) -> None:
+    rows: dict[str, Counter[str]] = defaultdict(Counter)
+    withdrawn: Counter[str] = Counter()
+    for name, (_, result) in searches.items():
         for cls in result.classes:
             row = rows[cls.key]
             row["templates"] += 1
-            row["cases"] += len(cls.cases)
-            fixes = result.fixes_for(cls.key)
-            if not fixes:
+            if result.fixes_for(cls.key):
+                row["fixed"] += 1
+            elif cls.by_design:
+                row["by design"] += 1
+            else:
                 assert cls.no_fix, (name, cls.key)
-                reasons[cls.key].add(cls.no_fix[:100])
-                continue
-            best = max(fixes, key=lambda f: f.roundtrip_after.equal)
-            row["fixed"] += 1
-            row["before"] += best.roundtrip_before.equal
-            row["after"] += best.roundtrip_after.equal
-            row["total"] += best.roundtrip_after.total
-            kinds[cls.key] |= {f.kind for f in fixes}
-    print("\nfailure class            templates  cases  fixed in  round trip before -> after (templates fixed)")
+                row["no sound fix"] += 1
+        withdrawn.update(t.check for t in result.withdrawn)
+    print("\nfailure class            templates  fixed  by design  no sound fix")
     for key, row in sorted(rows.items(), key=lambda kv: -kv[1]["templates"]):
-        line = f"{key:24} {row['templates']:9} {row['cases']:6} {row['fixed']:9}"
-        if row["fixed"]:
-            kinds_used = ", ".join(sorted(kinds[key]))
-            line += f"  {row['before']}/{row['total']} -> {row['after']}/{row['total']} ({kinds_used})"
-        print(line)
-        for reason in sorted(reasons[key]):
-            print(f"{'':26}no fix: {reason}")
-    fixed = {key for key, row in rows.items() if row["fixed"]}
-    assert FIXED_IN_CORPUS <= fixed, FIXED_IN_CORPUS - fixed
-    total = sum(len(r.fixes) for _, r, _ in searches.values())
-    fixed_templates = sum(1 for _, r, _ in searches.values() if r.fixes)
-    print(f"{total} verified fixes on {fixed_templates} of {len(searches)} templates")
+        print(f"{key:24} {row['templates']:9} {row['fixed']:6} {row['by design']:10} {row['no sound fix']:13}")
+    print("withdrawn by check:", dict(withdrawn))
+    assert rows["reasoning-dropped"]["by design"] >= 8 and rows["content-dropped"]["by design"] >= 2
+
+
+def test_the_corpus_cases_read_by_hand(searches: Searches) -> None:
+    llama = searches["meta-llama-Llama-3.1-8B-Instruct"][1]
+    assert not llama.fixes and {t.check for t in llama.withdrawn} == {"keeps-intent"}
+    [content] = [c for c in llama.classes if c.key == "content-dropped"]
+    assert content.by_design and content.design_lines == (67, 68)
+    for name, token in (("meetkai-functionary-medium-v3.1", "<|eom_id|>"), ("tencent-Hy3", "<｜hy_eos:opensource｜>")):
+        result = searches[name][1]
+        [fix] = [f for f in result.fixes if "stop-token-artifact" in f.classes]
+        assert [s.spec for s in fix.overrides] == [f'additional_stops=["{token}"]']
+        assert any("nothing needs fixing" in note for note in fix.notes)
+    devstral = searches["unsloth-mistral-Devstral-Small-2507"][1]
+    assert any(t.check == "keeps-format" and "content before its tool calls" in t.summary for t in devstral.withdrawn)

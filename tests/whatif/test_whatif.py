@@ -19,6 +19,7 @@ from explorer.apply import standard_request
 from explorer.errors import OverrideError, TemplateError
 from explorer.session import open_session
 from explorer.sources import resolve_spec
+from explorer.doctor.corpus import LLAMA_CPP_ENV
 from explorer.whatif import WORKAROUND_SENTENCE, WhatIf, field_value, value_text, what_changed
 from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
@@ -85,19 +86,23 @@ def test_a_later_setting_of_a_field_replaces_the_earlier_and_can_be_removed() ->
     assert whatif.without(OPENER).empty
 
 
-def test_the_workaround_lambda_names_the_substring_and_says_how_unique_it_is(tmp_path) -> None:
+def test_the_workaround_lambda_names_the_substring_and_says_how_unique_it_is(tmp_path, monkeypatch) -> None:
     session = chatml()
     whatif = WhatIf().with_setting(WhatIf.setting(OPENER, '"<call>\\n"'))
+    monkeypatch.setenv(LLAMA_CPP_ENV, str(tmp_path / "no-llama-cpp"))  # no corpus at hand: nothing is "unique"
     made = whatif.workaround_cpp(session.text)
     assert made is not None and made.substring and made.substring in session.text
     assert f"if (tmpl.src.find({cpp_string(made.substring)}) != std::string::npos) {{" in made.cpp
     assert 'analysis.tools.format.per_call_start = "<call>\\n";' in made.cpp
-    assert "no other template" in made.uniqueness and repr(made.substring) in made.uniqueness
+    assert "uniqueness not checked" in made.uniqueness and repr(made.substring) in made.uniqueness
+    (tmp_path / "other.jinja").write_text("{{ 'something else entirely' }}", encoding="utf-8")
+    alone = whatif.workaround_cpp(session.text, corpus=[str(tmp_path / "other.jinja")])
+    assert alone is not None and "unique among the 1 templates searched" in alone.uniqueness
     # another template of the corpus holding every candidate piece: the sentence says it would be patched too
     (tmp_path / "copy-of-it.jinja").write_text(session.text + "{# a copy #}", encoding="utf-8")
     shared = whatif.workaround_cpp(session.text, corpus=[str(tmp_path)])
     assert "copy-of-it" in shared.holders and "copy-of-it" in shared.uniqueness
-    assert "also hold" in shared.uniqueness
+    assert "would patch them too" in shared.uniqueness
 
 
 @pytest.mark.skipif(shutil.which("patch") is None, reason="GNU patch is not installed")
