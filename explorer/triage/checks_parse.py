@@ -153,6 +153,8 @@ def _reported_stop(f: Facts, reported: str) -> Finding:
     if f.parse.result.end < len(f.gp):
         where = ("points into the generation prompt: its parse gave up before the output (here: the output's "
                  f"start, {place.where()})")
+    elif f.is_partial:  # the "unparsed … output:" warning is printed for a final parse only
+        where = f"points at {place.where()}"
     else:
         where = (f"points at {place.where()} (its warning \"unparsed {f.params.format} output:\" prints the "
                  "text from there)")
