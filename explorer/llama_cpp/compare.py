@@ -257,10 +257,10 @@ def port_analysis(session: TemplateSession) -> JSONObject:
         out["autoparser"] = _json(session.analysis.to_oracle_json())
     except AnalysisError as exc:
         out["autoparser"] = _error_json(exc)
-    try:
-        out["supports_enable_thinking"] = session.supports_enable_thinking
-    except ExplorerError as exc:
-        out["supports_enable_thinking"] = _error_json(exc)
+    support = session.enable_thinking_support
+    out["supports_enable_thinking"] = _error_json(support) if isinstance(support, ExplorerError) else support
+    if not isinstance(support, ExplorerError):  # the session's reading without a render: the same answer
+        out["enable_thinking_default"] = session.supports_enable_thinking
     return out
 
 
@@ -274,7 +274,10 @@ def real_analysis(session: TemplateSession, driver: LlamaCppDriver, *,
         run = driver.analyze(session.text, tools=[_json(dict(t)) for t in tools] if tools is not None else None)
         out["specialized"] = run.specialized
         out["autoparser"] = _outcome_json(run.autoparser)
-    out["supports_enable_thinking"] = made.supports_enable_thinking
+    thinking = made.supports_enable_thinking
+    out["supports_enable_thinking"] = _outcome_json(thinking) if isinstance(thinking, CppException) else thinking
+    if not isinstance(thinking, CppException):
+        out["enable_thinking_default"] = thinking
     return out
 
 
@@ -294,8 +297,13 @@ def compare_analysis(session: TemplateSession, driver: LlamaCppDriver) -> Agreem
         notes = ("this build does not expose the autoparser's analysis: caps and thinking support only",)
         port = {k: v for k, v in port.items() if k in real}
     port_auto, real_auto = port.get("autoparser"), real.get("autoparser")
-    found = list(differences({k: v for k, v in port.items() if k != "autoparser"},
-                             {k: v for k, v in real.items() if k != "autoparser"}))
+    rest_port, rest_real = ({k: v for k, v in side.items() if k != "autoparser"} for side in (port, real))
+    for key in rest_port:
+        a, b = rest_port[key], rest_real.get(key)
+        if isinstance(a, dict) and isinstance(b, dict) and ERROR_FIELD in a and ERROR_FIELD in b:
+            notes += (f"both raised on {key}: the port {_message(a)}; llama.cpp {_message(b)}",)
+            rest_port[key] = rest_real[key] = "raised"
+    found = list(differences(rest_port, rest_real))
     if isinstance(port_auto, dict) and isinstance(real_auto, dict):
         raised = (ERROR_FIELD in port_auto, ERROR_FIELD in real_auto)
         if raised == (True, True):

@@ -77,7 +77,8 @@ class DriverTemplate:
 
     source: str  # after llama.cpp's init-time patches
     caps: dict[str, bool]  # common_chat_templates_get_caps
-    supports_enable_thinking: bool
+    # common_chat_templates_support_enable_thinking (it applies a request, which may throw)
+    supports_enable_thinking: bool | CppException
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ class LlamaCppDriver:
             proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
             self._next_id += 1
             ident = self._next_id
-            line = json.dumps({"id": ident, "op": op, **fields}, ensure_ascii=False).encode("utf-8") + b"\n"
+            line = json.dumps({"id": ident, "op": op, "now": NOW_EPOCH, **fields}, ensure_ascii=False).encode("utf-8") + b"\n"
             assert proc.stdin is not None
             try:
                 proc.stdin.write(line)
@@ -289,9 +290,11 @@ class LlamaCppDriver:
                 made = CppException(**_strs(reply["exception"]))
             else:
                 caps = reply.get("caps")
+                thinking = reply.get("supports_enable_thinking_exception")
                 made = DriverTemplate(str(reply.get("source", "")),
                                       {str(k): bool(v) for k, v in caps.items()} if isinstance(caps, dict) else {},
-                                      bool(reply.get("supports_enable_thinking")))
+                                      CppException(**_strs(thinking)) if isinstance(thinking, dict)
+                                      else bool(reply.get("supports_enable_thinking")))
             entry = (handle if isinstance(handle, int) else -1, made)
             self._handles[key] = entry
             while len(self._handles) > TEMPLATE_LIMIT:

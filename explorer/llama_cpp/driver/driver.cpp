@@ -5,6 +5,8 @@
 // {"id": N, "ok": false, "error": {"type": C++ type, "message": what()}}. One process serves
 // any number of requests; templates are initialised once and named by a handle.
 //
+// Any request may carry "now" (seconds since the epoch): the wall clock from then on.
+//
 // OPs:
 //   hello                          -> build number, commit, features
 //   init     template, bos, eos    -> handle, source (after llama.cpp's init patches), caps,
@@ -35,6 +37,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cxxabi.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -58,6 +62,36 @@
 #endif
 
 using ojson = nlohmann::ordered_json;
+
+// --- the wall clock ---------------------------------------------------------------------
+// llama.cpp reads the wall clock itself for the dates templates print (date_string and
+// datetime from std::chrono::system_clock::now(), strftime_now from std::time), beside the
+// request's `now`. A request's "now" (seconds since the epoch) fixes that clock for the
+// process, as running on that date would: these definitions in the executable take the
+// place of the C library's for every caller. The monotonic clocks stay real.
+static long long g_fixed_now = -1;
+
+static int real_clock_gettime(clockid_t clock, struct timespec * ts) {
+    return static_cast<int>(syscall(SYS_clock_gettime, clock, ts));
+}
+
+extern "C" int clock_gettime(clockid_t clock, struct timespec * ts) noexcept {
+    if (g_fixed_now >= 0 && (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)) {
+        ts->tv_sec  = static_cast<time_t>(g_fixed_now);
+        ts->tv_nsec = 0;
+        return 0;
+    }
+    return real_clock_gettime(clock, ts);
+}
+
+extern "C" time_t time(time_t * out) noexcept {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    if (out) {
+        *out = ts.tv_sec;
+    }
+    return ts.tv_sec;
+}
 
 // the JSON type of the chat API (common_json in newer trees, nlohmann's ordered_json in older
 // ones): values cross between the two as JSON text
@@ -199,8 +233,15 @@ ojson op_init(const ojson & req) {
     ojson out{
         { "source", entry.source },
         { "caps", caps_json(common_chat_templates_get_caps(entry.tmpls.get())) },
-        { "supports_enable_thinking", common_chat_templates_support_enable_thinking(entry.tmpls.get()) },
     };
+    // llama-server's default for enable_thinking applies a request: that may throw where
+    // the initialisation did not
+    try {
+        out["supports_enable_thinking"] = common_chat_templates_support_enable_thinking(entry.tmpls.get());
+    } catch (const std::exception & e) {
+        out["supports_enable_thinking"]           = nullptr;
+        out["supports_enable_thinking_exception"] = error_json(e);
+    }
     entry.tmpl = std::make_unique<common_chat_template>(entry.source, bos, eos);
     long long handle = g_next_handle++;
     g_templates.emplace(handle, std::move(entry));
@@ -483,6 +524,9 @@ int main() {
             ojson req = ojson::parse(line);
             if (req.contains("id")) {
                 id = req.at("id");
+            }
+            if (req.contains("now") && req.at("now").is_number_integer()) {
+                g_fixed_now = req.at("now").get<long long>();
             }
             reply       = handle(req, quit);
             reply["ok"] = true;
