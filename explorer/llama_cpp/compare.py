@@ -23,7 +23,7 @@ from explorer import LLAMA_CPP_COMMIT_SHORT
 from explorer.apply import Request
 from explorer.comparison import flatten_json
 from explorer.errors import AnalysisError, ExplorerError, exception_json
-from explorer.llama_cpp.driver import JSON, CppException, JSONObject, LlamaCppDriver
+from explorer.llama_cpp.driver import JSON, CppException, JSONObject, LlamaCppDriver, Timed
 from explorer.output.streaming import StreamStep
 from explorer.routing import AUTOPARSER
 from explorer.session import TemplateSession
@@ -129,7 +129,7 @@ def _json(value: object) -> JSON:
     return value if value is None or isinstance(value, (bool, int, float, str, list, dict)) else str(value)
 
 
-def _outcome_json(value: JSONObject | CppException) -> JSONObject:
+def outcome_json(value: JSONObject | CppException) -> JSONObject:
     return {ERROR_FIELD: value.to_json()} if isinstance(value, CppException) else value
 
 
@@ -175,7 +175,7 @@ def port_params(session: TemplateSession, request: Request) -> JSONObject:
 
 
 def real_params(session: TemplateSession, request: Request, driver: LlamaCppDriver) -> JSONObject:
-    return _outcome_json(driver.apply(session.text, request).value)
+    return outcome_json(driver.apply(session.text, request).value)
 
 
 def compare_apply(session: TemplateSession, request: Request, driver: LlamaCppDriver) -> Agreement:
@@ -209,10 +209,18 @@ def compare_parse(session: TemplateSession, output: str, request: Request, drive
     real_applied = driver.apply(session.text, request).value
     if isinstance(real_applied, CppException):
         port = port_message(session, output, request, partial=partial)
-        return _both(what, build, port, _outcome_json(real_applied),
+        return _both(what, build, port, outcome_json(real_applied),
                      notes=("llama.cpp could not apply the request, so it parsed nothing",))
-    real = _outcome_json(driver.parse(real_applied, output, partial=partial).value)
+    real = outcome_json(driver.parse(real_applied, output, partial=partial).value)
     return _both(what, build, port_message(session, output, request, partial=partial), real)
+
+
+def parsed_agreement(what: str, driver: LlamaCppDriver, port: Mapping[str, JSON], real: Timed) -> Agreement:
+    """A parse both made with one serialized parser: the port's ``{"result", "exception"}``
+    (the oracle's fields) beside the real build's answer."""
+    result, exc = port.get("result"), port.get("exception")
+    side: JSONObject = result if isinstance(result, dict) else {ERROR_FIELD: _json(exc)}
+    return _both(what, driver.info.label, side, outcome_json(real.value))
 
 
 def _step_json(step: StreamStep) -> JSONObject:
@@ -231,12 +239,12 @@ def compare_stream(session: TemplateSession, output: str, request: Request, driv
     try:
         steps = session.stream(output, request)
     except ExplorerError as exc:
-        return _both("stream", build, _error_json(exc), _outcome_json(real_applied))
+        return _both("stream", build, _error_json(exc), outcome_json(real_applied))
     if isinstance(real_applied, CppException):
-        return _both("stream", build, {"steps": len(steps)}, _outcome_json(real_applied))
+        return _both("stream", build, {"steps": len(steps)}, outcome_json(real_applied))
     run = driver.stream(real_applied, output)
     port_steps = [_step_json(s) for s in steps]
-    real_steps = [_outcome_json(s) for s in run.steps]
+    real_steps = [outcome_json(s) for s in run.steps]
     found: list[Difference] = []
     if len(port_steps) != len(real_steps):
         found.append(Difference("prefixes", len(port_steps), len(real_steps)))
@@ -247,7 +255,7 @@ def compare_stream(session: TemplateSession, output: str, request: Request, driv
                                 else (Difference(ERROR_FIELD, _json(a.get(ERROR_FIELD)), _json(b.get(ERROR_FIELD))),))]
             break  # the first prefix where they part; later ones follow from it
     summary = {"prefixes": len(port_steps), "final": port_steps[-1] if port_steps else None}
-    real_summary = {"prefixes": run.prefixes, "final": _outcome_json(run.final)}
+    real_summary = {"prefixes": run.prefixes, "final": outcome_json(run.final)}
     return Agreement("stream", build, _json(summary), _json(real_summary), tuple(found))
 
 
@@ -268,14 +276,14 @@ def real_analysis(session: TemplateSession, driver: LlamaCppDriver, *,
                   tools: Sequence[Mapping[str, object]] | None = None) -> JSONObject:
     made = driver.template(session.text)
     if isinstance(made, CppException):
-        return _outcome_json(made)
+        return outcome_json(made)
     out: JSONObject = {"caps": _json(made.caps)}
     if driver.info.analysis:
         run = driver.analyze(session.text, tools=[_json(dict(t)) for t in tools] if tools is not None else None)
         out["specialized"] = run.specialized
-        out["autoparser"] = _outcome_json(run.autoparser)
+        out["autoparser"] = outcome_json(run.autoparser)
     thinking = made.supports_enable_thinking
-    out["supports_enable_thinking"] = _outcome_json(thinking) if isinstance(thinking, CppException) else thinking
+    out["supports_enable_thinking"] = outcome_json(thinking) if isinstance(thinking, CppException) else thinking
     if not isinstance(thinking, CppException):
         out["enable_thinking_default"] = thinking
     return out

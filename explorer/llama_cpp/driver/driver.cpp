@@ -476,7 +476,8 @@ ojson op_analyze(const ojson & req) {
         }
         out["specialized"] = common_chat_try_specialized_template(*entry.tmpl, entry.source, params).has_value();
     } catch (const std::exception & e) {
-        out["specialized"] = nullptr;
+        // only a specialised handler throws in there (the router itself compares substrings)
+        out["specialized"]           = true;
         out["specialized_exception"] = error_json(e);
     }
 #else
