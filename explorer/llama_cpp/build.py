@@ -184,8 +184,8 @@ def build_driver(tree: SourceTree, *, cache_dir: Path | None = None, jobs: int |
             code, why = _configure(cmake, ninja, cxx, tree, build, log, analysis=analysis, stubs=stubs)
             if code != 0:
                 raise LlamaCppBuildError(f"cmake could not configure the driver's build for {tree.path} "
-                                         f"(exit {code}{': ' + why if why else ''})", source=str(tree.path),
-                                         log=_tail(log))
+                                         f"(exit {code}{': ' + why if why else ''}); the end of its log:\n"
+                                         f"{_tail(log, 3000)}", source=str(tree.path), log=_tail(log))
             mark = len(_tail(log, 10**9))
             command = [cmake, "--build", str(build)] + (["-j", str(jobs)] if jobs else [])
             if progress:

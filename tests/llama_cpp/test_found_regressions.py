@@ -10,6 +10,7 @@ tests/render/test_llama_set_member.py.
 from __future__ import annotations
 
 from explorer.apply import GET_WEATHER_TOOL, Request
+from explorer.errors import TemplateRuntimeError
 from explorer.session import open_session
 
 # a Ling 3.0 (Bailing V3) shaped template: the handler's substrings in a comment
@@ -41,3 +42,21 @@ def test_a_message_with_reasoning_to_continue_keeps_the_think_block_open() -> No
     params = open_session(LING).params(_continued({"role": "assistant", "content": "", "reasoning_content": "Hmm"}))
     assert CALL_ENDS_REASONING in params.parser
     assert params.generation_prompt == "<role>ASSISTANT</role>\n<think>Hmm"
+
+
+# a template that cannot render one plain user turn ('ns.index' is never set)
+NO_INDEX = ("{%- set ns = namespace() %}{%- for m in messages %}{{ m.content }}"
+            "{% if ns.index % 2 == 0 %}!{% endif %}{% endfor %}")
+
+
+def test_thinking_support_is_llama_cpps_error_where_its_apply_raises() -> None:
+    # common_chat_templates_support_enable_thinking applies a user turn "test": llama.cpp
+    # 0c1e5709 throws std::invalid_argument "Unable to generate parser for this template.
+    # Automatic parser generation failed: … Cannot perform operation % on undefined values"
+    session = open_session(NO_INDEX)
+    support = session.enable_thinking_support
+    assert isinstance(support, TemplateRuntimeError)
+    assert support.message.startswith("Unable to generate parser for this template. Automatic parser generation "
+                                      "failed:")
+    # the route's reading without a render still answers (docs/llama-cpp-differences.md)
+    assert session.supports_enable_thinking is False
