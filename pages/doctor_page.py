@@ -6,7 +6,8 @@ template health, the round trip's losses per message with where they come from, 
 grammar verdicts, the template's fixture family, and the verified fixes (before/after,
 the --set lines and workaround lambda, the diff or the request change, with downloads, and
 a button that adds the fix to the bug report), the failure classes without a sound fix and
-why, and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
+why, the real llama.cpp's reading and fix re-checks when a build is configured
+(``app_sections.llama_cpp``), and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
 Fixtures and Try it. The report is
 ``explorer.doctor.report.doctor``'s; the rows and links are
 ``explorer.ui_support.doctor_view``'s.
@@ -25,6 +26,7 @@ from explorer.ui_support import doctor_view as dv
 from explorer.ui_support.bug_report import doctor_reproduce, template_spec
 from explorer import ui_support as ui
 import app_state as sh
+from app_sections import llama_cpp as real
 
 
 # The report is a page result the session does not hold; a widget change must not redo it.
@@ -212,6 +214,7 @@ def main() -> None:
     _roundtrip(report, session.text)
     _fixtures(report, session.text)
     _fixes(report)
+    real.doctor(session, report.to_json())
     _bug_report(report, session.text)
     d = dv.json_download(report)
     st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key="doc_json")
