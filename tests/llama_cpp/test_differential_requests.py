@@ -19,7 +19,7 @@ from explorer.llama_cpp.compare import compare_apply
 from explorer.llama_cpp.driver import LlamaCppDriver
 from explorer.session import open_session
 
-SETTINGS = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -20,7 +20,7 @@ from explorer.llama_cpp.compare import compare_analysis, compare_apply
 from explorer.llama_cpp.driver import CppException, LlamaCppDriver
 from explorer.session import open_session
 
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
