@@ -12,11 +12,11 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
 from explorer.apply import Request
 from explorer.session import TemplateSession
 from explorer.ui_support import llama_cpp_view as lv
-import app_state as sh
 
 
 def _draw(beside: lv.Beside) -> None:

@@ -22,6 +22,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,8 @@ DATA_TOOL = {"type": "function", "function": {
     "name": "store", "description": "Store records.",
     "parameters": {"type": "object", "properties": {"records": {"type": "array", "items": {"type": "object"}}},
                    "required": ["records"]}}}
-WORDS = "the quick brown fox jumps over a lazy dog while writing long replies about the weather ".split()
+WORDS = ("the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "while", "writing", "long",
+         "replies", "about", "the", "weather")
 
 
 def median_ms(fn: Callable[[], object], repeat: int) -> float:
@@ -60,15 +62,18 @@ def median_ms(fn: Callable[[], object], repeat: int) -> float:
 
 
 def prose(kb: int) -> str:
-    out, i = [], 0
-    while sum(len(w) + 1 for w in out) < kb * 1024:
-        out.append(WORDS[i % len(WORDS)])
-        i += 1
+    out: list[str] = []
+    size = 0
+    while size < kb * 1024:
+        word = WORDS[len(out) % len(WORDS)]
+        out.append(word)
+        size += len(word) + 1
     return " ".join(out)
 
 
 def big_call(kb: int) -> str:
-    records, size = [], 0
+    records: list[dict[str, object]] = []
+    size = 0
     while size < kb * 1024:
         record = {"id": len(records), "city": "Zürich", "note": "line \"quoted\"\nnext", "values": [1.5, 2, 3]}
         records.append(record)
@@ -134,8 +139,8 @@ def bench_template(name: str, text: str, driver: LlamaCppDriver, rows: dict[str,
             port_apply(request)
         except ExplorerError:
             continue
-        port = median_ms(lambda: port_apply(request), repeat)
-        own, wall = _cpp_ms(lambda: driver.apply(text, request), repeat)
+        port = median_ms(partial(port_apply, request), repeat)
+        own, wall = _cpp_ms(partial(driver.apply, text, request), repeat)
         rows["apply (standard request)"].add(port, own, wall)
 
 
@@ -153,8 +158,8 @@ def bench_outputs(driver: LlamaCppDriver, rows: dict[str, Row], repeat: int, kb:
         theirs = driver.parse(params, output).value
         assert not isinstance(theirs, CppException) and mine.message is not None
         assert mine.message.to_oracle_json() == theirs, f"{what}: the port and the build disagree"
-        port = median_ms(lambda: analyse_output(arena, output, generation_prompt=gp, format=fmt), repeat)
-        own, wall = _cpp_ms(lambda: driver.parse(params, output), repeat)
+        port = median_ms(partial(analyse_output, arena, output, generation_prompt=gp, format=fmt), repeat)
+        own, wall = _cpp_ms(partial(driver.parse, params, output), repeat)
         rows[what].add(port, own, wall)
     reply = "<think>" + prose(1)[:600] + "</think>" + prose(1)[:600] + '<tool_call>\n{"name": "get_weather", ' \
             '"arguments": {"city": "Paris", "unit": "c"}}\n</tool_call>'

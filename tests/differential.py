@@ -255,7 +255,8 @@ def conversation(draw: st.DrawFn) -> tuple[dict[str, object], ...]:
             if draw(st.booleans()):
                 turn["content"] = None
         messages.append(turn)
-        for call in turn.get("tool_calls", []):  # type: ignore[union-attr]
+        made = turn.get("tool_calls")
+        for call in made if isinstance(made, list) else []:
             assert isinstance(call, dict)
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": '{"temp": 20}'})
     return tuple(messages)

@@ -104,10 +104,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERRORED
     driver = driver_from_args(args)
     lines: list[Mapping[str, object]] = []
-    for line in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
+    for made in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
                           jobs=args.jobs, scheduler=args.scheduler):
-        if driver is not None:
-            line = with_llama_cpp(line, driver)
+        line = with_llama_cpp(made, driver) if driver is not None else made
         lines.append(line)
         if args.json:
             sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -12,7 +12,7 @@ import argparse
 from explorer.llama_cpp.command import add_build_arguments, run_build
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "llama-cpp", help="build the real llama.cpp driver the --llama-cpp switches compare with",
         description="The real llama.cpp beside the port: build a small driver from llama.cpp's own chat "

@@ -134,7 +134,9 @@ def outcome_json(value: JSONObject | CppException) -> JSONObject:
 
 
 def _error_json(exc: ExplorerError) -> JSONObject:
-    return {ERROR_FIELD: dict(exception_json(exc))}
+    shown = exception_json(exc)
+    error: JSONObject = {"type": shown["type"], "message": shown["message"]}
+    return {ERROR_FIELD: error}
 
 
 def _both(what: str, build: str, port: JSONObject, real: JSONObject, keys: Sequence[str] | None = None,
@@ -142,8 +144,8 @@ def _both(what: str, build: str, port: JSONObject, real: JSONObject, keys: Seque
     """Compare, with "both raised" as agreement (each side's message kept)."""
     port_error, real_error = ERROR_FIELD in port, ERROR_FIELD in real
     if port_error and real_error:
-        return Agreement(what, build, port, real, (), notes=notes + ("both raised: the port "
-                         f"{_message(port)}; llama.cpp {_message(real)}",))
+        said = f"both raised: the port {_message(port)}; llama.cpp {_message(real)}"
+        return Agreement(what, build, port, real, (), notes=(*notes, said))
     if port_error or real_error:
         return Agreement(what, build, port, real, (Difference(ERROR_FIELD, _json(port.get(ERROR_FIELD)),
                                                               _json(real.get(ERROR_FIELD))),), notes=notes)

@@ -49,7 +49,7 @@ class CppException:
     type: str
     message: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> JSONObject:
         return {"type": self.type, "message": self.message}
 
     def __str__(self) -> str:
@@ -165,7 +165,7 @@ class LlamaCppDriver:
         if not self.path.is_file() or not os.access(self.path, os.X_OK):
             raise LlamaCppDriverError(f"no llama.cpp driver at {self.path} (build one with `python -m explorer "
                                       "llama-cpp build`)", driver=str(self.path))
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept for the process's life, closed by close()
         env = {**os.environ, "TZ": "UTC", "LC_ALL": "C"}
         try:
             proc = subprocess.Popen([str(self.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -13,7 +13,14 @@ from __future__ import annotations
 
 from explorer.errors import ExplorerError
 from explorer.llama_cpp.compare import (
-    APPLY_KEYS, ERROR_FIELD, Agreement, Difference, differences, outcome_json, port_params, real_params,
+    APPLY_KEYS,
+    ERROR_FIELD,
+    Agreement,
+    Difference,
+    differences,
+    outcome_json,
+    port_params,
+    real_params,
     unposable,
 )
 from explorer.llama_cpp.driver import CppException, JSONObject, LlamaCppDriver

@@ -31,7 +31,7 @@ def test_a_driver_that_is_not_there_is_a_clear_error(capsys: pytest.CaptureFixtu
 
 
 def test_build_refuses_a_folder_that_is_no_llama_cpp_tree(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, err = _run(capsys, "llama-cpp", "build", "--source", str(tmp_path))
+    code, _out, err = _run(capsys, "llama-cpp", "build", "--source", str(tmp_path))
     assert code == 1
     assert "is not a llama.cpp source tree: it lacks common/chat.cpp" in err
 
@@ -58,13 +58,13 @@ def test_parse_and_why_show_the_builds_parse(capsys: pytest.CaptureFixture[str],
 
 def test_parse_with_a_serialized_parser_uses_that_parser_on_the_build(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, llama_cpp: LlamaCppDriver) -> None:
-    code, out, _err = _run(capsys, "apply", TEMPLATE)
+    _code, out, _err = _run(capsys, "apply", TEMPLATE)
     params = tmp_path / "params.json"
     params.write_text(out, encoding="utf-8")
     output = tmp_path / "out.txt"
     output.write_text("<think>unclosed", encoding="utf-8")
-    code, out, err = _run(capsys, "parse", "--parser", str(params), "--output-file", str(output), "--partial",
-                          "--llama-cpp", str(llama_cpp.path))
+    _code, out, _err = _run(capsys, "parse", "--parser", str(params), "--output-file", str(output), "--partial",
+                            "--llama-cpp", str(llama_cpp.path))
     beside = json.loads(out)["llama_cpp"]
     assert beside["what"] == "partial parse" and beside["agrees"] is True
 
@@ -84,7 +84,7 @@ def test_parse_batch_adds_the_builds_result_and_exception(capsys: pytest.Capture
 
 
 def test_doctor_rechecks_on_the_build(capsys: pytest.CaptureFixture[str], llama_cpp: LlamaCppDriver) -> None:
-    code, out, _err = _run(capsys, "doctor", TEMPLATE, "--json", "--llama-cpp", str(llama_cpp.path))
+    _code, out, _err = _run(capsys, "doctor", TEMPLATE, "--json", "--llama-cpp", str(llama_cpp.path))
     line = json.loads(out.splitlines()[0])
     section = line["llama_cpp"]
     assert section["build"] == llama_cpp.info.label and section["agrees"] is True

@@ -12,6 +12,7 @@ path). Every divergence found this way was fixed in the port or is documented
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import pytest
@@ -48,7 +49,7 @@ def _real(driver: LlamaCppDriver, case: OutputCase, text: str, partial: bool) ->
     return got.to_json() if isinstance(got, CppException) else got
 
 
-def test_mutated_fixture_outputs_parse_alike(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_mutated_fixture_outputs_parse_alike(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     cases = fixture_cases()
     if not cases:
         pytest.skip("../shared/oracle is absent: the fixtures' parsers are llama.cpp's records")
@@ -81,7 +82,7 @@ def _built_parser(driver: LlamaCppDriver, template: str, request: Request) -> Ou
     return _PARSERS[key]
 
 
-def test_mutated_own_replies_parse_alike(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_mutated_own_replies_parse_alike(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     """Each reply with the parser llama.cpp builds for its request, by both engines."""
     cases = reply_cases()
     count = 0
@@ -103,7 +104,7 @@ def test_mutated_own_replies_parse_alike(llama_cpp: LlamaCppDriver, record_prope
     record_property("cases", count)
 
 
-def test_the_whole_path_agrees_on_mutated_own_replies(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_the_whole_path_agrees_on_mutated_own_replies(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     """Each side's own apply of the reply's request, then its own parse."""
     cases = reply_cases()
     count = 0
@@ -122,7 +123,7 @@ def test_the_whole_path_agrees_on_mutated_own_replies(llama_cpp: LlamaCppDriver,
     record_property("cases", count)
 
 
-def test_streaming_a_mutated_reply_goes_alike_at_every_prefix(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_streaming_a_mutated_reply_goes_alike_at_every_prefix(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     cases = reply_cases()
     count = 0
 

@@ -10,6 +10,8 @@ thinking tags, message delimiters. Both raising counts as agreeing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from differential import corpus, request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def test_varied_requests_apply_alike(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_varied_requests_apply_alike(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     count = 0
 
     @SETTINGS

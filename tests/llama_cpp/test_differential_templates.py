@@ -10,6 +10,8 @@ the port refusing the template.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from differential import corpus, mutated_template
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,7 +26,7 @@ SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def test_mutated_templates_read_and_apply_alike(llama_cpp: LlamaCppDriver, record_property) -> None:
+def test_mutated_templates_read_and_apply_alike(llama_cpp: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     count = 0
 
     @SETTINGS

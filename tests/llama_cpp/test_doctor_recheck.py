@@ -7,6 +7,8 @@ build; an analysis override is the port's own and is not re-checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from explorer.doctor.llama_cpp_check import llama_cpp_section
 from explorer.llama_cpp.driver import LlamaCppDriver
 from explorer.session import open_session
@@ -17,7 +19,7 @@ TEXT = from_example("chatml-think-tools").text
 
 def test_a_request_change_and_a_template_edit_are_rechecked(llama_cpp: LlamaCppDriver) -> None:
     session = open_session(TEXT)
-    fixes = [
+    fixes: list[Mapping[str, object]] = [
         {"kind": "request-change", "summary": "send enable_thinking false",
          "request_change": {"chat_template_kwargs": {"enable_thinking": False}}},
         {"kind": "template-edit", "summary": "a newline after each turn",

@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -110,7 +110,7 @@ def test_the_request_goes_out_in_llama_servers_field_names() -> None:
     assert sent["tool_choice"] == "required" and sent["continue_final_message"] == "auto"
     assert sent["chat_template_kwargs"] == {"enable_thinking": False} and sent["tools"] is None
     # the port's fixed date (the oracle's run date), as the driver's wall clock
-    assert datetime.fromtimestamp(NOW_EPOCH, timezone.utc) == datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+    assert datetime.fromtimestamp(NOW_EPOCH, UTC) == datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 # --- the real build ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ commit is not held to 0c1e5709's records: these tests skip for it, saying so.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
@@ -35,7 +36,7 @@ def _json(value: object) -> object:
     return value.to_json() if isinstance(value, CppException) else value
 
 
-def test_the_driver_reads_every_corpus_template_as_llama_cpp_recorded(build: LlamaCppDriver, record_property) -> None:
+def test_the_driver_reads_every_corpus_template_as_llama_cpp_recorded(build: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     wrong: list[str] = []
     names = oracle_template_names()
     for name in names:
@@ -60,7 +61,7 @@ def test_the_driver_reads_every_corpus_template_as_llama_cpp_recorded(build: Lla
     assert not wrong, wrong[:10]
 
 
-def test_the_driver_parses_every_fixture_as_llama_cpp_recorded(build: LlamaCppDriver, record_property) -> None:
+def test_the_driver_parses_every_fixture_as_llama_cpp_recorded(build: LlamaCppDriver, record_property: Callable[[str, object], None]) -> None:
     wrong: list[str] = []
     rows = [json.loads(line) for path in sorted((ORACLE / "parse").glob("*.jsonl"))
             for line in path.read_text(encoding="utf-8").splitlines()]
