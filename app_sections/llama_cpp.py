@@ -8,6 +8,7 @@ comparison is ``explorer.ui_support.llama_cpp_view``'s.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import streamlit as st
@@ -17,6 +18,7 @@ from explorer import ui_support as ui
 from explorer.apply import Request
 from explorer.session import TemplateSession
 from explorer.ui_support import llama_cpp_view as lv
+from explorer.ui_support.app_options import app_options
 
 
 def _draw(beside: lv.Beside) -> None:
@@ -32,7 +34,7 @@ def _draw(beside: lv.Beside) -> None:
 
 
 def try_it(session: TemplateSession, request: Request, text: str, partial: bool) -> None:
-    driver = lv.configured(sh.app_options().llama_cpp)
+    driver = lv.configured(app_options().llama_cpp)
     if driver is None:
         return
     with st.spinner("Asking the real llama.cpp…"):
@@ -43,10 +45,16 @@ def try_it(session: TemplateSession, request: Request, text: str, partial: bool)
         st.json(dict(beside.message), expanded=False)
 
 
+# re-checking the fixes re-runs their round trips on the build: once per report, not per rerun
+@st.cache_resource(show_spinner="Re-checking on the real llama.cpp…", max_entries=16)
+def _doctor(session_key: str, driver_path: str, report_json: str, _session: TemplateSession) -> lv.Beside:
+    driver = lv.configured(driver_path)
+    assert driver is not None
+    return lv.doctor(_session, json.loads(report_json), driver)
+
+
 def doctor(session: TemplateSession, report: Mapping[str, object]) -> None:
-    driver = lv.configured(sh.app_options().llama_cpp)
-    if driver is None:
+    path = app_options().llama_cpp
+    if not path:
         return
-    with st.spinner("Re-checking on the real llama.cpp…"):
-        beside = lv.doctor(session, report, driver)  # type: ignore[arg-type]
-    _draw(beside)
+    _draw(_doctor(sh.session_key(session), path, json.dumps(report, sort_keys=True, default=str), session))

@@ -60,3 +60,12 @@ def test_try_it_draws_the_builds_answer(monkeypatch: pytest.MonkeyPatch, llama_c
     assert not at.exception
     assert SECTION in [h.value for h in at.subheader]
     assert any("agrees: the same chat params and the same parse" in md_plain(s.value) for s in at.success)
+
+
+def test_the_doctor_draws_the_builds_reading(monkeypatch: pytest.MonkeyPatch, llama_cpp: LlamaCppDriver) -> None:
+    monkeypatch.setenv(DRIVER_ENV, str(llama_cpp.path))
+    at = open_page("doctor_page.py", EXAMPLE)
+    assert not at.exception
+    assert SECTION in [h.value for h in at.subheader]
+    assert any(md_plain(s.value).startswith(f"llama.cpp (build {llama_cpp.info.label}): reads and applies the "
+                                            "template as the port does") for s in at.success)
