@@ -199,3 +199,43 @@ class ClusterError(ExplorerError):
     the explorer (the message says how to give it to them)."""
 
     kind = "cluster"
+
+
+# --- the real llama.cpp beside the port ----------------------------------------
+
+
+class LlamaCppError(ExplorerError):
+    """The real llama.cpp (the driver built from its source) could not be built or run."""
+
+    kind = "llama.cpp"
+
+
+class LlamaCppBuildError(LlamaCppError):
+    """The driver could not be built: a tool is missing (``tool``, and ``package``, the
+    Debian package that gives it), the source is not a llama.cpp tree (``source``), or the
+    compiler failed (``log``: the end of the build's output)."""
+
+    kind = "llama.cpp build"
+    tool: str
+    package: str
+    source: str
+    log: str
+
+    def __init__(self, message: str, location: Location | None = None, *, tool: str = "", package: str = "",
+                 source: str = "", log: str = "") -> None:
+        super().__init__(message, location)
+        self.tool, self.package, self.source, self.log = tool, package, source, log
+
+
+class LlamaCppDriverError(LlamaCppError):
+    """The driver process failed: it is not there, it died, or it answered what is not its
+    protocol. ``driver``: its path; ``stderr``: the end of what it printed."""
+
+    kind = "llama.cpp driver"
+    driver: str
+    stderr: str
+
+    def __init__(self, message: str, location: Location | None = None, *, driver: str = "",
+                 stderr: str = "") -> None:
+        super().__init__(message, location)
+        self.driver, self.stderr = driver, stderr

@@ -63,6 +63,9 @@ WHOLE_TEMPLATE_LIMIT = 16  # the analysis, enable_thinking support and round tri
 PROMPT_LIMIT = 256  # rendered prompts kept per session (the round trip renders a few per request)
 USER_TURN: Mapping[str, str] = {"role": "user", "content": "Hello"}
 SAMPLE_CALL_ID = "call7Qp2X"
+# the request common_chat_templates_support_enable_thinking applies
+ENABLE_THINKING_PROBE = Request(messages=({"role": "user", "content": "test"},), enable_thinking=True,
+                                reasoning_format="deepseek", add_generation_prompt=True)
 
 T = TypeVar("T")
 
@@ -216,9 +219,26 @@ class TemplateSession:
         return self.analysis
 
     @property
+    def enable_thinking_support(self) -> bool | ExplorerError:
+        """llama.cpp's ``common_chat_templates_support_enable_thinking`` exactly: the
+        ``supports_thinking`` of a whole apply of one user turn "test" (no tools,
+        enable_thinking, reasoning deepseek), or the error that apply raises (llama.cpp
+        throws it, and llama-server does not start)."""
+        def check() -> bool | ExplorerError:
+            try:
+                return self.params(ENABLE_THINKING_PROBE).supports_thinking
+            except ExplorerError as exc:
+                return exc
+        return self._remember_whole(("enable_thinking_support",), check)
+
+    @property
     def supports_enable_thinking(self) -> bool:
-        """llama.cpp's ``common_chat_templates_support_enable_thinking`` (llama-server's
-        default for enable_thinking)."""
+        """llama-server's default for enable_thinking (``common_chat_templates_support_enable_thinking``)
+        read off the route without rendering: a handler's rule, the analysis' reasoning mode.
+        It equals ``enable_thinking_support`` wherever that apply succeeds (the differential
+        tests check it against the real build); where that apply raises, llama.cpp throws and
+        this still answers, so that what is reported about the template can go on
+        (docs/llama-cpp-differences.md)."""
         def check() -> bool:
             mode = self.analysis.reasoning.mode.value if self.handler == AUTOPARSER else None
             return supports_enable_thinking(self.templates, reasoning_mode=mode)

@@ -8,7 +8,8 @@ its lines), and the fixes that passed the acceptance standard (before/after, eve
 with its result, the --set lines and workaround lambda, the diff or the request change,
 with downloads, a button that adds the fix to the bug report and one that applies it as
 the What-if), the failure classes without a sound fix and why, the withdrawn fixes with
-the check each failed, and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
+the check each failed, the real llama.cpp's reading and fix re-checks when a build is configured
+(``app_sections.llama_cpp``), and the bug report (Markdown) with the chosen fix, with links into Probes, Analysis,
 Fixtures and Try it. The report is
 ``explorer.doctor.report.doctor``'s; the rows and links are
 ``explorer.ui_support.doctor_view``'s.
@@ -27,6 +28,7 @@ from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
 from explorer.ui_support.bug_report import doctor_reproduce, template_spec
 import app_state as sh
+from app_sections import llama_cpp as real
 
 
 # The report is a page result the session does not hold; a widget change must not redo it.
@@ -247,6 +249,7 @@ def main() -> None:
     _fixtures(report, session.text)
     _design(report)
     _fixes(report)
+    real.doctor(session, report.to_json())
     _bug_report(report, session.text)
     d = dv.json_download(report)
     st.download_button(d.label, d.data, file_name=d.file_name, mime=d.mime, key="doc_json")

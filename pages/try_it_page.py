@@ -8,7 +8,8 @@ prompt, the parsed message (``session.parse``), "Why this result?" (``session.di
 template's handler beside the autoparser (``session.parse_routes``), the output tinted by
 the parse tree, the streaming scrubber (``session.stream``), a bug report (proposing the fix
 chosen on the Doctor page for this template, when there is one), and the round trip
-(``session.roundtrip``).
+(``session.roundtrip``); with a real llama.cpp build configured, its answer beside the
+port's (``app_sections.llama_cpp``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
 from explorer.ui_support.bug_report import try_bug_report
 from explorer.ui_support.links import CHOSEN_FIX_STATE
+from app_sections import llama_cpp as real
 from app_sections import log as logs
 from app_sections import roundtrip as rts
 import app_state as sh
@@ -244,6 +246,7 @@ def _results(session: TemplateSession, request: Request, params: ChatParams, tex
         st.error(ui.md_escape(f"{parsed.error} — llama-server answers this request with an error."))
     else:
         _message(parsed.message)
+    real.try_it(session, request, text, partial)
     why = _why(session, request, text, partial)
     if params.handler not in (AUTOPARSER, PURE_CONTENT):
         _versus(session, request, text, partial)

@@ -66,7 +66,7 @@ class AppliedPrompt:
     prompt_without_generation: str | None  # the add_generation_prompt=false render
     generation_prompt: str
     supports_thinking: bool | None  # None: autoparser route without a reasoning mode
-    continuation: str  # "none", "reasoning" or "content" (resolved)
+    continuation: str  # "none", "reasoning" or "content" (resolved; "none" when the message continued is empty)
     steps: tuple[AppliedStep, ...]
     source: str  # the template source that was rendered (after patches)
     # the generation prompt before a continuation rewrote it: what llama.cpp's
@@ -203,7 +203,9 @@ def apply_request(
         prompt_without_generation=without,
         generation_prompt=pair.generation_prompt,
         supports_thinking=supports,
-        continuation=msgs.continuation if msgs.continue_msg is not None else "none",
+        # generation_params::has_continuation: a mode and a message that is not empty
+        continuation=msgs.continuation if msgs.continue_msg is not None and not _is_empty(msgs.continue_msg)
+        else "none",
         steps=tuple(steps),
         source=source,
         parser_generation_prompt=parser_gen,

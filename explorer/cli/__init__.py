@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from explorer.analysis.glossary import glossary_text
-from explorer.cli import analyze, app, apply, caps, doctor, grammar, parse, render, roundtrip, why
+from explorer.cli import analyze, app, apply, caps, doctor, grammar, llama_cpp, parse, render, roundtrip, why
 from explorer.cli.inputs import program_name
 from explorer.errors import ExplorerError
 
-COMMANDS: tuple[ModuleType, ...] = (caps, render, analyze, apply, parse, grammar, roundtrip, why, doctor, app)
+COMMANDS: tuple[ModuleType, ...] = (caps, render, analyze, apply, parse, grammar, roundtrip, why, doctor, app,
+                                    llama_cpp)
 EXIT_BROKEN_PIPE = 141  # as a shell reports a process that SIGPIPE ended (``yes | head``)
 
 

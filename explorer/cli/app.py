@@ -44,6 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="the built-in example the app opens on (default chatml-think-tools)")
     p.add_argument("--public-url", default=None, metavar="URL",
                    help="the app's public address: only then do bug reports carry a link to the view")
+    p.add_argument("--llama-cpp", default=None, metavar="DRIVER",
+                   help="a real llama.cpp build's driver (`llama-cpp build`): Try it and the Doctor show its answer "
+                        "beside the port's (also $TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER)")
     p.add_argument("--dry-run", action="store_true", help="print the command and the folder, do not run")
     p.set_defaults(run=run)
 
@@ -58,6 +61,8 @@ def command(args: argparse.Namespace, folder: Path) -> list[str]:
         own += ["--example", args.example]
     if args.public_url:
         own += ["--public-url", args.public_url]
+    if getattr(args, "llama_cpp", None):
+        own += ["--llama-cpp", args.llama_cpp]
     return argv + (["--", *own] if own else [])
 
 

@@ -17,7 +17,8 @@ reads them.
 
 Output: one JSON line per non-blank input line, in input order: ``{"id", "result",
 "exception", "streaming_final"}`` (the oracle's fields; more with ``full_streaming`` and
-``explain``), or ``{"id", "error": {"kind", "message", "line"}}`` for a row that is
+``explain``; with ``llama_cpp``, a real build's driver, a ``llama_cpp`` object: that build's
+``result`` and ``exception`` for the row, its own apply for a template row), or ``{"id", "error": {"kind", "message", "line"}}`` for a row that is
 malformed or whose template, fixture or parser fails. With ``jobs`` > 1 the rows are
 spread over that many processes, each template's rows kept together so that a worker
 opens each template's session once.
@@ -35,7 +36,8 @@ from typing import IO, TypeAlias
 
 from explorer.apply import Request
 from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
-from explorer.errors import ExplorerError, SourceError, exception_json
+from explorer.errors import ExplorerError, LlamaCppDriverError, SourceError, exception_json
+from explorer.llama_cpp.driver import JSON, CppException, JSONObject, driver_at
 from explorer.apply.pipeline import ChatParams
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
@@ -44,8 +46,6 @@ from explorer.sources import resolve_spec
 from explorer.output.streaming import stream_summary
 from explorer.vocabulary import REASONING_FORMATS
 
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
-JSONObject: TypeAlias = "dict[str, JSON]"
 OutLine: TypeAlias = "dict[str, object]"
 
 ROW_ERROR = "row"  # error kind of a line that is not a usable row
@@ -58,6 +58,7 @@ class BatchOptions:
 
     full_streaming: bool = False  # the oracle's streaming_* fields (a parse per character)
     explain: bool = False  # where a failing parse got furthest and what it expected there
+    llama_cpp: str | None = None  # a real build's driver: each line's llama_cpp (result, exception)
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,32 @@ def _result_fields(full: OutputParse, partial: OutputParse | None, arena: Arena 
     return out
 
 
+def _real_fields(answer: JSONObject | CppException) -> OutLine:
+    if isinstance(answer, CppException):
+        return {"result": None, "exception": answer.to_json()}
+    return {"result": answer, "exception": None}
+
+
+def llama_cpp_parser_row(row: Mapping[str, JSON], text: str, driver_path: str) -> OutLine:
+    """A parser row through the real build: its parser, generation prompt and format."""
+    try:
+        return _real_fields(driver_at(driver_path).parse(row, text).value)
+    except LlamaCppDriverError as exc:
+        return {"result": None, "exception": None, "error": str(exc)}
+
+
+def llama_cpp_template_row(session: TemplateSession, request: Request, text: str, driver_path: str) -> OutLine:
+    """A template row through the real build: its own apply of the request, then its parse."""
+    try:
+        driver = driver_at(driver_path)
+        applied = driver.apply(session.text, request).value
+        if isinstance(applied, CppException):
+            return _real_fields(applied)
+        return _real_fields(driver.parse(applied, text).value)
+    except LlamaCppDriverError as exc:
+        return {"result": None, "exception": None, "error": str(exc)}
+
+
 def replay_row(row: Mapping[str, JSON], *, full_streaming: bool = False, explain: bool = False) -> OutLine:
     """One oracle-shaped row through our parser: the oracle's result fields (and, with
     ``explain``, the furthest failure of a parse that threw)."""
@@ -199,8 +226,11 @@ def replay_template_row(session: TemplateSession, row: TemplateRow, options: Bat
         raise
     full = session.parse(row.raw_output, request)
     partial = None if options.full_streaming else session.parse(row.raw_output, request, partial=True)
-    return {"id": row.id} | _result_fields(full, partial, params.arena, row.raw_output,
+    line = {"id": row.id} | _result_fields(full, partial, params.arena, row.raw_output,
                                            params.generation_prompt, params.format, options)
+    if options.llama_cpp:
+        line["llama_cpp"] = llama_cpp_template_row(session, request, row.raw_output, options.llama_cpp)
+    return line
 
 
 def error_line(row: RowError) -> OutLine:
@@ -226,6 +256,8 @@ def run_task(task: Task, options: BatchOptions) -> list[tuple[int, OutLine]]:
         try:
             if isinstance(row, ParserRow):
                 line = replay_row(row.row, full_streaming=options.full_streaming, explain=options.explain)
+                if options.llama_cpp:
+                    line["llama_cpp"] = llama_cpp_parser_row(row.row, raw_output_for(row.row), options.llama_cpp)
             else:
                 if session is None and opened is None:
                     try:

@@ -8,6 +8,10 @@ processes or ``--scheduler ADDRESS`` (a Dask distributed scheduler). Output: wit
 error line), streamed in input order as each finishes; otherwise a readable report for a
 single template, a summary table for several.
 
+``--llama-cpp DRIVER``: each report also says what that real build reads off the template
+and applies for the standard request, and whether each template-edit and request-change
+fix holds there (its round trip's llama.cpp steps asked of the build: ``llama_cpp``).
+
 Exit code: 1 when ``--fail-on`` finds its severity among a template's own findings
 (``cause``; ``warning`` counts causes too: the report's ``gate``, which leaves out the
 fixture family's results, other models' outputs, and the invocation's unused overrides),
@@ -25,9 +29,14 @@ from collections.abc import Mapping
 
 from explorer.analysis.overrides import parse_setting
 from explorer.cli.inputs import TEMPLATE_HELP, add_override_argument, program_name
-from explorer.errors import ExplorerError
+from explorer.cli.llama_cpp_args import add_llama_cpp_argument, driver_from_args
 from explorer.doctor.batch import run_batch
+from explorer.doctor.llama_cpp_check import fixes_of, llama_cpp_section
 from explorer.doctor.text import report_text, summary_table
+from explorer.errors import ExplorerError
+from explorer.llama_cpp.driver import LlamaCppDriver
+from explorer.session import open_session
+from explorer.sources import resolve_spec
 
 EXIT_FAIL_ON = 1
 EXIT_ERRORED = 2
@@ -57,6 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="a folder of templates the fix search checks a workaround's substring against, besides "
                         "llama.cpp's own models/templates of the targeted build; repeatable")
     p.add_argument("--no-fixes", action="store_true", help="skip the fix search")
+    add_llama_cpp_argument(p)
     p.set_defaults(run=run)
 
 
@@ -73,6 +83,28 @@ def how_to_see_each(args: argparse.Namespace) -> str:
             "--json ... (one JSON line per template, in this order).")
 
 
+def with_llama_cpp(line: Mapping[str, object], driver: LlamaCppDriver) -> Mapping[str, object]:
+    """A report line with the real build's reading of the template and its re-checked fixes
+    (``llama_cpp``); an error line as it is."""
+    spec = line.get("template")
+    if isinstance(line.get("error"), Mapping) or not isinstance(spec, str):
+        return line
+    try:
+        session = open_session(resolve_spec(spec).text)
+        section = llama_cpp_section(session, fixes_of(line), driver)  # type: ignore[arg-type]
+    except ExplorerError as exc:
+        return {**line, "llama_cpp": {"error": str(exc)}}
+    return {**line, "llama_cpp": section.to_json() | {"text": section.to_text()}}
+
+
+def _llama_cpp_text(line: Mapping[str, object]) -> str:
+    section = line.get("llama_cpp")
+    if not isinstance(section, Mapping):
+        return ""
+    text = section.get("text", section.get("error", ""))
+    return f"\n{text}" if text else ""
+
+
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
@@ -83,9 +115,11 @@ def run(args: argparse.Namespace) -> int:
         except ExplorerError as exc:
             print(f"error: --set {spec}: {exc}", file=sys.stderr)
             return EXIT_USAGE
+    driver = driver_from_args(args)
     lines: list[Mapping[str, object]] = []
-    for line in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
+    for made in run_batch(args.templates, sets=args.set, corpus=args.corpus, fixes=not args.no_fixes,
                           jobs=args.jobs, scheduler=args.scheduler):
+        line = with_llama_cpp(made, driver) if driver is not None else made
         lines.append(line)
         if args.json:
             sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -94,9 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         reports = [line for line in lines if line not in errored]
         if len(lines) == 1 and reports:
-            sys.stdout.write(report_text(lines[0]) + "\n")
+            sys.stdout.write(report_text(lines[0]) + _llama_cpp_text(lines[0]) + "\n")
         elif len(lines) > 1:
-            sys.stdout.write(summary_table(lines) + "\n" + how_to_see_each(args) + "\n")
+            sys.stdout.write(summary_table(lines) + "\n" + how_to_see_each(args) + "\n"
+                             + "".join(_llama_cpp_text(line).lstrip("\n") + "\n" for line in reports
+                                       if _llama_cpp_text(line)))
         for failed in errored:  # each error once, in words, on stderr
             error = failed["error"]
             assert isinstance(error, Mapping)

@@ -14,6 +14,11 @@ that report as an ``explain`` field to each line.
 
 A positional TEMPLATE runs the whole pipeline instead (routing, analysis or handler,
 generator) for the request the switches describe, as ``apply`` does.
+
+``--llama-cpp DRIVER`` runs the same output through that real build too (with a TEMPLATE,
+the build's own parser for the request; with ``--parser``, that parser): whether it agrees
+on stderr, and ``llama_cpp`` in the JSON. ``parse-batch --llama-cpp DRIVER`` adds a
+``llama_cpp`` object (``result``, ``exception``) to each line.
 """
 
 from __future__ import annotations
@@ -29,20 +34,30 @@ from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_
 from explorer.cli.inputs import (
     add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
 )
+from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args, tell
+from explorer.llama_cpp.compare import Agreement, compare_parse, compare_stream, parsed_agreement
+from explorer.llama_cpp.driver import LlamaCppDriver
+from explorer.session import TemplateSession
+from explorer.apply import Request
 from explorer.errors import PegError, SourceError, exception_json
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
 from explorer.output.streaming import char_chunks, stream
 from explorer.vocabulary import REASONING_FORMATS
+from explorer.llama_cpp.driver import JSONObject
 
 
 @dataclass(frozen=True)
 class ParserSettings:
-    """What ``common_chat_parse`` needs besides the text."""
+    """What ``common_chat_parse`` needs besides the text (``serialized``: the parser's text,
+    for a real build; ``session``/``request``: the template and request it was built for)."""
 
     arena: Arena | None
     generation_prompt: str = ""
     format: str = DEFAULT_FORMAT
+    serialized: str = ""
+    session: TemplateSession | None = None
+    request: Request | None = None
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -74,6 +89,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         "not with --stream)")
     add_request_arguments(p, reasoning_format=False)
     add_override_argument(p)
+    add_llama_cpp_argument(p)
     p.set_defaults(run=run)
 
     b = subparsers.add_parser(
@@ -98,6 +114,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--jobs", metavar="N", type=_jobs, default=1,
                    help="spread the rows over N processes, each template's rows together "
                         "(default 1: in this process)")
+    b.add_argument("--llama-cpp", metavar="DRIVER", default=None,
+                   help="also parse each row with a real llama.cpp build (the driver `llama-cpp build` printed): "
+                        "each line gets a 'llama_cpp' object with its result and exception")
     b.set_defaults(run=run_batch)
 
 
@@ -120,8 +139,8 @@ def settings_from_parser_file(text: str) -> ParserSettings:
     if isinstance(data, dict) and isinstance(data.get("parser"), str):
         arena = load_arena(data["parser"]) if data["parser"] else None
         return ParserSettings(arena, data.get("generation_prompt") or "",
-                              data.get("format") or DEFAULT_FORMAT)
-    return ParserSettings(load_arena(text.strip()))
+                              data.get("format") or DEFAULT_FORMAT, data["parser"])
+    return ParserSettings(load_arena(text.strip()), serialized=text.strip())
 
 
 def parser_settings(args: argparse.Namespace) -> ParserSettings:
@@ -131,17 +150,33 @@ def parser_settings(args: argparse.Namespace) -> ParserSettings:
         found = settings_from_parser_file(_read(args.parser))
     elif args.template:
         session, _source = session_from_args(args)
-        params = session.params(request_from_args(session, args))
-        found = ParserSettings(params.arena, params.generation_prompt, params.format)
+        request = request_from_args(session, args)
+        params = session.params(request)
+        found = ParserSettings(params.arena, params.generation_prompt, params.format, params.parser, session,
+                               request)
     else:
         raise SourceError("expected --parser FILE (or a TEMPLATE)")
+    overridden = args.generation_prompt is not None or args.format is not None
     return ParserSettings(
         found.arena,
         found.generation_prompt if args.generation_prompt is None else args.generation_prompt,
-        found.format if args.format is None else args.format)
+        found.format if args.format is None else args.format, found.serialized,
+        None if overridden else found.session, None if overridden else found.request)
+
+
+def _beside(settings: ParserSettings, output: str, port: JSONObject, partial: bool,
+            driver: LlamaCppDriver) -> Agreement:
+    """The real build on the same output: with a template, its own parser for the request;
+    with a serialized parser, that parser."""
+    if settings.session is not None and settings.request is not None:
+        return compare_parse(settings.session, output, settings.request, driver, partial=partial)
+    real = driver.parse({"format": settings.format, "generation_prompt": settings.generation_prompt,
+                         "parser": settings.serialized}, output, partial=partial)
+    return parsed_agreement("partial parse" if partial else "parse", driver, port, real)
 
 
 def run(args: argparse.Namespace) -> int:
+    driver = driver_from_args(args)
     settings = parser_settings(args)
     if args.notation:
         print(settings.arena.notation() if settings.arena else "root = tag<content>(until()) $")
@@ -158,7 +193,14 @@ def run(args: argparse.Namespace) -> int:
                           "message": step.message.to_oracle_json() if step.message else None,
                           "exception": exception_json(step.error) if step.error else None,
                           "deltas": step.openai_deltas()})
-        print(json.dumps({"steps": steps}, ensure_ascii=False, indent=1))
+        out_steps: dict[str, Any] = {"steps": steps}
+        if driver is not None:
+            if settings.session is None or settings.request is None:
+                raise SourceError("--stream --llama-cpp compares a TEMPLATE's parser (give a TEMPLATE, not --parser)")
+            agreement = compare_stream(settings.session, output, settings.request, driver)
+            tell(agreement)
+            out_steps["llama_cpp"] = agreement_json(agreement)
+        print(json.dumps(out_steps, ensure_ascii=False, indent=1))
         return 0
     parsed = analyse_output(settings.arena, output, generation_prompt=settings.generation_prompt,
                             format=settings.format, is_partial=args.partial)
@@ -166,6 +208,11 @@ def run(args: argparse.Namespace) -> int:
         "result": parsed.message.to_oracle_json() if parsed.message else None,
         "exception": exception_json(parsed.error) if parsed.error else None,
     }
+    if driver is not None:
+        agreement = _beside(settings, output, {"result": out["result"], "exception": out["exception"]},
+                            args.partial, driver)
+        tell(agreement)
+        out["llama_cpp"] = agreement_json(agreement)
     if args.ast:
         out["parse_status"] = parsed.result.status_name
         out["parse_end"] = parsed.result.end
@@ -196,7 +243,9 @@ def _jobs(text: str) -> int:
 def run_batch(args: argparse.Namespace) -> int:
     lines = read_lines(args.input)
     search = template_search(args.templates, args.input)
-    options = BatchOptions(full_streaming=args.full_streaming, explain=args.explain)
+    driver = driver_from_args(args)
+    options = BatchOptions(full_streaming=args.full_streaming, explain=args.explain,
+                           llama_cpp=str(driver.path) if driver is not None else None)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
     try:
         rows, errors, first = replay_batch(lines, out, search=search, options=options, jobs=args.jobs)

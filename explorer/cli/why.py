@@ -10,6 +10,9 @@ parse gave; 1 when the log holds no output and none was given. The text opens wi
 headline sentence; notes and every coordinate of each place are folded (``--verbose``
 shows them); a clean parse prints one line. Without ``--tools`` the request offers the
 tools the output calls (the app's rule, ``TemplateSession.user_request``), and says so.
+``--llama-cpp DRIVER``: the same output parsed by that real build for the same request;
+the text ends with "llama.cpp (build …) agrees on the parse" or the fields that differ
+(``llama_cpp`` in the JSON).
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ from explorer.cli.inputs import (
     add_override_argument, add_request_arguments, add_template_argument, read_output, session_from_args,
     user_request_from_args,
 )
+from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args
 from explorer.errors import SourceError
+from explorer.llama_cpp.compare import Agreement, compare_parse
+from explorer.llama_cpp.driver import LlamaCppDriver
 from explorer.session import TemplateSession
 
 
@@ -47,6 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
     p.add_argument("--verbose", action="store_true",
                    help="every finding in full: the notes, and each place in every coordinate")
+    add_llama_cpp_argument(p)
     p.set_defaults(run=run)
 
 
@@ -55,21 +62,33 @@ def run(args: argparse.Namespace) -> int:
         raise SourceError("why needs --output-file F or --from-log LOG (or both)")
     if args.output_file == "-" and args.from_log == "-":
         raise SourceError("only one of --output-file and --from-log can be read from stdin")
+    driver = driver_from_args(args)
     session, _source = session_from_args(args)
     output = read_output(args.output_file) if args.output_file is not None else None
     log_text = read_output(args.from_log) if args.from_log is not None else None
     built = user_request_from_args(session, args, output if output is not None else _log_output(session, log_text))
     request = built.request
     if log_text is not None:
-        return _from_log(session, request, log_text, output, args, built.notes)
+        return _from_log(session, request, log_text, output, args, built.notes, driver)
     assert output is not None
     diagnosis = session.diagnose(output, request, partial=args.partial)
+    beside = _beside(session, output, request, args, driver)
     if args.json:
-        print(json.dumps({**diagnosis.to_json(), "request_notes": list(built.notes)}, indent=2, ensure_ascii=False))
+        print(json.dumps({**diagnosis.to_json(), "request_notes": list(built.notes)}
+                         | ({"llama_cpp": agreement_json(beside)} if beside else {}), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(diagnosis.to_text(verbose=args.verbose, also=built.notes if args.verbose else built.short)
-                         + (f"route: {session.handler}\n" if args.verbose else ""))
+                         + (f"route: {session.handler}\n" if args.verbose else "")
+                         + (beside.to_text() + "\n" if beside else ""))
     return 0
+
+
+def _beside(session: TemplateSession, output: str, request: Request, args: argparse.Namespace,
+            driver: LlamaCppDriver | None) -> Agreement | None:
+    """The real build's parse of the same output for the same request (``--llama-cpp``)."""
+    if driver is None:
+        return None
+    return compare_parse(session, output, request, driver, partial=args.partial)
 
 
 def _log_output(session: TemplateSession, log_text: str | None) -> str | None:
@@ -84,13 +103,17 @@ def _log_output(session: TemplateSession, log_text: str | None) -> str | None:
 
 
 def _from_log(session: TemplateSession, request: Request, log_text: str, output: str | None,
-              args: argparse.Namespace, notes: tuple[str, ...] = ()) -> int:
+              args: argparse.Namespace, notes: tuple[str, ...] = (), driver: LlamaCppDriver | None = None) -> int:
     result = session.diagnose_log(log_text, request, output=output, partial=args.partial)
+    found = result.reading.output
+    beside = _beside(session, found, request, args, driver) if found is not None else None
     if args.json:
-        print(json.dumps({**result.to_json(), "request_notes": list(notes)}, indent=2, ensure_ascii=False))
+        print(json.dumps({**result.to_json(), "request_notes": list(notes)}
+                         | ({"llama_cpp": agreement_json(beside)} if beside else {}), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result.to_text(verbose=args.verbose)
-                         + "".join(f"request: {n}\n" for n in notes) + f"route: {session.handler}\n")
+                         + "".join(f"request: {n}\n" for n in notes) + f"route: {session.handler}\n"
+                         + (beside.to_text() + "\n" if beside else ""))
     if result.diagnosis is None:
         print(result.problem, file=sys.stderr)
         return 1

@@ -257,6 +257,10 @@ class LlamaSandbox(Budgeted, SandboxedEnvironment):
     context_class = ll.LlamaContext
     macro_class = ll.LlamaMacro
 
+    @staticmethod
+    def jx_set_member(target: Any, name: str, value: Any) -> None:
+        ll.set_member(target, name, value)
+
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         if type(__obj) is lb.BoundBuiltin:  # our own bound built-ins (lb.bound_method): safe
             current().check_time()
@@ -759,11 +763,18 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False,
 
 
 def _mutates_lists(tree: nodes.Template) -> bool:
-    """Whether the template names llama.cpp's in-place list methods (append, pop).
+    """Whether the template names llama.cpp's in-place list methods (append, pop), or sets
+    a member of a name it never binds to a ``namespace(...)`` (llama.cpp assigns into a
+    dict there, which may be an input's).
 
     Inputs are copied before a render only when it does (a key computed at run time that
     happens to spell "append" is not caught; it would change the caller's list only).
     """
+    namespaces = {a.target.name for a in tree.find_all(nodes.Assign) if isinstance(a.target, nodes.Name)
+                  and isinstance(a.node, nodes.Call) and isinstance(a.node.node, nodes.Name)
+                  and a.node.node.name == "namespace"}
+    if any(ref.name not in namespaces for ref in tree.find_all(nodes.NSRef)):
+        return True
     for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
         if isinstance(node, nodes.Getattr) and node.attr in ("append", "pop"):
             return True

@@ -128,7 +128,26 @@ class LlamaMacro(Macro):
 
 
 class LlamaCodeGenerator(CodeGenerator):
-    """jinja2's code generator, building macros as ``LlamaMacro`` (this dialect only)."""
+    """jinja2's code generator, building macros as ``LlamaMacro`` and member assignments as
+    llama.cpp runs them (this dialect only)."""
+
+    def visit_Assign(self, node: Any, frame: Any) -> None:
+        # set_statement::execute_impl: ``{% set a.b = v %}`` evaluates v first, then a, and
+        # assigns into any object (a namespace or a dict); jinja2 checks first that a is a
+        # Namespace. The order shows in capability detection: v's inputs are read (used)
+        # even when the assignment then fails. Checked against the real build (the llama.cpp
+        # driver); tests/render/test_llama_set_member.py.
+        target = node.target
+        if type(target).__name__ != "NSRef":
+            super().visit_Assign(node, frame)
+            return
+        self.push_assign_tracking()
+        value = self.temporary_identifier()
+        self.newline(node)
+        self.write(f"{value} = ")
+        self.visit(node.node, frame)
+        self.writeline(f"environment.jx_set_member({frame.symbols.ref(target.name)}, {target.attr!r}, {value})")
+        self.pop_assign_tracking(frame)
 
     def macro_def(self, macro_ref: Any, frame: Any) -> None:
         # jinja2 writes ``Macro(environment, macro, ...)`` with the Macro imported into the
@@ -144,6 +163,19 @@ class LlamaCodeGenerator(CodeGenerator):
             raise TemplateSyntaxError(f"this jinja2 version writes macro definitions as {text[:60]!r}; "
                                       "the llama.cpp dialect expects 'Macro(environment, ...)'")
         self.stream.write(text.replace("Macro(environment, ", "environment.macro_class(environment, "))
+
+
+SET_MEMBER_OF_NON_OBJECT = "Cannot assign to member of non-object"
+
+
+def set_member(target: Any, name: str, value: Any) -> None:
+    """``{% set target.name = value %}``: into a namespace or a dict (llama.cpp's objects)."""
+    if isinstance(target, Namespace):
+        target[name] = value
+    elif isinstance(target, dict):
+        target[name] = value
+    else:
+        raise LlamaError(SET_MEMBER_OF_NON_OBJECT)
 
 
 class LlamaContext(Context):

@@ -4,7 +4,8 @@ Input: the options after ``--`` on streamlit's command line (``template-explorer
 passes ``--example NAME`` and ``--public-url URL``; ``$TEMPLATE_EXPLORER_PUBLIC_URL`` sets the
 URL too), and a template's ``SourceRequest`` and ``TemplateSource``. Output: ``AppOptions``
 (the example the app opens on; the public address, when the app has one: only then do bug
-reports link to the app) and ``origin_label`` (the kind of source, in words, so the header
+reports link to the app; the real llama.cpp build to show beside the port, ``--llama-cpp
+DRIVER`` or ``$TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER``) and ``origin_label`` (the kind of source, in words, so the header
 names the template once).
 """
 
@@ -15,6 +16,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from explorer.llama_cpp.driver import DRIVER_ENV
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.links import SourceRequest
 
@@ -28,6 +30,7 @@ class AppOptions:
 
     example: str = DEFAULT_EXAMPLE
     public_url: str | None = None  # set: the app is public, and bug reports may link to it
+    llama_cpp: str | None = None  # a real build's driver: Try it and the Doctor show its answer too
 
 
 def app_options(argv: list[str] | None = None) -> AppOptions:
@@ -36,9 +39,11 @@ def app_options(argv: list[str] | None = None) -> AppOptions:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--example", default=DEFAULT_EXAMPLE)
     parser.add_argument("--public-url", default=None)
+    parser.add_argument("--llama-cpp", default=None)
     known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     public = (known.public_url or os.environ.get(PUBLIC_URL_ENV) or "").strip() or None
-    return AppOptions(known.example, public.rstrip("/") if public else None)
+    driver = (known.llama_cpp or os.environ.get(DRIVER_ENV) or "").strip() or None
+    return AppOptions(known.example, public.rstrip("/") if public else None, driver)
 
 
 KIND_LABELS = {"example": "a built-in example", "text": "pasted", "upload": "an uploaded file",

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("roundtrip",),
     ("triage",),
     ("session",),
-    ("fixtures",),
+    ("fixtures", "llama_cpp"),
     ("doctor",),
     ("whatif",),
     ("ui_support",),
