@@ -41,6 +41,7 @@ from explorer.analysis.roles import PRESERVED_TOKEN_FIELDS
 from explorer.analysis.session import PROBE_CLOCK, from_bytes, probe_render_inputs, to_bytes
 from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json
 from explorer.analysis.probes import Probe
 from explorer.render import (
     CompiledTemplate,
@@ -49,7 +50,7 @@ from explorer.render import (
     render_with_provenance,
 )
 from explorer.render.jinja_compat import environment
-from explorer.render.provenance import Json, SpanKind
+from explorer.render.provenance import SpanKind
 
 Side = Literal["A", "B"]
 Level = Literal["literal", "expression"]

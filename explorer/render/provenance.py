@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from explorer.jsontypes import Json
 from explorer.render.provenance_codegen import (
     UNKNOWN,
     Piece,
@@ -42,7 +43,6 @@ from explorer.render.template import (
     render_chunks,
 )
 
-Json = None | bool | int | str | list["Json"] | dict[str, "Json"]
 SpanKind = Literal["text", "expression", "call", "filter", "unknown"]
 
 

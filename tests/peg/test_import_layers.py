@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # bottom first; the names in one row do not import each other
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "memo", "jsonscan", "pool", "comparison", "vocabulary"),
+    ("errors", "memo", "jsonscan", "jsontypes", "pool", "comparison", "vocabulary"),
     ("schema", "sources", "render"),
     ("caps",),
     ("analysis", "peg"),
