@@ -462,7 +462,7 @@ def _to_string_deep(v: Any, *_a: Any) -> str:
     return as_string(v)
 
 
-_NUM = {
+_NUM: dict[str, Callable[..., Any]] = {
     "default": f_default,
     "abs": lambda v: abs(v),
     "int": lambda v: int(v),

@@ -84,6 +84,9 @@ def deactivate(token: Any) -> None:
 class TrackedStr(str):
     """A probe input string that records whether (and how) the template used it."""
 
+    jx_used: bool
+    jx_ops: set[str]
+
     def __new__(cls, value: str) -> "TrackedStr":
         obj = super().__new__(cls, value)
         obj.jx_used = False

@@ -152,10 +152,10 @@ class ProvenanceMixin(CodeGenerator):
         if frame.buffer is not None:
             self.writeline(f"{frame.buffer}.append(" if len(items) == 1 else f"{frame.buffer}.extend((")
             self.indent()
-        for child, const in items:
+        for child, folded in items:
             index = getattr(child, _PIECE_ATTR)
-            if const is not None:
-                code = f"environment.jx_piece({index}, {const!r})"
+            if folded is not None:
+                code = f"environment.jx_piece({index}, {folded!r})"
                 self.writeline("yield " + code if frame.buffer is None else code + ",")
                 continue
             if frame.buffer is None:
@@ -253,7 +253,7 @@ def provenance_environment(dialect: str) -> jinja2.Environment:
     generator = ProvenanceLlamaCodeGenerator if dialect == "llama.cpp" else ProvenanceCodeGenerator
     # Instance attributes: jinja2 reads code_generator_class through the instance, and the
     # generated code calls environment.jx_piece / jx_join as plain attributes.
-    env.code_generator_class = generator  # type: ignore[misc]
+    env.code_generator_class = generator
     env.jx_piece = _piece  # type: ignore[attr-defined]
     env.jx_join = _join  # type: ignore[attr-defined]
     return env

@@ -21,7 +21,6 @@ import functools
 import gc
 import hashlib
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Literal, NoReturn, TypeVar
@@ -134,7 +133,7 @@ def _compile(text: str, dialect: str, *, stats: bool = False) -> jinja2.Template
     try:
         return compile_ast(env, text, stats=stats)
     except jinja2.TemplateSyntaxError as exc:
-        where = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
+        where: Location | None = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
         raise TemplateSyntaxError(f"template syntax error: {exc.message}", where) from None
     except RecursionError as exc:
         lineno = _compile_lineno(exc)
@@ -277,7 +276,7 @@ def render_context(
 
 
 def render_chunks(
-    template: jinja2.Template, source: str, ctx: Mapping[str, Any], finish: Callable[[list[str]], T], *,
+    template: jinja2.Template, source: str, ctx: dict[str, Any], finish: Callable[[list[str]], T], *,
     limits: RenderLimits = RenderLimits(),
 ) -> T:
     """The render loop every render runs (``render_context``'s, and the provenance
