@@ -161,8 +161,8 @@ ALL_KINDS: tuple[type, ...] = (
     Chars, String, Until, Schema, Rule, Ref, Atomic, Tag, Gbnf, Ac,
 )
 
-# Kinds with exactly one child in ``.child``.
-SINGLE_CHILD_KINDS: tuple[type, ...] = (Repetition, And, Not, Schema, Rule, Atomic, Tag, Gbnf, Ac)
+# Kinds with exactly one child in ``.child`` (the tuple's own type, so isinstance narrows).
+SINGLE_CHILD_KINDS = (Repetition, And, Not, Schema, Rule, Atomic, Tag, Gbnf, Ac)
 
 
 def children_of(node: ParserNode) -> tuple[int, ...]:
@@ -170,5 +170,5 @@ def children_of(node: ParserNode) -> tuple[int, ...]:
     if isinstance(node, (Sequence, Choice)):
         return node.children
     if isinstance(node, SINGLE_CHILD_KINDS):
-        return (node.child,)  # type: ignore[union-attr]
+        return (node.child,)
     return ()
