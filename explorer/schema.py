@@ -338,7 +338,7 @@ class _Builder:
             if "allOf" in schema:
                 return self.build_alternatives(AllOfSchema, schema["allOf"], f"{path}/allOf")
             return self.build_string(schema, path)
-        simple = {"array": None, "integer": None, "number": NumberSchema, "boolean": BooleanSchema, "null": NullSchema}
+        simple: dict[str, type[SchemaNode]] = {"number": NumberSchema, "boolean": BooleanSchema, "null": NullSchema}
         if type_name == "array":
             return self.build_array(schema, path)
         if type_name == "integer":
