@@ -119,7 +119,7 @@ class P:
         return Match(False)
 
 
-def _leading_scan(p: P) -> P | None:
+def _leading_scan(p: P) -> Until | ScanUntil | None:
     """The scan (``until`` / ``zero_or_more(negate ... any)``) a pattern starts with."""
     while True:
         if isinstance(p, (Until, ScanUntil)):
@@ -181,7 +181,8 @@ class Choice(P):
     def __init__(self, options: list[P]) -> None:
         self.options = options
         fs = [o.firsts for o in options]
-        self.firsts = None if any(f is None for f in fs) else frozenset().union(*fs)
+        known = [f for f in fs if f is not None]
+        self.firsts = frozenset[str]().union(*known) if len(known) == len(fs) else None
 
     def parse(self, inp: _Input, pos: int) -> Result:
         for option in self.options:
@@ -249,7 +250,7 @@ class Until(P):
     def __init__(self, delimiters: list[str]) -> None:
         self.delims = [d for d in delimiters if d]
 
-    def parse(self, inp: _Input, pos: int) -> Result:
+    def parse(self, inp: _Input, pos: int) -> tuple[int, Tags]:  # a scan never fails
         if not self.delims:
             return inp.n, _NO_TAGS
         if inp.valid:
@@ -345,9 +346,10 @@ class ScanUntil(P):
     def __init__(self, stops: list[P]) -> None:
         self.stops = stops
         fs = [p.firsts for p in stops]
-        self.stop_firsts = None if any(f is None for f in fs) else frozenset().union(*fs)
+        known = [f for f in fs if f is not None]
+        self.stop_firsts = frozenset[str]().union(*known) if len(known) == len(fs) else None
 
-    def parse(self, inp: _Input, pos: int) -> Result:
+    def parse(self, inp: _Input, pos: int) -> tuple[int, Tags]:  # a scan never fails
         s, n = inp.s, inp.n
         firsts = self.stop_firsts
         while pos < n:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from types import MappingProxyType
+from typing import Any
 
 from explorer.analysis.model import (
     FIELD_NAMES, CallIdPosition, Content, ContentMode, Provenance, Reasoning, ReasoningMode, TemplateAnalysis,
@@ -75,7 +76,7 @@ def read_value(name: str, value: object) -> Value:
     """``value`` (decoded JSON, or a raw string) as the field's type, or an OverrideError."""
     kind = _field_type(name)
     if issubclass(kind, Enum):
-        allowed = [m.value for m in kind]  # type: ignore[attr-defined]
+        allowed = [m.value for m in kind]
         if not isinstance(value, str) or value not in allowed:
             raise OverrideError(f"--set {name}: expected one of {', '.join(allowed)}, found {value!r}", field=name)
         return kind(value)
@@ -124,7 +125,9 @@ def string_fields(analysis: TemplateAnalysis, *, items: bool = False) -> Iterato
 
 def _with(analysis: TemplateAnalysis, name: str, value: Value) -> TemplateAnalysis:
     if name in _TOP_LEVEL:
-        return replace(analysis, **{name: value})
+        # the field is named at run time: its value's type was checked by read_value
+        top: dict[str, Any] = {name: value}
+        return replace(analysis, **top)
     group, _, leaf = name.rpartition(".")
     if group.startswith("tools."):
         section = group.split(".", 1)[1]
