@@ -116,7 +116,8 @@ def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedP
     include_grammar = req.has_response_format or (
         has_tools and ((req.tool_choice == "auto" and bool(trigger_marker)) or req.tool_choice == "required")
     )
-    grammar, lazy, triggers = "", False, ()
+    grammar, lazy = "", False
+    triggers: tuple[GrammarTrigger, ...] = ()
     if include_grammar:
         lazy = not req.has_response_format and req.tool_choice == "auto"
         grammar = arena_grammar(arena, lazy)
@@ -126,7 +127,8 @@ def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedP
                 triggers += (GrammarTrigger("WORD", OPENAI_WRAPPER_TRIGGER),)
     # chat.cpp sets these after generate_parser, from the analysis
     supports_thinking = spec.reasoning.mode != "NONE"
-    start_tag, end_tags = "", ()
+    start_tag = ""
+    end_tags: tuple[str, ...] = ()
     if supports_thinking:
         start_tag = trim_whitespace(spec.reasoning.start)
         end = trim_whitespace(spec.reasoning.end)

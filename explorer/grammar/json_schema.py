@@ -428,8 +428,9 @@ class GrammarBuilder:
         return self.converter.add_schema("" if name == "root" else name, schema)
 
 
-def build_grammar(callback: Callable[[GrammarBuilder], None], *, dotall: bool = False) -> str:
-    """Run ``callback`` against a fresh rule table and return the GBNF text."""
+def build_grammar(callback: Callable[[GrammarBuilder], object], *, dotall: bool = False) -> str:
+    """Run ``callback`` against a fresh rule table and return the GBNF text (what the
+    callback returns is not used)."""
     converter = SchemaConverter(dotall)
     try:
         callback(GrammarBuilder(converter))
