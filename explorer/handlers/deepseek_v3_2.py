@@ -55,7 +55,8 @@ def _arg(p: ChatPeg, name: str, param) -> int:
 
 def _invoke(p: ChatPeg, fn: dict) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         (required if param.required else optional).append(_arg(p, name, param))

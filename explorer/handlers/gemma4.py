@@ -140,13 +140,15 @@ def _tool_response(tool_msg: Message) -> object:
 def _model_turn(messages: Messages, pos: int) -> tuple[Message, int]:
     """Fold assistant(tool_calls) + tool* [+ assistant(content)] into one message."""
     first = messages[pos]
-    calls = list(first["tool_calls"])
+    tool_calls = first["tool_calls"]
+    assert isinstance(tool_calls, list), "called on an assistant turn with tool calls"
+    calls = list(tool_calls)
     reasoning = first.get("reasoning_content")
     pos += 1
     responses: list[dict[str, object]] = []
     while pos < len(messages) and messages[pos].get("role") == "tool":
         idx = len(responses)
-        name = ""
+        name: object = ""  # the call's function name, else the message's tool_call_id, as sent
         if idx < len(calls) and isinstance(calls[idx], dict) and "function" in calls[idx]:
             name = calls[idx]["function"].get("name", "")
         if not name:

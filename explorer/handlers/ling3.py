@@ -46,7 +46,8 @@ def _arg(p: ChatPeg, name: str, param, arg_close: int, arg_string: int) -> int:
 
 def _call(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         (required if param.required else optional).append(_arg(p, name, param, arg_close, arg_string))

@@ -56,7 +56,8 @@ class _Values:
     def members(self, obj: ObjectSchema, prefix: str) -> int:
         """Required properties in schema order, then optional ones in any order."""
         p = self.p
-        required, optional = [], []
+        required: list[int] = []
+        optional: list[int] = []
         for prop in obj.properties:
             element = self.element(prop.name, prop.schema, f"{prefix}-{prop.name}")
             (required if prop.required else optional).append(element)

@@ -48,7 +48,8 @@ def _mixed_value(p: ChatPeg, types: frozenset[str], arg_close: int, arg_string: 
 
 def _function(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         rule_name = f"tool-{name}-arg-{param.name}"
@@ -131,7 +132,7 @@ class Qwen3Coder(Handler):
     argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
-    def thinking_supported(cls, source: str) -> bool | None:
+    def thinking_supported(cls, source: str) -> bool:
         # Qwen3-Coder itself does not think; Qwen3.5, Nemotron Nano 3 and StepFun do
         return "<think>" in source
 
