@@ -215,7 +215,7 @@ def _autoparser(routed: _Routed, request: Request, analysis: TemplateAnalysis | 
         analysis = template_analysis(routed.compiled, routed.caps)
     applied = routed.prompt(request, analysis.reasoning)
     gen = generate_params(analysis, GenerationParams(
-        tools=list(applied.tools) if applied.tools else None,
+        tools=applied.tools or None,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,
         reasoning_format=request.reasoning_format,

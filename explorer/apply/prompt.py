@@ -38,7 +38,7 @@ from explorer.apply.templates import ChatTemplates, as_templates, default_source
 from explorer.errors import TemplateError
 from explorer.handlers.base import Route
 from explorer.handlers.prompting import RenderedPair
-from explorer.handlers.registry import route_named
+from explorer.handlers.registry import handler_named, route_named
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 
@@ -317,7 +317,7 @@ def supports_enable_thinking(
         source, _ = default_source(tmpl if isinstance(tmpl, str) else tmpl.source)
         handler, _ = route_source(source)
     if handler != AUTOPARSER:
-        return route_named(handler).thinking_supported(source)
+        return handler_named(handler).thinking_supported(source)
     if reasoning_mode is None:
         reasoning_mode = analysis_reasoning(as_templates(tmpl).default).mode
     return reasoning_mode != "NONE"

@@ -139,7 +139,8 @@ def request_from_body(
         reasoning_format = body["reasoning_format"]
         if reasoning_format not in REASONING_FORMATS:
             raise RequestError(f"Unknown reasoning format: {reasoning_format}")
-    has_tools = isinstance(tools, list) and len(tools) > 0
+    tool_list = tools if isinstance(tools, list) else []
+    has_tools = len(tool_list) > 0
     if has_tools and tool_choice != "none" and "grammar" in body:
         raise RequestError("Cannot use custom grammar constraints with tools.")
     kwargs = dict(options.chat_template_kwargs)
@@ -160,7 +161,7 @@ def request_from_body(
             kwargs["reasoning_effort"] = effort
     return Request(
         messages=tuple(messages),
-        tools=tuple(tools) if has_tools else None,
+        tools=tuple(tool_list) if has_tools else None,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel,
         enable_thinking=enable_thinking,
