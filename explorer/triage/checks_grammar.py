@@ -343,9 +343,9 @@ def _failure_at(f: Facts) -> int:
 
 def grammar_vs_parser(f: Facts) -> tuple[Finding, ...]:
     v = view(f)
-    if v is None or v.run is None or v.run.verdict is None or v.run.error or _trigger_in_text(v):
+    run = v.run if v is not None else None
+    if v is None or run is None or run.verdict is None or run.error or _trigger_in_text(v):
         return ()
-    run = v.run
     start = v.constrained_from or 0
     lazy = "from its trigger on " if v.lazy else ""
     ends_early = run.refused is None and (run.truncated or v.parser_wants_more)  # both would wait for more

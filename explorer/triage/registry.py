@@ -158,7 +158,7 @@ def _placed(finding: Finding, output: str, generation_prompt: str, unparsed: int
     whole = output[start:end]
     if finding.found and finding.found != whole and not finding.found.endswith(CUT) and whole.startswith(finding.found):
         finding = replace(finding, found=finding.found + CUT)  # a check's prefix of the span: say it is cut
-    place = Place.of(output, generation_prompt, *finding.span)
+    place = Place.of(output, generation_prompt, start, end)
     if unparsed is not None and place.char == unparsed:
         place = replace(place, unparsed=True)
     return finding if finding.place == place else replace(finding, place=place)
