@@ -177,7 +177,7 @@ def explain_case(case: RoundTripCase, params: ChatParams, parallel_tool_calls: b
         elif entry == "content":
             notes += _content_notes(case, case.result)
             if stop and stop not in notes and any(s in (case.result.get("content") or "")
-                                                   for s in [case.strip.text.rstrip(WHITESPACE)[-8:]] if s):
+                                                   for s in [(case.raw_output_stripped or "").rstrip(WHITESPACE)[-8:]] if s):
                 notes.append(stop)
         else:
             notes += _call_notes(case, parallel, entry, case.result)

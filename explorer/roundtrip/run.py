@@ -245,14 +245,14 @@ def run_case(setting: Renders, params: ChatParams, marker: tuple[EndMarker | Non
     caller's parse with those params, when it remembers parses), compare."""
     prompt, gen = next_turn if next_turn is not None else (params.prompt, params.generation_prompt)
     used, rendering, exc, first, rewritten = _render_case(setting, message)
-    base = dict(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
-                generation_prompt=gen, render_exception=exc,
-                render_exception_first=first, tool_call_ids_rewritten=rewritten,
-                end_marker=marker[0], end_marker_exception=marker[1])
+    base = RoundTripCase(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
+                         generation_prompt=gen, render_exception=exc,
+                         render_exception_first=first, tool_call_ids_rewritten=rewritten,
+                         end_marker=marker[0], end_marker_exception=marker[1])
     if rendering is None:
-        return RoundTripCase(**base)
+        return base
     cut = cut_reply(rendering, prompt, gen)
     strip = strip_end(cut.raw_output, marker[0].marker if marker[0] else None, tuple(params.additional_stops))
     result, parse_exc = _parse(params, strip.text, parse)
-    return RoundTripCase(**base, cut=cut, strip=strip, result=result, exception=parse_exc,
-                         comparison=compare(used, result))
+    return replace(base, cut=cut, strip=strip, result=result, exception=parse_exc,
+                   comparison=compare(used, result))
