@@ -177,9 +177,9 @@ def failure_classes(session: TemplateSession, baseline: Baseline) -> tuple[Failu
     if session.handler == AUTOPARSER:
         checks: dict[str, list[str]] = {}
         for finding in session.health.findings:
-            key = _HEALTH_CLASS.get(finding.check)
-            if key is not None and finding.severity != "info":
-                checks.setdefault(key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
+            health_key = _HEALTH_CLASS.get(finding.check)
+            if health_key is not None and finding.severity != "info":
+                checks.setdefault(health_key, []).append(finding.check + (f" ({finding.field})" if finding.field else ""))
         out += [FailureClass(k, CLASS_TITLES[k], (), tuple(dict.fromkeys(v))) for k, v in checks.items()]
     return tuple(out)
 

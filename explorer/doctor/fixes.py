@@ -103,7 +103,7 @@ def _search(session: TemplateSession, at_hand: Corpus, original: str, depth: int
             if cand.kind == "template-edit":  # each edit costs a template compile and analysis
                 done.update(("template-edit", c) for c in _subsets(cand.classes))
             continue
-        tried.append(TriedFix(cand.kind, cand.summary, error or _why_not(baseline.count, after), cand.classes,
+        tried.append(TriedFix(cand.kind, cand.summary, error if after is None else _why_not(baseline.count, after), cand.classes,
                               after))
         if after is not None and baseline.errors and cand.kind == "template-edit":
             unblocked.append(cand)
@@ -252,8 +252,8 @@ def _with_reasons(session: TemplateSession, classes: tuple[FailureClass, ...], f
         if session.handler != AUTOPARSER and c.key not in ("reasoning-dropped", "calls-dropped", "render-refused",
                                                              "content-dropped", "thinking-closed"):
             reason = _HANDLER.format(handler=session.handler)
-        elif c.key == "sentinel-in-marker" and _id_first(session):
-            reason = _ID_FIRST.format(field=_id_first(session)[0], value=_id_first(session)[1])
+        elif c.key == "sentinel-in-marker" and (first := _id_first(session)):
+            reason = _ID_FIRST.format(field=first[0], value=first[1])
         elif c.key == "reasoning-dropped" and thinking_markers(session) is not None:
             reason = ("No edit that writes the reasoning into the turn gave more back without losing a message; "
                       "dropping earlier reasoning is the template's choice.")
