@@ -31,11 +31,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import IO, TypeAlias
+from typing import IO, TypeAlias, TypeVar
 
 from explorer.apply import Request
 from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
 from explorer.errors import ExplorerError, SourceError, exception_json
+from explorer.jsontypes import Json, JsonObject
 from explorer.apply.pipeline import ChatParams
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
@@ -44,9 +45,8 @@ from explorer.sources import resolve_spec
 from explorer.output.streaming import stream_summary
 from explorer.vocabulary import REASONING_FORMATS
 
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
-JSONObject: TypeAlias = "dict[str, JSON]"
 OutLine: TypeAlias = "dict[str, object]"
+T = TypeVar("T")
 
 ROW_ERROR = "row"  # error kind of a line that is not a usable row
 PARSER_CHUNK = 64  # parser rows per task: they need no session, only a share of the work
@@ -66,7 +66,7 @@ class RowError:
 
     index: int  # position among the output lines
     line: int  # line number in the input
-    id: JSON
+    id: Json
     kind: str
     message: str
 
@@ -77,8 +77,8 @@ class ParserRow:
 
     index: int
     line: int
-    id: JSON
-    row: JSONObject
+    id: Json
+    row: JsonObject
 
 
 @dataclass(frozen=True)
@@ -87,16 +87,16 @@ class TemplateRow:
 
     index: int
     line: int
-    id: JSON
+    id: Json
     template: str  # a spec ``resolve_spec`` reads (relative paths already resolved)
     raw_output: str
-    tools: tuple[JSONObject, ...] | None = None
-    messages: tuple[JSONObject, ...] | None = None
+    tools: tuple[JsonObject, ...] | None = None
+    messages: tuple[JsonObject, ...] | None = None
     enable_thinking: bool | None = None
     parallel_tool_calls: bool | None = None
     tool_choice: str = "auto"
     reasoning_format: str = "deepseek"
-    chat_template_kwargs: JSONObject = field(default_factory=dict)
+    chat_template_kwargs: JsonObject = field(default_factory=dict)
 
 
 BatchRow: TypeAlias = "RowError | ParserRow | TemplateRow"
@@ -109,7 +109,7 @@ Task: TypeAlias = "tuple[ParserRow | TemplateRow, ...]"
 @dataclass(frozen=True)
 class FixtureInputs:
     raw_output: str
-    tools: tuple[JSONObject, ...]
+    tools: tuple[JsonObject, ...]
 
 
 @lru_cache(maxsize=1)
@@ -127,12 +127,13 @@ def fixture_outputs() -> dict[str, str]:
     return {key: f.raw_output for key, f in fixture_inputs().items()}
 
 
-def raw_output_for(row: Mapping[str, JSON]) -> str:
+def raw_output_for(row: Mapping[str, Json]) -> str:
     """The row's ``raw_output``, or that of the fixture its ``id`` names."""
     text = row.get("raw_output")
     if isinstance(text, str):
         return text
-    fixture = fixture_inputs().get(row["id"]) if isinstance(row.get("id"), str) else None
+    rid = row.get("id")
+    fixture = fixture_inputs().get(rid) if isinstance(rid, str) else None
     if fixture is None:
         raise SourceError(f"row {row.get('id')!r} has no raw_output and names no canitoolcall fixture")
     return fixture.raw_output
@@ -157,7 +158,7 @@ def _result_fields(full: OutputParse, partial: OutputParse | None, arena: Arena 
     return out
 
 
-def replay_row(row: Mapping[str, JSON], *, full_streaming: bool = False, explain: bool = False) -> OutLine:
+def replay_row(row: Mapping[str, Json], *, full_streaming: bool = False, explain: bool = False) -> OutLine:
     """One oracle-shaped row through our parser: the oracle's result fields (and, with
     ``explain``, the furthest failure of a parse that threw)."""
     serialized = row.get("parser")
@@ -279,14 +280,14 @@ class _Malformed(Exception):
     """A field of a row has the wrong type (reported as the row's error line)."""
 
 
-def _optional(row: JSONObject, name: str, kind: type, what: str) -> JSON:
+def _optional(row: JsonObject, name: str, kind: type[T], what: str) -> T | None:
     value = row.get(name)
-    if value is not None and not isinstance(value, kind):
-        raise _Malformed(f"'{name}' must be {what}, found {json.dumps(value)[:80]}")
-    return value
+    if value is None or isinstance(value, kind):
+        return value
+    raise _Malformed(f"'{name}' must be {what}, found {json.dumps(value)[:80]}")
 
 
-def _objects(row: JSONObject, name: str) -> tuple[JSONObject, ...] | None:
+def _objects(row: JsonObject, name: str) -> tuple[JsonObject, ...] | None:
     value = _optional(row, name, list, "a list of objects or null")
     if value is None:
         return None
@@ -296,7 +297,7 @@ def _objects(row: JSONObject, name: str) -> tuple[JSONObject, ...] | None:
     return tuple(v for v in value if isinstance(v, dict))
 
 
-def _template_row(index: int, line: int, row: JSONObject, search: Sequence[Path]) -> TemplateRow:
+def _template_row(index: int, line: int, row: JsonObject, search: Sequence[Path]) -> TemplateRow:
     spec = row["template"]
     if not isinstance(spec, str) or not spec:
         raise _Malformed("'template' must be a non-empty string")
@@ -309,7 +310,8 @@ def _template_row(index: int, line: int, row: JSONObject, search: Sequence[Path]
     reasoning = _optional(row, "reasoning_format", str, "a string")
     if reasoning is not None and reasoning not in REASONING_FORMATS:
         raise _Malformed(f"'reasoning_format' must be one of {', '.join(REASONING_FORMATS)}, found {reasoning!r}")
-    fixture = fixture_inputs().get(row["id"]) if isinstance(row.get("id"), str) and (
+    rid = row.get("id")
+    fixture = fixture_inputs().get(rid) if isinstance(rid, str) and (
         tools is None or not isinstance(row.get("raw_output"), str)) else None
     if tools is None and fixture is not None:
         tools = fixture.tools
