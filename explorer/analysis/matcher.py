@@ -15,6 +15,7 @@ This is not the project's PEG engine (``explorer.peg``); it only extracts marker
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from explorer.analysis.diff import WHITESPACE
@@ -132,7 +133,7 @@ def _leading_scan(p: P) -> Until | ScanUntil | None:
             return None
 
 
-def _find_all(s: str, ch: str):
+def _find_all(s: str, ch: str) -> Iterator[int]:
     i = s.find(ch)
     while i >= 0:
         yield i

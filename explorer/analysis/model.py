@@ -14,7 +14,7 @@ from typing import Any
 
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.errors import AnalysisError, OverrideError
-from explorer.analysis.probes import Probe
+from explorer.analysis.probes import FieldValue, Probe
 
 
 class ReasoningMode(str, Enum):
@@ -277,12 +277,13 @@ FIELD_NAMES: tuple[str, ...] = (
 )
 
 
-def field_value(analysis: TemplateAnalysis, name: str) -> object:
+def field_value(analysis: TemplateAnalysis, name: str) -> FieldValue:
     """The value of one dotted field (``tools.format.per_call_start``), as the model holds it
     (modes as their enums, lists as tuples)."""
     if name not in FIELD_NAMES:
         raise OverrideError(f"unknown analysis field {name!r}; fields: {', '.join(FIELD_NAMES)}", field=name)
-    node: object = analysis
+    node: Any = analysis  # the field is named at run time: FIELD_NAMES are the model's fields
     for part in name.split("."):
         node = getattr(node, part)
-    return node
+    value: FieldValue = node
+    return value

@@ -38,7 +38,8 @@ _ARG_NAME_SUFFIX = tag("suffix", seq(NON_MARKER_TEXT, MARKER, SPACE))
 
 def _end_marker(d: Draft, kind: str) -> str:
     """per_call_<kind> if set, else section_<kind>."""
-    return d[f"tools.format.per_call_{kind}"] or d[f"tools.format.section_{kind}"]
+    marker: str = d[f"tools.format.per_call_{kind}"] or d[f"tools.format.section_{kind}"]
+    return marker
 
 
 def extract_function_markers(d: Draft) -> None:

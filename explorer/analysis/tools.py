@@ -12,7 +12,7 @@ from typing import Any
 
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import (
-    MARKER, REST, SPACE, END, choice, lit, negate, seq, tag, until, until_one_of,
+    END, MARKER, REST, SPACE, P, choice, lit, negate, seq, tag, until, until_one_of,
 )
 from explorer.analysis.model import ToolFormat
 from explorer.caps import Caps
@@ -203,7 +203,7 @@ def _section_to_per_call(d: Draft, probe: str, why: str) -> None:
 # --- tag formats -----------------------------------------------------------------
 
 
-def _function_marker_parser(fun: str):
+def _function_marker_parser(fun: str) -> P:
     angle = seq(
         tag("fun_pre", seq("<", until_one_of(">", fun))), lit(fun),
         tag("fun_post", seq(negate(seq(SPACE, "<")), until(">"), ">")), SPACE,
