@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterator
 
 from explorer.grammar.gbnf import tool_parameters
+from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
+    Handler, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
 )
 from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names, regex_hits
 from explorer.generator.chat_builder import ChatPeg, function_tools

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_unless_forced, word
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import Handler, include_tools_or_format, lazy_unless_forced, word
 from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import TaggedTurn, reasoning_to_thinking
 

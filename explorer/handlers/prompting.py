@@ -16,9 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-Message = dict[str, object]
+from explorer.jsontypes import Json, JsonObject
+
+Message = JsonObject
 Messages = list[Message]
-JsonSchema = Mapping[str, object] | None
+JsonSchema = Mapping[str, Json] | None
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class MessagesOverride(Protocol):
 class AdditionalContext(Protocol):
     """(patched source, json_schema) -> extra template variables, or None."""
 
-    def __call__(self, source: str, json_schema: JsonSchema, /) -> dict[str, object] | None: ...
+    def __call__(self, source: str, json_schema: JsonSchema, /) -> JsonObject | None: ...
 
 
 class Finish(Protocol):
