@@ -36,6 +36,7 @@ from explorer.apply.request import Request
 from explorer.caps import Caps
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
 from explorer.errors import TemplateError
+from explorer.jsontypes import JsonObject
 from explorer.handlers.base import Route
 from explorer.handlers.prompting import RenderedPair
 from explorer.handlers.registry import handler_named, route_named
@@ -58,10 +59,10 @@ class AppliedStep:
 @dataclass(frozen=True)
 class AppliedPrompt:
     handler: str
-    messages: tuple[dict, ...]  # after the generic workarounds (what the handler gets)
-    rendered_messages: tuple[dict, ...]  # what the template actually received
-    tools: tuple[dict, ...] | None
-    context: dict[str, Any]  # every other template variable
+    messages: tuple[JsonObject, ...]  # after the generic workarounds (what the handler gets)
+    rendered_messages: tuple[JsonObject, ...]  # what the template actually received
+    tools: tuple[JsonObject, ...] | None
+    context: JsonObject  # every other template variable
     prompt: str
     prompt_without_generation: str | None  # the add_generation_prompt=false render
     generation_prompt: str
@@ -93,12 +94,12 @@ def analysis_reasoning(compiled: CompiledTemplate) -> Reasoning:
 
 @dataclass(frozen=True)
 class _Messages:
-    json: list[dict]
+    json: list[JsonObject]
     continue_msg: ChatMsg | None
     continuation: str
 
 
-def _split_continuation(request: Request, parsed: tuple[ChatMsg, ...], json_msgs: list[dict]) -> _Messages:
+def _split_continuation(request: Request, parsed: tuple[ChatMsg, ...], json_msgs: list[JsonObject]) -> _Messages:
     mode = request.continue_final_message
     if mode == "none" or not parsed:
         return _Messages(json_msgs, None, mode)
@@ -238,21 +239,21 @@ def _continue(
     return RenderedPair(pair.prompt + gen, gen)
 
 
-def _additional(spec: type[Route], source: str, request: Request) -> dict | None:
+def _additional(spec: type[Route], source: str, request: Request) -> JsonObject | None:
     return spec.additional_context(source, request.json_schema) if spec.additional_context else None
 
 
 def _render_for_handler(
     compiled: CompiledTemplate,
     spec: type[Route],
-    messages: list[dict],
-    tools: list[dict] | None,
+    messages: list[JsonObject],
+    tools: list[JsonObject] | None,
     request: Request,
     caps: Caps,
     now: datetime,
     add_gen: bool,
     steps: list[AppliedStep],
-) -> tuple[RenderedPair, list[dict], str | None]:
+) -> tuple[RenderedPair, list[JsonObject], str | None]:
     source = compiled.source
     override = None
     if spec.messages_override is not None:
