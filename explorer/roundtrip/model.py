@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from explorer.jsontypes import JsonObject
 from explorer.roundtrip.compare import Comparison
 from explorer.roundtrip.cut import Cut, EndMarker, Strip
 
@@ -137,7 +138,7 @@ class RoundTripReport:
     grammar_lazy: bool
     has_grammar: bool
     cases: tuple[RoundTripCase, ...]
-    tools: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+    tools: tuple[JsonObject, ...] = field(default=(), repr=False)
     # the engine that rendered the replies in ``cases``; the parser is always llama.cpp's
     dialect: str = "llama.cpp"
     # transformers dialect: per message, llama.cpp's own round trip next to this one

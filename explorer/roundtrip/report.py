@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import copy
 from dataclasses import replace
-from typing import Any, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_caps
 from explorer.apply import Request
@@ -23,6 +24,7 @@ from explorer.apply.messages import tools_to_template_json
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.caps import Caps
 from explorer.errors import RequestError
+from explorer.jsontypes import Json
 from explorer.apply.pipeline import ChatParams, Held, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
@@ -46,7 +48,7 @@ def _normalise_messages(messages: Sequence[Any]) -> list[tuple[str, dict[str, An
 
 def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      messages: Sequence[Any] = DEFAULT_MESSAGES,
-                     tools: Sequence[dict[str, Any]] = DEFAULT_TOOLS,
+                     tools: Sequence[Mapping[str, Json]] = DEFAULT_TOOLS,
                      grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp",
                      templates: ChatTemplates | None = None, caps: Caps | None = None,
                      analysis: TemplateAnalysis | None = None,
@@ -72,12 +74,12 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     if dialect not in DIALECTS:
         raise RequestError(f"unknown round-trip dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
     templates = templates if templates is not None else as_templates(template_text)
-    tools = tuple(copy.deepcopy(list(tools)))
-    compiled = templates.select(tools_to_template_json(list(tools) or None))
+    copied = tuple(copy.deepcopy(dict(t)) for t in tools)
+    compiled = templates.select(tools_to_template_json(list(copied) or None))
     if caps is None or compiled is not templates.default:
         caps = template_caps(compiled)
     held = held if compiled is templates.default else None  # a session holds its default template's
-    setting = LlamaSetting(templates, tools, caps, enable_thinking, change or RequestChange(),
+    setting = LlamaSetting(templates, copied, caps, enable_thinking, change or RequestChange(),
                            prompts=held.prompts if held else None)
     next_turn = setting.request((USER,), True)
     params = _next_turn_params(templates, next_turn, caps, analysis if compiled is templates.default else None, held)
@@ -100,7 +102,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
         cases = with_grammar_verdicts(cases, params)
     return RoundTripReport(enable_thinking, params.handler, params.format, params.generation_prompt,
                            tuple(params.additional_stops), parallel,
-                           params.grammar_lazy, bool(params.grammar), tuple(cases), tools,
+                           params.grammar_lazy, bool(params.grammar), tuple(cases), copied,
                            dialect=dialect, versus=versus, dialect_notes=notes)
 
 

@@ -21,13 +21,14 @@ from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
 from explorer.output.parse import OutputParse
 from explorer.errors import ExplorerError, RequestError, exception_json
+from explorer.jsontypes import JsonObject
 from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
 from explorer.roundtrip.model import RoundTripCase
 from explorer.vocabulary import REASONING_FORMATS
 
-USER = {"role": "user", "content": "Hello"}
+USER: JsonObject = {"role": "user", "content": "Hello"}
 RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
 
 
@@ -164,13 +165,13 @@ class LlamaSetting:
     """How llama.cpp renders the round trip's conversations (chat.cpp's apply path)."""
 
     templates: ChatTemplates
-    tools: tuple[dict[str, Any], ...]
+    tools: tuple[JsonObject, ...]
     caps: Caps
     enable_thinking: bool
     change: RequestChange = field(default_factory=RequestChange)
     prompts: Prompter | None = field(default=None, compare=False, repr=False)  # a session's remembered prompts
 
-    def request(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> Request:
+    def request(self, messages: tuple[JsonObject, ...], add_generation_prompt: bool) -> Request:
         flag = self.enable_thinking
         return self.change.apply(Request(
             messages=messages, tools=self.tools, tool_choice="auto",
@@ -179,14 +180,14 @@ class LlamaSetting:
             chat_template_kwargs=thinking_kwargs(flag),
             add_generation_prompt=add_generation_prompt))
 
-    def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
+    def applied(self, messages: tuple[JsonObject, ...], add_generation_prompt: bool) -> AppliedPrompt:
         """``messages`` after a user turn, through the whole apply path (messages and prompt)."""
         request = self.request((USER, *messages), add_generation_prompt)
         if self.prompts is not None:
             return self.prompts(request, None)
         return apply_request(self.templates, request, caps=self.caps)
 
-    def render(self, *messages: dict) -> str:
+    def render(self, *messages: JsonObject) -> str:
         return self.applied(messages, False).prompt
 
 
