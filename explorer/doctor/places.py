@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from explorer.apply import Request
 from explorer.doctor.losses import Loss, Lost
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json
 from explorer.analysis.lines import MarkerLines
 from explorer.triage.health import KIND_WORDS, Health, health_request
 from explorer.peg.expectations import furthest_failure
@@ -54,7 +55,7 @@ class TurnLines:
     """Template lines for one session's replies rendered with ``tools``, read back by
     ``request_for(enable_thinking)``'s parser. Callable as a ``TemplateLineHook``."""
 
-    def __init__(self, session: TemplateSession, tools: Sequence[Mapping[str, object]],
+    def __init__(self, session: TemplateSession, tools: Sequence[Mapping[str, Json]],
                  request_for: RequestFor | None = None) -> None:
         self.session = session
         self.tools = tuple(dict(t) for t in tools)
