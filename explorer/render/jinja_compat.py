@@ -754,7 +754,8 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False,
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})
     template = env.template_class.from_code(env, code, template_globals, None)
-    template.jx_mutates_inputs = isinstance(env, LlamaSandbox) and _mutates_lists(tree)  # type: ignore[attr-defined]
+    mutates = isinstance(env, LlamaSandbox) and _mutates_lists(tree)
+    template.jx_mutates_inputs = mutates  # type: ignore[attr-defined]  # our flag, carried on jinja2's Template
     return template
 
 

@@ -36,7 +36,7 @@ class Budgeted:
         if state.depth > state.max_depth:
             raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
         try:
-            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]
+            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]  # a mixin: the sandbox after it in the MRO defines call
         finally:
             state.depth -= 1
 

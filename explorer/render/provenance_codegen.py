@@ -34,6 +34,7 @@ from explorer.render.jinja_compat import compile_ast, environment
 from explorer.render.jinja_compat_llama import LlamaCodeGenerator
 
 PieceKind = Literal["text", "expression", "call", "filter"]
+_BLOCK_PIECES: dict[str, PieceKind] = {"call": "call", "filter": "filter"}  # a block tag's head word -> its kind
 
 # (start, end, piece index, indexes of the output pieces it went through, outermost first)
 RawSpan = tuple[int, int, int, tuple[int, ...]]
@@ -254,8 +255,8 @@ def provenance_environment(dialect: str) -> jinja2.Environment:
     # Instance attributes: jinja2 reads code_generator_class through the instance, and the
     # generated code calls environment.jx_piece / jx_join as plain attributes.
     env.code_generator_class = generator
-    env.jx_piece = _piece  # type: ignore[attr-defined]
-    env.jx_join = _join  # type: ignore[attr-defined]
+    env.jx_piece = _piece  # type: ignore[attr-defined]  # a hook the generated code reads off the environment
+    env.jx_join = _join  # type: ignore[attr-defined]  # a hook the generated code reads off the environment
     return env
 
 
@@ -294,8 +295,8 @@ def _tags(env: jinja2.Environment, source: str) -> dict[PieceKind, list[_Tag]]:
             text = "".join(parts).strip()
             if opened[0] == "variable_begin":
                 found["expression"].append(_Tag(opened[1], lineno, text))
-            elif head in ("call", "filter"):
-                found[head].append(_Tag(opened[1], lineno, text))  # type: ignore[index]
+            elif head in _BLOCK_PIECES:
+                found[_BLOCK_PIECES[head]].append(_Tag(opened[1], lineno, text))
             opened = None
         elif opened is not None:
             parts.append(value)
