@@ -208,8 +208,8 @@ def stream_summary(arena: Arena | None, text: str, *, generation_prompt: str = "
         "streaming_final_exception": exception_json(final.error) if final.error else None,
         "streaming_threw": bool(throws),
         "streaming_throw_count": len(throws),
-        "streaming_first_throw": None if first is None else {
+        "streaming_first_throw": None if first is None or first.error is None else {
             "prefix_chars": first.prefix_chars, "prefix_bytes": first.prefix_bytes,
-            "exception": exception_json(first.error)},  # type: ignore[arg-type]
+            "exception": exception_json(first.error)},
         "streaming_prefixes": len(steps),
     }
