@@ -500,8 +500,8 @@ def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
         count = 0
         nodes: list[AstNode] = []
         stable = progress is not None
-        if stable:
-            saved = progress.get(start)  # type: ignore[union-attr]
+        if progress is not None:  # (stable, so far)
+            saved = progress.get(start)
             if saved is not None:
                 pos, count, nodes, size = saved
                 del nodes[size:]  # drop what a non-final iteration appended last time
@@ -524,8 +524,8 @@ def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
                     nodes.extend(kids)
                 pos = end
                 count += 1
-                if stable:
-                    progress[start] = (pos, count, nodes, len(nodes))  # type: ignore[index]
+                if stable and progress is not None:
+                    progress[start] = (pos, count, nodes, len(nodes))
                 continue
             if status == NEED_MORE_INPUT:
                 if kids:

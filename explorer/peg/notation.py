@@ -136,7 +136,7 @@ class _Expr(NodeVisitor[str], exhaustive=True):
         if isinstance(node, Sequence):
             many = sum(not isinstance(self.arena.get(c), Epsilon) for c in node.children) > 1
         else:
-            many = isinstance(node, kinds) and len(node.children) > 1  # type: ignore[union-attr]
+            many = Choice in kinds and isinstance(node, Choice) and len(node.children) > 1  # kinds: Choice, Sequence
         if isinstance(node, kinds) and many:
             return f"({text})"
         return text
