@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from explorer.errors import exception_json
+from explorer.vocabulary import SEVERITIES as SEVERITIES, Severity as Severity  # re-exported for the triage's users
 
 if TYPE_CHECKING:
     from explorer.apply import Request
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from explorer.errors import GrammarError, OutputParseError
     from explorer.triage.facts import Facts
 
-Severity = Literal["cause", "warning", "info"]
-SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 # findings are listed by severity, causes first (a stable sort keeps the order within one)
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({s: i for i, s in enumerate(SEVERITIES)})
 

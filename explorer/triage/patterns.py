@@ -160,7 +160,7 @@ def example_text(pat: TriggerPattern) -> str:
     if pat.regex is None:
         return ""
     try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
+        from re import _parser as sre_parse  # type: ignore[attr-defined]  # private: typeshed has no stub for it
 
         tree = sre_parse.parse(pat.regex.pattern, re.ASCII)
     except Exception:  # noqa: BLE001 - a private module: an example is optional
@@ -169,7 +169,7 @@ def example_text(pat: TriggerPattern) -> str:
 
 
 def _example(items: Any, depth: int) -> str:
-    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _constants as c  # type: ignore[attr-defined]  # private: typeshed has no stub for it
 
     if depth > 20:
         return ""
