@@ -5,7 +5,8 @@ llama.cpp's workarounds, template context, full prompt, generation prompt,
 supports_thinking). Submodules: ``messages`` (OpenAI <-> llama.cpp message round trip),
 ``workarounds`` (the ``workaround::`` functions), ``templates`` (default/tool_use pair, ChatML fallback), ``context``
 (template variables, one render, the byte diff), ``continuation``
-(continue_final_message), ``prompt`` (the apply path), ``server`` (an OpenAI request body as llama-server reads it), ``prefill`` (reasoning prefill outcomes),
+(continue_final_message), ``prompt`` (the apply path), ``server`` (an OpenAI request body as
+llama-server reads it), ``prefill`` (reasoning prefill outcomes),
 ``request`` (the request). Template-source patches live in ``explorer.routing``; each
 handler's own prompt behaviour is declared on its class (``explorer.handlers``).
 """

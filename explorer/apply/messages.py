@@ -55,7 +55,7 @@ class ChatMsg:
     def contains_media(self) -> bool:
         return any(p.type == "media_marker" for p in self.content_parts)
 
-    def with_trimmed_content(self) -> "ChatMsg":
+    def with_trimmed_content(self) -> ChatMsg:
         parts = tuple(
             ContentPart(p.type, trim_whitespace(p.text)) if p.type == "text" else p
             for p in self.content_parts

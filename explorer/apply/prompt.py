@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from explorer.apply import workarounds as wk
 from explorer.apply.context import diff_suffix, render_request, template_context

@@ -55,7 +55,7 @@ class Request:
                 f"(expected one of {REASONING_FORMATS})"
             )
 
-    def with_thinking(self, enabled: bool) -> "Request":
+    def with_thinking(self, enabled: bool) -> Request:
         return replace(self, enable_thinking=enabled)
 
     def to_oracle_inputs(self) -> JsonObject:

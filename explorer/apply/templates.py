@@ -86,7 +86,7 @@ def init_templates(
     return ChatTemplates(compile_template(text, dialect), tool_use, note)
 
 
-def as_templates(tmpl: "str | CompiledTemplate | ChatTemplates") -> ChatTemplates:
+def as_templates(tmpl: str | CompiledTemplate | ChatTemplates) -> ChatTemplates:
     """Text or a compiled template is the model's default template."""
     if isinstance(tmpl, ChatTemplates):
         return tmpl
