@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import jinja2
 from jinja2 import nodes
@@ -653,7 +654,7 @@ def _stats_test(name: str) -> Callable[..., Any]:
     return stats_test
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
     """The (shared, thread-safe) environment of a dialect; ``stats`` only for llama.cpp."""
     options: dict[str, Any] = dict(

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import time
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 import jinja2
 from jinja2.utils import _PassArg

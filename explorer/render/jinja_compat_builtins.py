@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from jinja2.runtime import Undefined
 from jinja2.utils import Namespace
@@ -19,7 +20,6 @@ from jinja2.utils import Namespace
 from explorer.render.jinja_compat_llama import (
     _MISSING,
     FUNCTION_NO_BUILTINS,
-    FUNCTION_NOT_BOOL,
     LlamaFunction,
     LlamaError,
     LlamaNotImplemented,

@@ -49,7 +49,7 @@ class LlamaUndefined(Undefined):
             raise AttributeError(name)
         return self
 
-    def __getitem__(self, key: Any) -> "LlamaUndefined":  # type: ignore[override]  # jinja2's raises; llama.cpp's undefined subscripts to undefined
+    def __getitem__(self, key: Any) -> LlamaUndefined:  # type: ignore[override]  # jinja2's raises; llama.cpp's undefined subscripts to undefined
         return self
 
     def __str__(self) -> str:

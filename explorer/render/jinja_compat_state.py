@@ -87,7 +87,7 @@ class TrackedStr(str):
     jx_used: bool
     jx_ops: set[str]
 
-    def __new__(cls, value: str) -> "TrackedStr":
+    def __new__(cls, value: str) -> TrackedStr:
         obj = super().__new__(cls, value)
         obj.jx_used = False
         obj.jx_ops = set()

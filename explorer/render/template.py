@@ -23,7 +23,8 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
+from collections.abc import Callable
 
 import jinja2
 import jinja2.nodes

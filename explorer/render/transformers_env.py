@@ -24,7 +24,8 @@ import json
 import time
 from datetime import datetime
 from types import BuiltinMethodType
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 import jinja2
 from jinja2.runtime import Macro
