@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from explorer.apply.context import diff_suffix
 from explorer.errors import ExplorerError, TemplateError, exception_json
@@ -68,7 +69,7 @@ class TransformersSetting:
 
     @classmethod
     def load(cls, template_text: str, llama: LlamaSetting,
-             call: TransformersCall = TransformersCall()) -> "TransformersSetting":
+             call: TransformersCall = TransformersCall()) -> TransformersSetting:
         try:
             if not template_text.strip() or template_text.strip() == "chatml":
                 raise TemplateError("transformers has no chat template to render: llama.cpp's built-in "

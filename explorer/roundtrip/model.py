@@ -142,7 +142,7 @@ class RoundTripReport:
     # the engine that rendered the replies in ``cases``; the parser is always llama.cpp's
     dialect: str = "llama.cpp"
     # transformers dialect: per message, llama.cpp's own round trip next to this one
-    versus: tuple["DialectComparison", ...] = ()
+    versus: tuple[DialectComparison, ...] = ()
     dialect_notes: tuple[str, ...] = ()  # e.g. the next-turn prompt transformers could not render
 
     @property

@@ -1,7 +1,8 @@
 """The round-trip self-test: render assistant messages, cut the reply out, parse it back.
 
 Input: a chat template's text, the thinking setting, assistant messages and tools (and
-optionally a ``RequestChange``: a client's changes to the oracle's request). Output: ``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
+optionally a ``RequestChange``: a client's changes to the oracle's request). Output:
+``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
 generation prompt, parser, grammar) and one ``RoundTripCase`` per message with every step
 of the oracle harness (rendering, cut, end marker, strip, parse, comparison), a plain
 explanation of what was lost, and grammar verdicts.
