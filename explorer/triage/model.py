@@ -158,7 +158,7 @@ class Suggestion:
     text: str = ""  # the corrected output (kind "output")
     request_change: str = ""  # e.g. 'tool_choice "auto"' or 'parallel_tool_calls true' (kind "request")
     verified: str = ""
-    request: "Request | None" = None  # the changed request itself (kind "request"), to re-run it
+    request: Request | None = None  # the changed request itself (kind "request"), to re-run it
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "summary": self.summary, "text": self.text,
@@ -243,7 +243,7 @@ class Check:
 
     id: str
     looks_for: str
-    run: Callable[["Facts"], tuple[Finding, ...]]
+    run: Callable[[Facts], tuple[Finding, ...]]
 
 
 @dataclass(frozen=True)
@@ -258,11 +258,11 @@ class Diagnosis:
     output: str
     generation_prompt: str
     handler: str
-    message: "ChatMessage | None"
-    error: "OutputParseError | None"
+    message: ChatMessage | None
+    error: OutputParseError | None
     findings: tuple[Finding, ...]
     is_partial: bool = False  # explained as llama.cpp's partial (streaming) parse
-    build_error: "GrammarError | None" = None  # llama-server errors before generating; nothing parsed
+    build_error: GrammarError | None = None  # llama-server errors before generating; nothing parsed
 
     @property
     def causes(self) -> tuple[Finding, ...]:
