@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from explorer.errors import PegError
 from explorer.schema import SchemaNode, schema_from_json
@@ -36,7 +36,7 @@ _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "]": "]", "[": "
 # An operand of a chain: an existing parser id, a string (a literal made while joining),
 # or a thunk that creates parsers (run right to left before joining).
 _Nary = TypeVar("_Nary", Sequence, Choice)  # the kinds whose nested children splice
-Operand = Union[int, str, Callable[[], int]]
+Operand = int | str | Callable[[], int]
 
 
 def _hex(content: str, pos: int, count: int) -> int | None:
