@@ -13,7 +13,8 @@ the tool-argument layouts, ``permute`` and the Python-style tool calls.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from explorer.grammar.gbnf import tool_parameters
 from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
