@@ -236,6 +236,7 @@ def counts(report: DoctorReport) -> Mapping[str, int]:
 
 __all__ = [
     "CHOSEN_FIX_STATE", "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix",
-    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
+    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows",
+    "grammar_findings", "health_findings", "json_download", "losing_cases",
     "page_href", "probe_links", "roundtrip_findings", "try_href", "unfixed_rows",
 ]
