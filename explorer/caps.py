@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from explorer.errors import ExplorerError, RenderLimitError
 from explorer.render.jinja_compat_state import TrackedStr, has_op, is_used, track

@@ -195,7 +195,7 @@ class TemplateSession:
     @property
     def analysis_error(self) -> AnalysisError | None:
         try:
-            self.analysis
+            self.analysis  # noqa: B018 - read for the error it raises
         except AnalysisError as exc:
             return exc
         return None
