@@ -18,7 +18,8 @@ import resource
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 AS_HEADROOM_BYTES = 3 << 30
 

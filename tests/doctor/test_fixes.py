@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ def session_of(key: str) -> TemplateSession:
     return session.with_overrides(BROKEN_END) if key == "content-unmatchable" else session
 
 
-@lru_cache(maxsize=None)
+@cache
 def search(key: str) -> FixSearch:
     return search_fixes(session_of(key))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -34,7 +34,7 @@ def _assigned() -> dict[str, dict[str, set[str]]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _session(name: str):  # noqa: ANN202 - a test helper
     return open_session(load_oracle_template(name))
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from canitoolcall.fixtures import load_fixtures

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import pytest
@@ -45,7 +45,7 @@ SOLAR_TAIL = "<|begin|>assistant"
 MINICPM = "openbmb-MiniCPM5-1B"
 
 
-@lru_cache(maxsize=None)
+@cache
 def reports() -> dict[tuple[str, bool], RoundTripReport]:
     return {(name, thinking): roundtrip_report(load_oracle_template(name), enable_thinking=thinking,
                                                messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS, grammar=False,
@@ -143,7 +143,7 @@ def _default_report(name: str, thinking: bool) -> RoundTripReport | ExplorerErro
         return exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_reports() -> dict[tuple[str, bool], RoundTripReport | ExplorerError]:
     """The page's own inputs: messages a-f plus escapes, non-ASCII and nested arguments (and a
     tool with an array parameter), or the error llama.cpp's next-turn request raises."""

@@ -43,7 +43,7 @@ def _diagnose(row: dict, fixture) -> object:
     return diagnose(params, req, fixture.raw_output, analysis=analysis)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _analysis_of(template: str) -> TemplateAnalysis:
     """One analysis per oracle template (it does not depend on the request)."""
     return template_analysis(compile_template((ORACLE / "templates" / template).read_text(encoding="utf-8")))

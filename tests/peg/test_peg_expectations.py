@@ -8,7 +8,7 @@ llama.cpp's serialized parsers and its verdicts on the canitoolcall fixtures.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import lru_cache, cache
 
 import pytest
 from hypothesis import given, settings
@@ -336,7 +336,7 @@ TOOLS = ({"type": "function", "function": {"name": "get_weather", "parameters": 
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},)
 
 
-@lru_cache(maxsize=None)
+@cache
 def example_parser(name: str):
     applied = apply_template(from_example(name).text,
                              Request(messages=({"role": "user", "content": "hi"},), tools=TOOLS))

@@ -32,9 +32,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -581,10 +580,6 @@ def test_pasted_lone_surrogates_are_rendered_or_refused_cleanly(kind: str) -> No
         assert "frobnicate" in got.message or "surrogate" in got.message, got.message
     else:
         assert any("frobnicate" in f for f in got.returned["failures"]), got.returned
-
-
-def _unused() -> None:  # keep linters quiet about names used only in the child
-    del os, replace
 
 
 def _parse_cli_without_wiring(path: str, output: str) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -212,7 +212,6 @@ def test_any_hf_spec_reaches_only_the_endpoint(fake, connections, tail):
 @pytest.mark.parametrize("value", ["../../etc", "http://127.0.0.1:9/x", "owner/repo@../../main",
                                    "user@127.0.0.1/repo", "owner/repo/../../secrets.json"])
 def test_the_app_refuses_hostile_hub_links_without_a_request(value, fake, connections):
-    from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
@@ -227,7 +226,6 @@ def test_the_app_refuses_hostile_hub_links_without_a_request(value, fake, connec
 
 @pytest.mark.timeout(300)
 def test_the_app_hub_form_refuses_a_url(fake, connections):
-    from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import struct
 import tracemalloc
-from pathlib import Path
 
 import pytest
 from hubserver import build_gguf

@@ -9,7 +9,6 @@ import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hubserver import FakeHub, build_gguf

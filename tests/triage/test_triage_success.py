@@ -150,7 +150,7 @@ def test_json_arguments_cut_inside_a_string(hermes):
     assert "string is still open" in f.summary
     assert f.place is not None and f.place.char == output.index('{"city"')
     # the arguments quoted around where their JSON stops, the cut marked and counted
-    assert f'"{{\\"city\\": \\"Par"' in f.detail or "of 13 characters" in f.detail
+    assert '"{\\"city\\": \\"Par"' in f.detail or "of 13 characters" in f.detail
     assert_headline(d, wrote='{"city": "Par', expects="a complete JSON object", fix="request",
                     at=output.index('{"city"'))
 
