@@ -85,7 +85,7 @@ def inputs(markers: list[str], size: int) -> dict[str, str]:
         out[f"{marker[:12]}+escapes"] = head + '{"city": "' + fill('\\"', size)
         out[f"{marker[:12]}+huge-arg"] = head + '{"city": "' + fill("a", size) + '"}}'
         out[f"{marker[:12]}+many-calls"] = fill(head + '{"city": "P"}}', size)
-    for i, marker in enumerate(sorted(markers, key=len, reverse=True)[:4]):
+    for marker in sorted(markers, key=len, reverse=True)[:4]:
         out[f"repeat[{marker[:14]}]"] = fill(marker, size)
         out[f"cut[{marker[:14]}]"] = fill(marker[: max(1, len(marker) - 1)], size)
         out[f"open-no-close[{marker[:14]}]"] = fill(marker + "x ", size)
