@@ -23,7 +23,6 @@ from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
 from explorer.ui_support.bug_report import doctor_reproduce, template_spec
-from explorer import ui_support as ui
 import app_state as sh
 
 
