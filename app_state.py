@@ -27,8 +27,8 @@ from streamlit.navigation.page import StreamlitPage
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
-from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError
 from explorer.render import Dialect
 from explorer.roundtrip import TransformersCall
 from explorer.routing import AUTOPARSER

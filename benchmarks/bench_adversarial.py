@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from explorer.apply import Request  # noqa: E402
-from explorer.output.parse import parse_output  # noqa: E402
-from explorer.errors import ExplorerError, OutputParseError  # noqa: E402
 from explorer.apply.pipeline import apply_template  # noqa: E402
+from explorer.errors import ExplorerError, OutputParseError  # noqa: E402
+from explorer.output.parse import parse_output  # noqa: E402
 from explorer.peg.arena import load_arena  # noqa: E402
 from explorer.render import RenderInputs, RenderLimits, compile_template, render  # noqa: E402
 from explorer.sources import from_example, list_examples  # noqa: E402

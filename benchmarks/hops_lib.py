@@ -1,8 +1,9 @@
 """Count module hops on a call path (sys.setprofile)."""
 from __future__ import annotations
-import sys
-import os
+
 import functools
+import os
+import sys
 from collections import Counter
 
 ROOT = os.path.abspath(".")

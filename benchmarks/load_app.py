@@ -32,9 +32,9 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.app_server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, streamlit_server  # noqa: E402
 from explorer.sources import from_example  # noqa: E402
 from explorer.ui_support import Permalink, encode_permalink  # noqa: E402
+from tools.app_server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, streamlit_server  # noqa: E402
 
 MAX_SESSIONS = 40
 

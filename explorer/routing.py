@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.caps import Caps
+from explorer.handlers import registry
 from explorer.handlers.detection import RuleCheck, SubstringEvidence, find_substring
 from explorer.handlers.prompting import MessageWorkaround
-from explorer.handlers import registry
 from explorer.handlers.registry import FALLBACK, route_named
 
 AUTOPARSER = FALLBACK.name

@@ -29,7 +29,13 @@ from explorer.analysis.lines import LineFinder
 from explorer.analysis.model import Reasoning
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import (
-    GET_WEATHER_TOOL, ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, merged_kwargs, standard_request,
+    GET_WEATHER_TOOL,
+    ReasoningPrefill,
+    Request,
+    apply_request,
+    classify_reasoning_prefill,
+    merged_kwargs,
+    standard_request,
 )
 from explorer.apply.compare import RouteComparison, compare_routes, message_differences, outcome
 from explorer.apply.pipeline import PURE_CONTENT, ChatParams, Held, apply_autoparser, apply_template
@@ -45,7 +51,12 @@ from explorer.output.parse import ChatMessage, OutputParse, analyse_output
 from explorer.output.streaming import StreamStep, char_chunks, stream
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import (
-    DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, TransformersCall, roundtrip_report,
+    DEFAULT_MESSAGES,
+    DEFAULT_TOOLS,
+    RoundTripCase,
+    RoundTripReport,
+    TransformersCall,
+    roundtrip_report,
 )
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case

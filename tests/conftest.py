@@ -7,6 +7,7 @@ resolve to either file.
 """
 
 import pytest
+
 from oracle_data import (  # noqa: F401
     ORACLE,
     PROJECT_ROOT,
@@ -39,7 +40,6 @@ def every_headline_checked(request, monkeypatch):
         yield
         return
     from cases import check_headline
-
     from explorer.triage.model import Diagnosis
 
     made = []

@@ -15,10 +15,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterable
 
 from oracle_data import DATA_DIR
 

@@ -17,9 +17,9 @@ import multiprocessing as mp
 import resource
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
 
 AS_HEADROOM_BYTES = 3 << 30
 

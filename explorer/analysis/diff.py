@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from enum import Enum
+from functools import lru_cache
 from typing import NamedTuple
 
 from explorer.jsontypes import JsonObject

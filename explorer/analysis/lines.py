@@ -36,13 +36,13 @@ from typing import Literal
 
 import jinja2
 
+from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.analysis.model import FIELD_NAMES, TemplateAnalysis, field_value
+from explorer.analysis.probes import Probe
 from explorer.analysis.roles import PRESERVED_TOKEN_FIELDS
 from explorer.analysis.session import PROBE_CLOCK, from_bytes, probe_render_inputs, to_bytes
-from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.errors import ExplorerError
 from explorer.jsontypes import Json
-from explorer.analysis.probes import Probe
 from explorer.render import (
     CompiledTemplate,
     OutputSpan,

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
+from explorer.analysis.probes import FieldValue, Probe
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.errors import AnalysisError, OverrideError
-from explorer.analysis.probes import FieldValue, Probe
 
 
 class ReasoningMode(str, Enum):

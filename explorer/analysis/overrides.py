@@ -21,12 +21,23 @@ from types import MappingProxyType
 from typing import Any
 
 from explorer.analysis.model import (
-    FIELD_NAMES, CallIdPosition, Content, ContentMode, Provenance, Reasoning, ReasoningMode, TemplateAnalysis,
-    ToolArguments, ToolCallId, ToolFormat, ToolFormatAnalysis, ToolFunction, field_value,
+    FIELD_NAMES,
+    CallIdPosition,
+    Content,
+    ContentMode,
+    Provenance,
+    Reasoning,
+    ReasoningMode,
+    TemplateAnalysis,
+    ToolArguments,
+    ToolCallId,
+    ToolFormat,
+    ToolFormatAnalysis,
+    ToolFunction,
+    field_value,
 )
 from explorer.analysis.probes import FieldValue
 from explorer.errors import OverrideError
-
 
 # The dataclass behind each dotted group, and llama.cpp's C++ spelling of each enum.
 _GROUPS: dict[str, type] = {

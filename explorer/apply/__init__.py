@@ -11,13 +11,13 @@ llama-server reads it), ``prefill`` (reasoning prefill outcomes),
 handler's own prompt behaviour is declared on its class (``explorer.handlers``).
 """
 
+from explorer.apply.context import diff_suffix
 from explorer.apply.prefill import (
     PrefillOutcome,
     ReasoningPrefill,
     classify_reasoning_prefill,
     parser_prefix,
 )
-from explorer.apply.context import diff_suffix
 from explorer.apply.prompt import (
     AppliedPrompt,
     AppliedStep,
@@ -25,11 +25,17 @@ from explorer.apply.prompt import (
     generation_prompt,
     supports_enable_thinking,
 )
+from explorer.apply.request import (
+    GET_WEATHER_TOOL,
+    THINKING_KWARGS,
+    Request,
+    merged_kwargs,
+    standard_request,
+    thinking_kwargs,
+    with_thinking,
+)
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
 from explorer.apply.templates import CHATML_TEMPLATE_SRC, ChatTemplates, init_templates
-from explorer.apply.request import (
-    GET_WEATHER_TOOL, THINKING_KWARGS, Request, merged_kwargs, standard_request, thinking_kwargs, with_thinking,
-)
 from explorer.apply.workarounds import (
     convert_tool_responses_gemma4,
     func_args_not_string,

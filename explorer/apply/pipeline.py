@@ -23,14 +23,14 @@ from typing import Any
 from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
 from explorer.analysis.model import Reasoning
 from explorer.apply import Request, apply_request
-from explorer.apply.prompt import AppliedPrompt, Prompter
-from explorer.caps import Caps
-from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.apply.messages import tools_to_template_json
+from explorer.apply.prompt import AppliedPrompt, Prompter
 from explorer.apply.templates import ChatTemplates, as_templates
+from explorer.caps import Caps
 from explorer.generator.params import ORACLE_JSON, GeneratedParams, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import handler_named
+from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from explorer.analysis import template_analysis, template_caps
+from explorer.analysis.model import Reasoning
 from explorer.apply import workarounds as wk
 from explorer.apply.context import diff_suffix, render_request, template_context
 from explorer.apply.continuation import (
@@ -29,16 +31,14 @@ from explorer.apply.messages import (
     parse_oaicompat,
     tools_to_template_json,
 )
-from explorer.analysis import template_analysis, template_caps
-from explorer.analysis.model import Reasoning
 from explorer.apply.request import Request
-from explorer.caps import Caps
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
+from explorer.caps import Caps
 from explorer.errors import TemplateError
-from explorer.jsontypes import JsonObject
 from explorer.handlers.base import Route
 from explorer.handlers.prompting import RenderedPair
 from explorer.handlers.registry import handler_named, route_named
+from explorer.jsontypes import JsonObject
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 

@@ -9,8 +9,8 @@ sends as chat_template_kwargs) and ``with_thinking`` (a request under another se
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from explorer.errors import RequestError
 from explorer.jsontypes import Json, JsonObject

@@ -16,10 +16,10 @@ from typing import Any
 
 from explorer.apply.messages import parse_oaicompat, tools_to_template_json
 from explorer.apply.request import Request
-from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 from explorer.caps import Caps
 from explorer.errors import RequestError
 from explorer.jsontypes import Json, JsonObject
+from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from typing import Any
 
 from explorer.apply.messages import ChatMsg
 from explorer.errors import RequestError
-from explorer.jsontypes import JsonObject
 from explorer.handlers.gemma4 import convert_tool_responses_gemma4
+from explorer.jsontypes import JsonObject
 
 __all__ = [
     "convert_tool_responses_gemma4", "func_args_not_string", "map_developer_role_to_system",

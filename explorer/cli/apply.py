@@ -14,7 +14,13 @@ import argparse
 import json
 import sys
 
-from explorer.cli.inputs import add_override_argument, add_request_arguments, add_template_argument, session_from_args, request_from_args
+from explorer.cli.inputs import (
+    add_override_argument,
+    add_request_arguments,
+    add_template_argument,
+    request_from_args,
+    session_from_args,
+)
 
 FIELDS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy", "grammar_triggers",
           "preserved_tokens", "additional_stops", "supports_thinking", "thinking_start_tag", "thinking_end_tags",

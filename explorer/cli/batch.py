@@ -34,15 +34,15 @@ from pathlib import Path
 from typing import IO, TypeAlias, TypeVar
 
 from explorer.apply import Request
-from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
+from explorer.apply.pipeline import ChatParams
 from explorer.errors import ExplorerError, SourceError, exception_json
 from explorer.jsontypes import Json, JsonObject
-from explorer.apply.pipeline import ChatParams
+from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
+from explorer.output.streaming import stream_summary
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
 from explorer.session import TemplateSession, open_session, request_key
 from explorer.sources import resolve_spec
-from explorer.output.streaming import stream_summary
 from explorer.vocabulary import REASONING_FORMATS
 
 OutLine: TypeAlias = "dict[str, object]"

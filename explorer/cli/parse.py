@@ -24,15 +24,19 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
 from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_search
 from explorer.cli.inputs import (
-    add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
+    add_override_argument,
+    add_request_arguments,
+    read_output,
+    request_from_args,
+    session_from_args,
 )
 from explorer.errors import PegError, SourceError, exception_json
+from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
+from explorer.output.streaming import char_chunks, stream
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
-from explorer.output.streaming import char_chunks, stream
 from explorer.vocabulary import REASONING_FORMATS
 
 

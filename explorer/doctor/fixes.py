@@ -28,7 +28,13 @@ from dataclasses import replace
 
 from explorer.analysis.overrides import workaround_lambda
 from explorer.doctor.candidates import (
-    CALL_IDS, REJECTION_CLASSES, Candidate, candidates, failure_candidates, failure_offset, rejected_replies,
+    CALL_IDS,
+    REJECTION_CLASSES,
+    Candidate,
+    candidates,
+    failure_candidates,
+    failure_offset,
+    rejected_replies,
     thinking_markers,
 )
 from explorer.doctor.classes import Baseline, failure_classes, measure, thinking_settings

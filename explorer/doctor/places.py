@@ -32,12 +32,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 
+from explorer.analysis.lines import MarkerLines
 from explorer.apply import Request
 from explorer.doctor.losses import Loss, Lost
 from explorer.errors import ExplorerError
 from explorer.jsontypes import Json
-from explorer.analysis.lines import MarkerLines
-from explorer.triage.health import KIND_WORDS, Health, health_request
 from explorer.peg.expectations import furthest_failure
 from explorer.render import CompiledTemplate, RenderedText, RenderInputs, render_with_provenance
 from explorer.render.template import FIXED_CLOCK
@@ -45,6 +44,7 @@ from explorer.roundtrip import RoundTripCase
 from explorer.roundtrip.cases import ReplyKind
 from explorer.roundtrip.run import USER, LlamaSetting
 from explorer.session import TemplateSession
+from explorer.triage.health import KIND_WORDS, Health, health_request
 from explorer.triage.model import Finding
 
 RequestFor = Callable[[bool], Request]  # the thinking setting -> the request whose parser reads the reply

@@ -12,14 +12,12 @@ the tool-argument layouts, ``permute`` and the Python-style tool calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from collections.abc import Callable
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
-from explorer.schema import value_types
 from explorer.peg.builder import Builder
+from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json, value_types
 
 
 def parser_prefix(generation_prompt: str, reasoning_start: str) -> str:

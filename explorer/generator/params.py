@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
+from explorer.analysis.model import TemplateAnalysis
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
-from explorer.analysis.model import TemplateAnalysis
 from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar

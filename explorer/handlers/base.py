@@ -23,14 +23,13 @@ from __future__ import annotations
 from typing import ClassVar, Protocol
 
 from explorer.errors import GrammarError
+from explorer.generator.chat_builder import ChatPeg
 from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.detection import RuleCheck, check_rule
 from explorer.handlers.garbles import Garble
-from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
 from explorer.peg.chat_mappers import ChatMapper, GenericMapper
-
 
 # --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
 

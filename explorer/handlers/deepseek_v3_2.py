@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import copy
 
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.generator.params import GrammarTrigger
-from explorer.jsontypes import JsonObject
-from explorer.schema import may_be_string
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_tools_unless_required,
+    word,
 )
-from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.handlers.prompting import ContinuationInputs, JsonSchema, Messages, TaggedTurn, render_content
+from explorer.jsontypes import JsonObject
+from explorer.schema import may_be_string
 
 DSML = "｜DSML｜"
 THINK_START, THINK_END = "<think>", "</think>"

@@ -14,14 +14,25 @@ from __future__ import annotations
 import copy
 import json
 
+from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    word,
 )
-from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.handlers.prompting import (
+    ContinuationInputs,
+    Message,
+    Messages,
+    MessageWorkaround,
+    RenderedPair,
+    TaggedTurn,
+)
 from explorer.jsontypes import Json
 from explorer.peg.chat_mappers import Gemma4Mapper
-from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
 CALL_MARKER = "'<|tool_call>call:'"

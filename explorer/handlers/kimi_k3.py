@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.generator.spec import GenerationParams
-from explorer.handlers.base import (
-    Handler, delimiters, include_tools, lazy_unless_required, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools,
+    lazy_unless_required,
+    word,
+)
 from explorer.handlers.prompting import TaggedTurn
 
 SEP = "<|sep|>"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from explorer.generator.chat_builder import ChatPeg
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import Handler, include_tools_or_format, lazy_unless_forced, word
-from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import TaggedTurn, reasoning_to_thinking
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"

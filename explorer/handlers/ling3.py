@@ -7,11 +7,15 @@ block is open comes from the generation prompt (or the continuation mode).
 
 from __future__ import annotations
 
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, delimiters, include_tools, lazy_unless_required, word,
+    Handler,
+    delimiters,
+    include_tools,
+    lazy_unless_required,
+    word,
 )
-from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.handlers.prompting import TaggedTurn
 
 ROLE = "<role>ASSISTANT</role>"

@@ -7,14 +7,18 @@ is mapped by the ``peg-minimax-m3`` mapper (objects, arrays and items as nested 
 
 from __future__ import annotations
 
-from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
+from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, delimiters, include_tools_or_format, lazy_unless_forced, word,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    word,
 )
-from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
-from explorer.peg.chat_mappers import MiniMaxM3Mapper
 from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
+from explorer.peg.chat_mappers import MiniMaxM3Mapper
+from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 
 NS = "]<]minimax[>["
 THINK_START, THINK_END = "<mm:think>", "</mm:think>"

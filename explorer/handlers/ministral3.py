@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import copy
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.jsontypes import Json
-from explorer.generator.spec import GenerationParams
-from explorer.handlers.base import Handler, include_tools_or_format, lazy_tools_auto, word
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import Handler, include_tools_or_format, lazy_tools_auto, word
 from explorer.handlers.prompting import JsonSchema, Messages, TaggedTurn
+from explorer.jsontypes import Json
 
 
 def content_blocks(messages: Messages, source: str, json_schema: JsonSchema) -> Messages:

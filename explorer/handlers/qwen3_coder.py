@@ -9,13 +9,25 @@ Input: the template source (routing, thinking support) and ``GenerationParams``
 
 from __future__ import annotations
 
+from explorer.generator.chat_builder import (
+    T_ARRAY,
+    T_BOOLEAN,
+    T_INTEGER,
+    T_NULL,
+    T_NUMBER,
+    T_OBJECT,
+    ChatPeg,
+    function_tools,
+    tool_properties,
+)
 from explorer.generator.params import GrammarTrigger
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, delimiters, include_tools_or_format, lazy_tools_auto, word,
-)
-from explorer.generator.chat_builder import (
-    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, ChatPeg, function_tools, tool_properties,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_tools_auto,
+    word,
 )
 from explorer.handlers.prompting import ContinuationInputs, render_content
 

@@ -18,10 +18,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.output.parse import (
-    DEFAULT_FORMAT, ChatMessage, ToolCall, analyse_output, decode_output_bytes,
-)
 from explorer.errors import OutputParseError, exception_json
+from explorer.output.parse import (
+    DEFAULT_FORMAT,
+    ChatMessage,
+    ToolCall,
+    analyse_output,
+    decode_output_bytes,
+)
 from explorer.peg.arena import Arena
 from explorer.peg.engine import Engine, engine_for
 

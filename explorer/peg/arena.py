@@ -19,8 +19,29 @@ from typing import TYPE_CHECKING, Any
 from explorer.errors import PegError
 from explorer.jsontypes import Json, JsonObject
 from explorer.peg.nodes import (
-    INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
-    Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    INVALID_PARSER_ID,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.notation import arena_notation, expr, llama_dump
 

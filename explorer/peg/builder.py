@@ -22,13 +22,35 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from explorer.errors import PegError
-from explorer.schema import SchemaNode, schema_from_json
 from explorer.peg.arena import Arena, node_json
 from explorer.peg.nodes import (
-    INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
-    SINGLE_CHILD_KINDS, Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    INVALID_PARSER_ID,
+    SINGLE_CHILD_KINDS,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.stl_order import unordered_map_order
+from explorer.schema import SchemaNode, schema_from_json
 
 _RULE_NAME_BAD = re.compile(r"[^a-zA-Z0-9-]+")  # llama.cpp's rule_name (as the GBNF side's)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "]": "]", "[": "["}

@@ -30,14 +30,42 @@ from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.graph import first_chars, tag_reachable
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref, Repetition,
-    Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
+)
+from explorer.peg.scanners import (
+    FAIL,
+    NEED_MORE_INPUT,
+    SUCCESS,
+    ParseContext,
+    Raw,
+    chars_scanner,
+    literal_scanner,
+    match_space,
+    string_scanner,
+    until_scanner,
 )
 from explorer.peg.visitor import NodeVisitor
-from explorer.peg.scanners import (
-    FAIL, NEED_MORE_INPUT, SUCCESS, ParseContext, Raw, chars_scanner, literal_scanner,
-    match_space, string_scanner, until_scanner,
-)
 
 _RECURSION_LIMIT = 60_000
 # Rule and tag nodes open at once. llama.cpp has no such limit: it recurses on the C++

@@ -21,8 +21,28 @@ import json
 from typing import TYPE_CHECKING
 
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref,
-    Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.visitor import NodeVisitor
 

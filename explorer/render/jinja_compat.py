@@ -21,8 +21,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import jinja2
 from jinja2 import nodes
@@ -31,10 +31,10 @@ from jinja2.runtime import LoopContext, Macro, Undefined
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 from jinja2.utils import Namespace
 
+from explorer.errors import RenderLimitError
 from explorer.render import jinja_compat_builtins as lb
 from explorer.render import jinja_compat_llama as ll
 from explorer.render import transformers_env as te
-from explorer.errors import RenderLimitError
 from explorer.render.jinja_compat_budget import GUARDED_LOOP_LEN, Budgeted, runtime_only
 from explorer.render.jinja_compat_state import current, mark, mark_deep
 

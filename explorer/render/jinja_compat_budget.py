@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import time
-from typing import Any
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import jinja2
 from jinja2.utils import _PassArg

@@ -10,9 +10,9 @@ the same call.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any
-from collections.abc import Callable
 
 from jinja2.runtime import Undefined
 from jinja2.utils import Namespace
@@ -20,8 +20,8 @@ from jinja2.utils import Namespace
 from explorer.render.jinja_compat_llama import (
     _MISSING,
     FUNCTION_NO_BUILTINS,
-    LlamaFunction,
     LlamaError,
+    LlamaFunction,
     LlamaNotImplemented,
     _arg,
     _truthy,
@@ -31,7 +31,6 @@ from explorer.render.jinja_compat_llama import (
     type_name,
 )
 from explorer.render.jinja_compat_state import current
-
 
 # --- shared helpers -----------------------------------------------------------------------
 

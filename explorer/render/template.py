@@ -21,10 +21,10 @@ import functools
 import gc
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, NoReturn, TypeVar
-from collections.abc import Callable
 
 import jinja2
 import jinja2.nodes

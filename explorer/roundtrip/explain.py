@@ -13,10 +13,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.cut import WHITESPACE
 from explorer.roundtrip.model import RoundTripCase
-from explorer.apply.pipeline import ChatParams
 
 
 def _short(text: str, n: int = 60) -> str:

@@ -15,18 +15,18 @@ the cutting rules are the oracle README's ("Round-trip cases").
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_caps
 from explorer.apply import Request
 from explorer.apply.messages import tools_to_template_json
+from explorer.apply.pipeline import ChatParams, Held, apply_template
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.caps import Caps
 from explorer.errors import RequestError
 from explorer.jsontypes import Json
-from explorer.apply.pipeline import ChatParams, Held, apply_template
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case

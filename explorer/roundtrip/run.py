@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request, thinking_kwargs
+from explorer.apply.pipeline import ChatParams
 from explorer.apply.prompt import Prompter
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
-from explorer.output.parse import OutputParse
 from explorer.errors import ExplorerError, RequestError, exception_json
 from explorer.jsontypes import JsonObject
-from explorer.apply.pipeline import ChatParams
+from explorer.output.parse import OutputParse
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
 from explorer.roundtrip.model import RoundTripCase

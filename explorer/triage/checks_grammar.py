@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.errors import GrammarError
-from explorer.triage import suggest as sg
 from explorer.grammar.limits import grammar_limits
+from explorer.triage import suggest as sg
 from explorer.triage.facts import Facts
-from explorer.triage.grammar_view import GRAMMAR_CHECK_SECONDS, GRAMMAR_CHECK_BYTES, GrammarView, view
+from explorer.triage.grammar_view import GRAMMAR_CHECK_BYTES, GRAMMAR_CHECK_SECONDS, GrammarView, view
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, quote, shown
 
 SAMPLER_INIT = "common_sampler_init (common/sampling.cpp)"

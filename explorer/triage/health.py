@@ -24,15 +24,24 @@ from explorer.analysis import TemplateAnalysis
 from explorer.analysis.lines import LineFinder, MarkerSource
 from explorer.analysis.model import ContentMode, ToolFormat
 from explorer.analysis.overrides import string_fields
+from explorer.analysis.probes import (
+    ARG_FIRST,
+    ARG_SECOND,
+    ASSISTANT_MSG,
+    CALL_ID_001,
+    CALL_ID_002,
+    CALL_ID_999,
+    FUN_FIRST,
+    FUN_SECOND,
+    THINKING_CONTENT,
+    USER_MSG,
+    USER_MSG_TWO,
+)
 from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import AnalysisError, ExplorerError
-from explorer.analysis.probes import (
-    ARG_FIRST, ARG_SECOND, ASSISTANT_MSG, CALL_ID_001, CALL_ID_002, CALL_ID_999, FUN_FIRST, FUN_SECOND,
-    THINKING_CONTENT, USER_MSG, USER_MSG_TWO,
-)
+from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.explain import opens_thinking
-from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.routing import AUTOPARSER
 from explorer.triage.model import SEVERITY_RANK, Finding, Severity, quote, shown
 

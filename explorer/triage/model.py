@@ -13,17 +13,18 @@ import copy
 import json
 import re
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from explorer.errors import exception_json
-from explorer.vocabulary import SEVERITIES as SEVERITIES, Severity as Severity  # re-exported for the triage's users
+from explorer.vocabulary import SEVERITIES as SEVERITIES  # re-exported for the triage's users
+from explorer.vocabulary import Severity as Severity
 
 if TYPE_CHECKING:
     from explorer.apply import Request
-    from explorer.output.parse import ChatMessage
     from explorer.errors import GrammarError, OutputParseError
+    from explorer.output.parse import ChatMessage
     from explorer.triage.facts import Facts
 
 # findings are listed by severity, causes first (a stable sort keeps the order within one)

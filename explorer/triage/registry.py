@@ -16,10 +16,19 @@ from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams
 from explorer.output.parse import OutputParse
 from explorer.triage import (
-    checks_closers, checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
-    checks_tools, consistency, partial,
+    blame,
+    checks_closers,
+    checks_format,
+    checks_grammar,
+    checks_handlers,
+    checks_parse,
+    checks_reasoning,
+    checks_rules,
+    checks_success,
+    checks_tools,
+    consistency,
+    partial,
 )
-from explorer.triage import blame
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import CUT, SEVERITY_RANK, Check, Diagnosis, Finding, Place
 

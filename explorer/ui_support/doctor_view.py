@@ -20,11 +20,16 @@ from typing import Literal
 from explorer.doctor.model import Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
 from explorer.triage.model import SEVERITIES
-from explorer.ui_support.text import md_escape
 from explorer.ui_support.links import (
-    CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
+    CHOSEN_FIX_STATE,
+    RequestInputs,
+    SourceRequest,
+    bug_report_markdown,
+    encode_permalink,
+    permalink_for,
     query_string,
 )
+from explorer.ui_support.text import md_escape
 
 BannerKind = Literal["success", "warning", "error"]
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from doctor_templates import LOSSY, MISREAD, RAISES, SOUND
 
 from explorer.doctor.losses import LOSS_KINDS, case_losses, classify
 from explorer.doctor.model import Fix, RoundTripCount
@@ -16,7 +17,6 @@ from explorer.doctor.report import DoctorReport, doctor
 from explorer.roundtrip.model import RoundTripCase
 from explorer.session import TemplateSession, open_session
 from oracle_data import HOSTILE_DIR
-from doctor_templates import LOSSY, MISREAD, RAISES, SOUND
 
 REQUIRED_KEYS = {"template", "handler", "verdict", "roundtrip", "findings", "fixes"}
 FINDING_KEYS = {"check", "severity", "summary", "field", "probe", "template_line"}

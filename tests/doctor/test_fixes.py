@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from doctor_cases import TEMPLATES, patched
+
 from explorer.analysis.overrides import cpp_string, parse_setting
 from explorer.doctor.classes import case_id, measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE

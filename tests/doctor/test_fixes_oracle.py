@@ -15,8 +15,8 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
 from doctor_cases import patched
+
 from explorer.analysis.overrides import cpp_string
 from explorer.doctor.classes import measure, thinking_settings
 from explorer.doctor.fixes import search_fixes

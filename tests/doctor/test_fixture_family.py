@@ -9,11 +9,11 @@ from collections import Counter
 from functools import cache
 
 import pytest
+from doctor_templates import SOUND
 
 from explorer.fixtures import family_fixtures, fixture_request, judge, match_family, run_family
 from explorer.session import open_session
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
-from doctor_templates import SOUND
 
 # Pairs family_templates.json lists that no marker rule can find: Magistral-Small-2506's one
 # fixture writes only <think> tags, which the Mistral Small 3.2 template never renders.

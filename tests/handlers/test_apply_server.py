@@ -10,11 +10,11 @@ import json
 
 import pytest
 from canitoolcall.fixtures import load_fixtures
-from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
-from explorer.caps import Caps
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
+from explorer.caps import Caps
 from explorer.errors import RequestError
+from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
 CAPS = Caps(supports_parallel_tool_calls=True)
 HELLO = [{"role": "user", "content": "Hello"}]

@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from canitoolcall.fixtures import load_fixtures
-from oracle_data import (
-    ORACLE,
-    load_oracle_analysis,
-    load_oracle_template,
-    oracle_template_names,
-    requires_oracle,
-)
 
+from explorer.analysis import TemplateAnalysis
+from explorer.analysis.model import Reasoning
 from explorer.apply import (
     Request,
     apply_request,
@@ -29,11 +24,16 @@ from explorer.apply import (
     supports_enable_thinking,
 )
 from explorer.apply.messages import trim_whitespace
-from explorer.analysis import TemplateAnalysis
-from explorer.analysis.model import Reasoning
 from explorer.caps import Caps
 from explorer.errors import ExplorerError, TemplateError
 from explorer.routing import route
+from oracle_data import (
+    ORACLE,
+    load_oracle_analysis,
+    load_oracle_template,
+    oracle_template_names,
+    requires_oracle,
+)
 
 pytestmark = requires_oracle
 

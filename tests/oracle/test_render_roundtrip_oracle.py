@@ -17,7 +17,6 @@ import json
 from functools import cache
 from typing import Any
 
-
 from explorer import apply
 from explorer.caps import detect_caps
 from explorer.errors import ExplorerError

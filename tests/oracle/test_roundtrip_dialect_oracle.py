@@ -16,10 +16,10 @@ from functools import cache
 from typing import Any
 
 import pytest
-from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 
 from explorer.errors import ExplorerError
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, RoundTripReport, roundtrip_report
+from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = [requires_oracle, pytest.mark.timeout(900)]
 

@@ -12,9 +12,8 @@ import json
 from functools import cache
 from typing import Any
 
-from oracle_data import ORACLE, load_oracle_template, requires_oracle
-
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, RoundTripCase, roundtrip_report
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
 

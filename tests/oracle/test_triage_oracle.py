@@ -13,14 +13,14 @@ import functools
 import json
 
 from canitoolcall.fixtures import load_fixtures
-from cases import assert_headline
-from oracle_data import ORACLE, requires_oracle
 
+from cases import assert_headline
 from explorer.analysis import TemplateAnalysis, template_analysis
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.triage import diagnose
+from oracle_data import ORACLE, requires_oracle
 
 pytestmark = requires_oracle
 

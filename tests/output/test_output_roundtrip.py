@@ -16,8 +16,8 @@ from functools import cache
 
 from explorer.errors import exception_json
 from explorer.output.parse import analyse_output
-from explorer.peg import load_arena
 from explorer.output.streaming import stream_summary
+from explorer.peg import load_arena
 from oracle_data import ORACLE, requires_oracle
 
 STREAM_FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
 # bottom first; the names in one row do not import each other

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_runner import Outcome, run_bounded
 
 import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
@@ -46,6 +45,7 @@ import explorer.cli as cli
 import explorer.render.template as render_module
 from explorer.analysis import analyze_template
 from explorer.apply import Request
+from explorer.apply.pipeline import apply_template
 from explorer.caps import detect_caps_trace
 from explorer.errors import (
     RenderLimitError,
@@ -55,9 +55,9 @@ from explorer.errors import (
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
-from explorer.apply.pipeline import apply_template
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import MAX_TEXT_TEMPLATE_BYTES, from_text, from_upload
+from hostile_runner import Outcome, run_bounded
 from oracle_data import HOSTILE_DIR
 
 HOSTILE = HOSTILE_DIR

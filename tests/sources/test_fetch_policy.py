@@ -15,14 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hubserver import FakeHub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.sources import hub
 from explorer import ui_support as ui
 from explorer.errors import FetchError, SourceError
-from explorer.sources import from_hub, resolve_spec
+from explorer.sources import from_hub, hub, resolve_spec
+from hubserver import FakeHub
 from oracle_data import PROJECT_ROOT
 
 T_DEFAULT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"

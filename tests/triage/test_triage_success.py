@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import QWEN_CALL, assert_headline, checks_of, only, remarks
-from oracle_data import ORACLE, requires_oracle
 
+from cases import QWEN_CALL, assert_headline, checks_of, only, remarks
 from explorer.session import TemplateSession
 from explorer.sources import from_example
+from oracle_data import ORACLE, requires_oracle
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}
