@@ -15,6 +15,7 @@ from typing import Any
 from explorer.analysis.probes import FieldValue, Probe
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.errors import AnalysisError, OverrideError
+from explorer.jsontypes import JsonObject
 
 
 class ReasoningMode(str, Enum):
@@ -57,8 +58,8 @@ class Provenance:
     workaround: str | None = None
     note: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"kind": self.kind}
         for key in ("probe", "side", "workaround"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
@@ -206,7 +207,7 @@ class TemplateAnalysis:
         except ValueError as exc:
             raise AnalysisError(f"analysis JSON has a value the analysis does not know: {exc}") from exc
 
-    def to_oracle_json(self) -> dict[str, Any]:
+    def to_oracle_json(self) -> JsonObject:
         """The oracle's ``autoparser`` object: same keys, order and enum spellings."""
         return {
             "jinja_caps": self.jinja_caps.to_json(),
@@ -233,7 +234,7 @@ class TemplateAnalysis:
         """Every probe that wrote ``field_name`` (dotted), in order; the last one won."""
         return tuple(p.name for p in self.probes if any(k == field_name for k, _ in p.fields_set))
 
-    def provenance_json(self) -> dict[str, Any]:
+    def provenance_json(self) -> JsonObject:
         return {name: p.to_json() for name, p in self.provenance.items()}
 
 
