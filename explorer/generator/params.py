@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
 from explorer.analysis.model import TemplateAnalysis
@@ -20,6 +19,7 @@ from explorer.generator.autoparser import build_parser
 from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
+from explorer.jsontypes import Json, JsonObject
 from explorer.peg.arena import Arena
 from explorer.peg.chat_mappers import GenericMapper
 
@@ -33,7 +33,7 @@ class GrammarTrigger:
     value: str
     token: int = -1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"type": self.type, "value": self.value, "token": self.token}
 
 
@@ -76,14 +76,14 @@ class GeneratedParams:
         """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
         return self.arena.dumps()
 
-    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> JsonObject:
         """The oracle's apply keys, in its field names and order; ``fields``: only those keys
         (the others are not serialised)."""
         return {name: ORACLE_JSON[name](self) for name in (fields if fields is not None else ORACLE_JSON)}
 
 
 # each oracle apply key of the params as JSON, in the oracle's order
-ORACLE_JSON: dict[str, Callable[[GeneratedParams], Any]] = {
+ORACLE_JSON: dict[str, Callable[[GeneratedParams], Json]] = {
     "format": lambda p: p.format,
     "generation_prompt": lambda p: p.generation_prompt,
     "grammar": lambda p: p.grammar,
