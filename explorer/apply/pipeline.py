@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
 from explorer.analysis.model import Reasoning
@@ -30,6 +29,7 @@ from explorer.caps import Caps
 from explorer.generator.params import ORACLE_JSON, GeneratedParams, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import handler_named
+from explorer.jsontypes import JsonObject
 from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
@@ -55,7 +55,7 @@ class ChatParams(GeneratedParams):
         return parse_output(self.arena, text, generation_prompt=self.generation_prompt,
                             is_partial=is_partial, format=self.format)
 
-    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> JsonObject:
         """The oracle's ``apply.*`` keys (timings, ids and exceptions aside; the prompt after
         the generation prompt); ``fields``: only those keys (the others are not serialised)."""
         return {name: self.prompt if name == "prompt" else ORACLE_JSON[name](self)
