@@ -176,8 +176,9 @@ def explain_case(case: RoundTripCase, params: ChatParams, parallel_tool_calls: b
             notes += _reasoning_notes(case, params, case.result)
         elif entry == "content":
             notes += _content_notes(case, case.result)
-            if stop and stop not in notes and any(s in (case.result.get("content") or "")
-                                                   for s in [(case.raw_output_stripped or "").rstrip(WHITESPACE)[-8:]] if s):
+            content = case.result.get("content") or ""  # a parsed message's content: a string
+            tail = (case.raw_output_stripped or "").rstrip(WHITESPACE)[-8:]
+            if stop and stop not in notes and isinstance(content, str) and tail and tail in content:
                 notes.append(stop)
         else:
             notes += _call_notes(case, parallel, entry, case.result)
