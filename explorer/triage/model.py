@@ -15,9 +15,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from explorer.errors import exception_json
+from explorer.jsontypes import JsonObject
 from explorer.vocabulary import SEVERITIES as SEVERITIES  # re-exported for the triage's users
 from explorer.vocabulary import Severity as Severity
 
@@ -203,7 +204,7 @@ class Finding:
     see: tuple[str, ...] = ()  # the checks its "(see X)" references name, each one present in the diagnosis
     fact: str = ""  # the fact it states, when other findings state it too (one fact, one fix_where)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"check": self.check, "severity": self.severity, "summary": self.summary,
                 "detail": self.detail, "span": list(self.span) if self.span else None,
                 "place": self.place.to_json() if self.place else None,
@@ -334,7 +335,7 @@ class Diagnosis:
         lead = next((f for f in template if f.severity == "cause"), template[0] if template else None)
         return tuple(f for f in self.findings if f.severity == "info" or (f in template and f is not lead))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "handler": self.handler,
             "generation_prompt": self.generation_prompt,
