@@ -61,7 +61,7 @@ def _seam_override() -> dict[str, object]:
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=540)
+                          timeout=280)  # within pytest.ini's 300 s
 
 
 def _pinned(name: str) -> str:
