@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.errors import ExplorerError
 import app_state as state
+from explorer.errors import ExplorerError
 
 PAGES = (
     ("pages/template_page.py", "Template", "template", ":material/description:"),

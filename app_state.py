@@ -27,15 +27,15 @@ from streamlit.navigation.page import StreamlitPage
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
-from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError
 from explorer.render import Dialect
 from explorer.roundtrip import TransformersCall
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
-from explorer.ui_support.analysis_view import empty_template_note
 from explorer.triage.health_template import EMPTY_CHECK
+from explorer.ui_support.analysis_view import empty_template_note
 from explorer.ui_support.app_options import DEFAULT_EXAMPLE, AppOptions, app_options, origin_label  # noqa: F401
 from explorer.ui_support.whatif_link import EDIT_NOTE, WHATIF_PARAMS, decode_whatif, encode_whatif
 from explorer.vocabulary import TOOL_CHOICES

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+import app_state as sh
+from app_sections.roundtrip import OUTPUT_KEY
 from explorer import ui_support as ui
 from explorer.apply import Request
 from explorer.session import TemplateSession
 from explorer.triage.from_log import LogDiagnosis
-import app_state as sh
-from app_sections.roundtrip import OUTPUT_KEY
 
 LOG_KEY = "try_log"
 TITLE = "Paste llama-server's log"

@@ -13,12 +13,12 @@ import traceback
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
 from explorer.errors import ExplorerError
 from explorer.roundtrip import RoundTripReport
 from explorer.session import TemplateSession
 from explorer.ui_support import roundtrip_view as rv
-import app_state as sh
 
 OUTPUT_KEY = "try_output"  # the Try it page's raw-output box
 PREFILL_KEY = "_try_prefill"  # the reply the page itself last put in the box

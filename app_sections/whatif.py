@@ -19,9 +19,9 @@ import json
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
 from explorer.analysis.model import FIELD_NAMES
-from explorer.vocabulary import REASONING_FORMATS
 from explorer.doctor.edits import unified_diff
 from explorer.errors import ExplorerError
 from explorer.roundtrip import RequestChange
@@ -29,8 +29,8 @@ from explorer.session import TemplateSession
 from explorer.ui_support.changes import changes_table_html
 from explorer.ui_support.doctor_view import APPLIED_FIX_STATE, AppliedFix, check_rows
 from explorer.ui_support.requests import request_change
+from explorer.vocabulary import REASONING_FORMATS
 from explorer.whatif import WORKAROUND_SENTENCE, WhatChanged, WhatIf, field_value, value_text, what_changed
-import app_state as sh
 
 FIELD_KEY, VALUE_KEY = "wi_field", "wi_value"
 ERROR_KEY = "_wi_error"  # (template sha256, what failed, the exception, its text) of the last Apply

@@ -16,11 +16,11 @@ import html
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
-from explorer.ui_support import why_view as why
 from explorer.triage import CHECKS, Diagnosis, Finding
 from explorer.triage.model import Place
-import app_state as sh
+from explorer.ui_support import why_view as why
 
 TITLE = "Why this result?"
 SEVERITY_STYLE = {"cause": ("#c92a2a", "#fff5f5", "cause"), "warning": ("#e67700", "#fff9db", "warning"),

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from explorer.apply import Request  # noqa: E402
-from explorer.output.parse import parse_output  # noqa: E402
-from explorer.errors import ExplorerError, OutputParseError  # noqa: E402
 from explorer.apply.pipeline import apply_template  # noqa: E402
+from explorer.errors import ExplorerError, OutputParseError  # noqa: E402
+from explorer.output.parse import parse_output  # noqa: E402
 from explorer.peg.arena import load_arena  # noqa: E402
 from explorer.render import RenderInputs, RenderLimits, compile_template, render  # noqa: E402
 from explorer.sources import from_example, list_examples  # noqa: E402
@@ -85,7 +85,7 @@ def inputs(markers: list[str], size: int) -> dict[str, str]:
         out[f"{marker[:12]}+escapes"] = head + '{"city": "' + fill('\\"', size)
         out[f"{marker[:12]}+huge-arg"] = head + '{"city": "' + fill("a", size) + '"}}'
         out[f"{marker[:12]}+many-calls"] = fill(head + '{"city": "P"}}', size)
-    for i, marker in enumerate(sorted(markers, key=len, reverse=True)[:4]):
+    for marker in sorted(markers, key=len, reverse=True)[:4]:
         out[f"repeat[{marker[:14]}]"] = fill(marker, size)
         out[f"cut[{marker[:14]}]"] = fill(marker[: max(1, len(marker) - 1)], size)
         out[f"open-no-close[{marker[:14]}]"] = fill(marker + "x ", size)

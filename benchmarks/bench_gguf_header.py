@@ -22,10 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hubserver import FakeHub, build_gguf  # noqa: E402
-
-from explorer.sources.gguf_header import read_gguf_header_from_file  # noqa: E402
 from explorer.sources import from_hub  # noqa: E402
+from explorer.sources.gguf_header import read_gguf_header_from_file  # noqa: E402
+from hubserver import FakeHub, build_gguf  # noqa: E402
 
 
 def main() -> int:

@@ -31,12 +31,13 @@ sys.path[:0] = [str(Path(__file__).parent), str(ROOT), str(ROOT / "tests")]
 logging.disable(logging.WARNING)
 
 from hops_lib import measure, report, stage_report  # noqa: E402
+
 OUT = '<think>\nok\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 
 
 def path() -> object:
-    from explorer import ui_support as ui
     import app_state as sh
+    from explorer import ui_support as ui
 
     template = (ROOT.parent / "shared" / "oracle" / "templates" / "Qwen-Qwen3-0.6B.jinja")
     text = template.read_text() if template.exists() else ui.SourceRequest("example", name="chatml-think-tools").load().text
@@ -52,7 +53,6 @@ def path() -> object:
 def why(template: str, output: str) -> None:
     """``python -m explorer why TEMPLATE --output-file F --tools T``, in this process."""
     from cases import WEATHER_CITY
-
     from explorer.cli import main
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,10 +76,9 @@ def try_it(template: str, output: str) -> None:
 
 def counts() -> None:
     from cases import QWEN_CALL, TAGGED
-    from hop_counts import counting
-
     from explorer.session import forget_sessions
     from explorer.sources import from_example
+    from hop_counts import counting
 
     routes = {"handler route (qwen3-coder)": (TAGGED, QWEN_CALL.format(city="Paris")),
               "autoparser route (chatml-think-tools)": (from_example("chatml-think-tools").text, OUT)}

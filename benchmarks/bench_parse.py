@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer.output.parse import analyse_output, parse_output  # noqa: E402
-from explorer.peg import Builder, build_arena, load_arena  # noqa: E402
 from explorer.output.streaming import StreamParser  # noqa: E402
+from explorer.peg import Builder, build_arena, load_arena  # noqa: E402
 
 GEN_PROMPT = "<|im_start|>assistant\n"
 

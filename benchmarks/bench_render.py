@@ -34,8 +34,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
 
 from explorer.caps import detect_caps  # noqa: E402
 from explorer.errors import ExplorerError  # noqa: E402
-from explorer.render.jinja_compat import GenerationExtension  # noqa: E402
 from explorer.render import FIXED_CLOCK, RenderInputs, chat_extra_context, compile_template, render  # noqa: E402
+from explorer.render.jinja_compat import GenerationExtension  # noqa: E402
 
 DEFAULT_FOLDER = Path(__file__).resolve().parent.parent.parent / "shared" / "oracle" / "templates"
 TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Get the current weather for a city.",
@@ -69,6 +69,7 @@ RATIO_TARGET = 1.03
 def against_transformers(folder: Path, repeat: int) -> int:
     """Our transformers dialect / transformers' render_jinja_template, total render time."""
     import transformers.utils.chat_template_utils as hf_utils
+
     from transformers_set import CONVERSATIONS
 
     def theirs_fn(text: str, data: dict, agp: bool):

@@ -34,14 +34,14 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.analysis import template_analysis  # noqa: E402
 from explorer.apply import Request  # noqa: E402
-from explorer.errors import ExplorerError  # noqa: E402
 from explorer.apply.pipeline import apply_template  # noqa: E402
-from explorer.render import compile_template  # noqa: E402
-from explorer.sources import from_example, list_examples  # noqa: E402
+from explorer.errors import ExplorerError  # noqa: E402
 from explorer.output.parse import analyse_output  # noqa: E402
+from explorer.render import compile_template  # noqa: E402
+from explorer.session import TemplateSession  # noqa: E402
+from explorer.sources import from_example, list_examples  # noqa: E402
 from explorer.triage import diagnose  # noqa: E402
 from explorer.triage.from_log import read, with_log  # noqa: E402
-from explorer.session import TemplateSession  # noqa: E402
 
 TARGET_MS = 500.0
 

@@ -1,10 +1,14 @@
 """Count module hops on a call path (sys.setprofile)."""
 from __future__ import annotations
-import sys, os, functools
+
+import functools
+import os
+import sys
 from collections import Counter
 
 ROOT = os.path.abspath(".")
-WATCH = {"load_arena", "dumps", "detect_caps_trace", "analyze_template", "patch_source", "to_oracle_json", "from_oracle_json", "compile_template", "route_source", "apply_request"}
+WATCH = {"load_arena", "dumps", "detect_caps_trace", "analyze_template", "patch_source", "to_oracle_json",
+         "from_oracle_json", "compile_template", "route_source", "apply_request"}
 
 def module_of(code):
     f = code.co_filename
@@ -16,7 +20,11 @@ def module_of(code):
     return rel[:-3].replace(os.sep, ".")
 
 def measure(fn):
-    watched = Counter(); edges = Counter(); modules = set(); caches = set(); stack = []
+    watched = Counter()
+    edges = Counter()
+    modules = set()
+    caches = set()
+    stack = []
     def prof(frame, event, arg):
         if event == "call":
             mod = module_of(frame.f_code)
@@ -36,10 +44,12 @@ def measure(fn):
                 inner = frame.f_locals.get("self")
                 info = getattr(inner, "_info", None)
                 fname = getattr(getattr(info, "func", None), "__qualname__", None)
-                if fname: caches.add(("st.cache", fname))
+                if fname:
+                    caches.add(("st.cache", fname))
             stack.append(mod)
         elif event == "return":
-            if stack: stack.pop()
+            if stack:
+                stack.pop()
         elif event == "c_call":
             if isinstance(arg, functools._lru_cache_wrapper):
                 caches.add(("lru_cache", getattr(arg, "__qualname__", repr(arg))))
@@ -55,7 +65,8 @@ def report(edges, modules, caches, watched=None):
     print(f"module-boundary edges (distinct): {len(edges)}")
     print(f"modules entered: {len(modules)}")
     print(f"cache layers hit: {len(caches)}")
-    for c in sorted(caches, key=str): print("  cache", c)
+    for c in sorted(caches, key=str):
+        print("  cache", c)
 
 def stage_of(mod):
     parts = mod.split(".")
@@ -73,4 +84,5 @@ def stage_report(edges):
             st.add((sa, sb))
     stages = {s for e in st for s in e}
     print(f"stage-level hops (distinct edges between stages): {len(st)} through {len(stages)} stages")
-    for a, b in sorted(st): print(f"  {a} -> {b}")
+    for a, b in sorted(st):
+        print(f"  {a} -> {b}")

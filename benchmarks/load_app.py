@@ -11,8 +11,9 @@ with its tool-call tag renamed ``<tool_call_N>`` -- and a model output calling
 build its parser and parse the output. A session passes when its page shows the parsed
 call with its own city and no other session's city (no state leaking between sessions).
 
-Reports: one session's latency alone on the warm server, then for the concurrent run: sessions passed, wall time, throughput, p50/p95/max latency (page open to parsed
-call shown), the server's resident memory (before, peak, after) and its CPU time. Bounded: at most
+Reports: one session's latency alone on the warm server, then for the concurrent run: sessions
+passed, wall time, throughput, p50/p95/max latency (page open to parsed call shown), the server's
+resident memory (before, peak, after) and its CPU time. Bounded: at most
 ``MAX_SESSIONS`` sessions and ``--timeout`` seconds; only 127.0.0.1 is contacted.
 """
 
@@ -31,9 +32,9 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.app_server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, streamlit_server  # noqa: E402
 from explorer.sources import from_example  # noqa: E402
 from explorer.ui_support import Permalink, encode_permalink  # noqa: E402
+from tools.app_server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, streamlit_server  # noqa: E402
 
 MAX_SESSIONS = 40
 

@@ -129,9 +129,10 @@ def main() -> None:
     print("new causes, templates per class:", dict(causes))
     if args.recheck:
         sys.path[:0] = [str(ROOT / "tests" / "doctor"), str(ROOT / "tests"), str(ROOT)]
+        from recheck import recheck
+
         from explorer.doctor.fixes import search_fixes
         from explorer.session import open_session
-        from recheck import recheck
         problems = 0
         for name in sorted({n for n, _ in fixes}):
             text = (TEMPLATES / name).read_text(encoding="utf-8")

@@ -22,12 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from statement_cases import cases  # noqa: E402
-
 from explorer.errors import ExplorerError  # noqa: E402
 from explorer.session import TemplateSession, open_session  # noqa: E402
 from explorer.sources import from_text  # noqa: E402
 from explorer.triage.audit import INVARIANTS, audit  # noqa: E402
+from statement_cases import cases  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "oracle" / "templates"
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Callable
+from typing import Any
 
 from explorer.errors import ExplorerError, RenderLimitError
-from explorer.render.jinja_compat_state import TrackedStr, has_op, is_used, track
 from explorer.render import CompiledTemplate, RenderLimits, apply_reasoning_switches, fixed_clock, render_context
+from explorer.render.jinja_compat_state import TrackedStr, has_op, is_used, track
 
 CONTENT_MARKER = "STRING_MARKER"
 REASONING_PLACEHOLDER = "<REASONING_CONTENT_PLACEHOLDER>"

@@ -42,17 +42,17 @@ import copy
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Literal
 
 from canitoolcall import checks
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 from canitoolcall.results import Observation, ParsedToolCall, ParseResult, Status
 
 from explorer.apply import Request, thinking_kwargs
-from explorer.output.parse import ChatMessage
 from explorer.errors import ExplorerError
+from explorer.output.parse import ChatMessage
 from explorer.session import TemplateSession
 
 MATCH_SHARE = 0.75  # of a model's marker uses the template must hold

@@ -16,13 +16,13 @@ matches none goes to the differential ``autoparser``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from explorer.caps import Caps
+from explorer.handlers import registry
 from explorer.handlers.detection import RuleCheck, SubstringEvidence, find_substring
 from explorer.handlers.prompting import MessageWorkaround
-from explorer.handlers import registry
 from explorer.handlers.registry import FALLBACK, route_named
+from explorer.jsontypes import JsonObject
 
 AUTOPARSER = FALLBACK.name
 
@@ -196,8 +196,8 @@ class Routing:
     def specialized(self) -> bool:
         return self.handler != AUTOPARSER
 
-    def to_json(self) -> dict[str, Any]:
-        def ev(e: SubstringEvidence) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
+        def ev(e: SubstringEvidence) -> JsonObject:
             return {
                 "needle": e.needle,
                 "wanted": e.wanted,

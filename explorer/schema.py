@@ -42,7 +42,8 @@ class RefSchema(SchemaNode):
     """``{"$ref": "#/..."}``; the target lives in the document's shared ``refs`` table."""
 
     ref: str
-    refs: Mapping[str, SchemaNode] = field(repr=False)
+    # the document's table (None only while the $ref's own target is being built)
+    refs: Mapping[str, SchemaNode | None] = field(repr=False)
     kind = "ref"
 
     @property
@@ -138,7 +139,7 @@ class ObjectSchema(SchemaNode):
 @dataclass(frozen=True, eq=False)
 class SchemaDocument:
     root: SchemaNode
-    refs: Mapping[str, SchemaNode]
+    refs: Mapping[str, SchemaNode | None]
 
 
 # --- JSON type predicates, in nlohmann's sense ----------------------------------------
@@ -163,23 +164,25 @@ class _Builder:
     def fail(path: str, msg: str) -> GrammarError:
         return GrammarError(f"JSON schema error at {path}: {msg}")
 
-    def get_count(self, schema: dict, key: str, path: str, default: int) -> int:
+    def get_count(self, schema: dict[str, Any], key: str, path: str, default: int) -> int:
         if key not in schema:
             return default
         value = schema[key]
         if not _is_int(value) or value < 0:
             raise self.fail(path, f"{key} must be a non-negative integer")
-        return value
+        count: int = value
+        return count
 
-    def get_bound(self, schema: dict, key: str, path: str, round_up: bool) -> int:
+    def get_bound(self, schema: dict[str, Any], key: str, path: str, round_up: bool) -> int:
         value = schema[key]
         if _is_int(value):
-            return value
+            bound: int = value
+            return bound
         if not _is_number(value):
             raise self.fail(path, f"{key} must be a number")
         return int(math.ceil(value) if round_up else math.floor(value))
 
-    def get_format(self, schema: dict, path: str) -> str:
+    def get_format(self, schema: dict[str, Any], path: str) -> str:
         if "format" not in schema:
             return FORMAT_NONE
         value = schema["format"]
@@ -214,16 +217,16 @@ class _Builder:
         if value not in self.refs:
             self.refs[value] = None  # a cycle back to this $ref stops here
             self.refs[value] = self.build_node(self.resolve_ref(value, path), value)
-        return RefSchema(value, self.refs)  # type: ignore[arg-type]
+        return RefSchema(value, self.refs)
 
-    def build_alternatives(self, cls: type, alts: Any, path: str) -> SchemaNode:
+    def build_alternatives(self, cls: type[AnyOfSchema] | type[AllOfSchema], alts: Any, path: str) -> SchemaNode:
         if not isinstance(alts, list):
             raise self.fail(path, "must be an array of schemas")
         if not alts:
             raise self.fail(path, "must not be empty")
         return cls(tuple(self.build_node(alt, f"{path}/{i}") for i, alt in enumerate(alts)))
 
-    def build_object(self, schema: dict, path: str) -> SchemaNode:
+    def build_object(self, schema: dict[str, Any], path: str) -> SchemaNode:
         required: set[str] = set()
         if isinstance(schema.get("required"), list):
             required = {name for name in schema["required"] if isinstance(name, str)}
@@ -247,7 +250,7 @@ class _Builder:
             additional = AnySchema()  # {"type": "object"} alone accepts any object
         return ObjectSchema(tuple(props), additional)
 
-    def build_array(self, schema: dict, path: str) -> SchemaNode:
+    def build_array(self, schema: dict[str, Any], path: str) -> SchemaNode:
         if "items" in schema or "prefixItems" in schema:
             key = "items" if "items" in schema else "prefixItems"
             items = schema[key]
@@ -262,7 +265,7 @@ class _Builder:
             self.get_count(schema, "maxItems", path, -1),
         )
 
-    def build_string(self, schema: dict, path: str) -> SchemaNode:
+    def build_string(self, schema: dict[str, Any], path: str) -> SchemaNode:
         pattern = ""
         if "pattern" in schema:
             if not isinstance(schema["pattern"], str):
@@ -275,7 +278,7 @@ class _Builder:
             self.get_count(schema, "maxLength", path, -1),
         )
 
-    def build_integer(self, schema: dict, path: str) -> SchemaNode:
+    def build_integer(self, schema: dict[str, Any], path: str) -> SchemaNode:
         minimum, maximum = INT64_MIN, INT64_MAX
         if "minimum" in schema:
             minimum = self.get_bound(schema, "minimum", path, True)
@@ -338,7 +341,7 @@ class _Builder:
             if "allOf" in schema:
                 return self.build_alternatives(AllOfSchema, schema["allOf"], f"{path}/allOf")
             return self.build_string(schema, path)
-        simple = {"array": None, "integer": None, "number": NumberSchema, "boolean": BooleanSchema, "null": NullSchema}
+        simple: dict[str, type[SchemaNode]] = {"number": NumberSchema, "boolean": BooleanSchema, "null": NullSchema}
         if type_name == "array":
             return self.build_array(schema, path)
         if type_name == "integer":
@@ -368,7 +371,7 @@ def schema_from_json(schema: Any) -> SchemaDocument:
         root = builder.build_node(schema, "#")
     except RecursionError:
         raise GrammarError("JSON schema error at #: nested too deeply to convert") from None
-    return SchemaDocument(root, builder.refs)  # type: ignore[arg-type]
+    return SchemaDocument(root, builder.refs)
 
 
 # --- questions the generator asks of a schema ----------------------------------------

@@ -29,7 +29,13 @@ from explorer.analysis.lines import LineFinder
 from explorer.analysis.model import Reasoning
 from explorer.analysis.overrides import FieldSetting, apply_overrides
 from explorer.apply import (
-    GET_WEATHER_TOOL, ReasoningPrefill, Request, apply_request, classify_reasoning_prefill, merged_kwargs, standard_request,
+    GET_WEATHER_TOOL,
+    ReasoningPrefill,
+    Request,
+    apply_request,
+    classify_reasoning_prefill,
+    merged_kwargs,
+    standard_request,
 )
 from explorer.apply.compare import RouteComparison, compare_routes, message_differences, outcome
 from explorer.apply.pipeline import PURE_CONTENT, ChatParams, Held, apply_autoparser, apply_template
@@ -39,12 +45,18 @@ from explorer.caps import Caps, CapsProbe, detect_caps_trace
 from explorer.comparison import FieldChange, compare_fields
 from explorer.errors import AnalysisError, ExplorerError, GrammarError
 from explorer.grammar.check import Verdict, check_grammar
+from explorer.jsontypes import Json
 from explorer.memo import Memo
 from explorer.output.parse import ChatMessage, OutputParse, analyse_output
 from explorer.output.streaming import StreamStep, char_chunks, stream
 from explorer.render import CompiledTemplate, Dialect
 from explorer.roundtrip import (
-    DEFAULT_MESSAGES, DEFAULT_TOOLS, RoundTripCase, RoundTripReport, TransformersCall, roundtrip_report,
+    DEFAULT_MESSAGES,
+    DEFAULT_TOOLS,
+    RoundTripCase,
+    RoundTripReport,
+    TransformersCall,
+    roundtrip_report,
 )
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.run import LlamaSetting, RequestChange, render_end_marker, run_case
@@ -197,7 +209,7 @@ class TemplateSession:
     @property
     def analysis_error(self) -> AnalysisError | None:
         try:
-            self.analysis
+            self.analysis  # noqa: B018 - read for the error it raises
         except AnalysisError as exc:
             return exc
         return None
@@ -246,11 +258,11 @@ class TemplateSession:
 
     # --- requests ----------------------------------------------------------------------
 
-    def request(self, *, messages: Sequence[Mapping[str, object]] | None = None,
-                tools: Sequence[Mapping[str, object]] | None = None, tool_choice: str = "auto",
+    def request(self, *, messages: Sequence[Mapping[str, Json]] | None = None,
+                tools: Sequence[Mapping[str, Json]] | None = None, tool_choice: str = "auto",
                 enable_thinking: bool | None = None, parallel_tool_calls: bool | None = None,
-                reasoning_format: str = "deepseek", chat_template_kwargs: Mapping[str, object] | None = None,
-                json_schema: Mapping[str, object] | None = None, force_pure_content: bool = False,
+                reasoning_format: str = "deepseek", chat_template_kwargs: Mapping[str, Json] | None = None,
+                json_schema: Mapping[str, Json] | None = None, force_pure_content: bool = False,
                 add_generation_prompt: bool = True) -> Request:
         """A request with llama-server's defaults for what is not given: one user turn,
         enable_thinking when the template supports it, parallel calls when it has them."""
@@ -266,11 +278,11 @@ class TemplateSession:
             force_pure_content=force_pure_content, add_generation_prompt=add_generation_prompt,
         )
 
-    def user_request(self, *, output: str | None = None, tools: Sequence[Mapping[str, object]] | None = None,
+    def user_request(self, *, output: str | None = None, tools: Sequence[Mapping[str, Json]] | None = None,
                      thinking: bool | None = None, tool_choice: str = "auto", parallel_tool_calls: bool | None = None,
-                     reasoning_format: str = "deepseek", chat_template_kwargs: Mapping[str, object] | None = None,
-                     messages: Sequence[Mapping[str, object]] | None = None,
-                     json_schema: Mapping[str, object] | None = None,
+                     reasoning_format: str = "deepseek", chat_template_kwargs: Mapping[str, Json] | None = None,
+                     messages: Sequence[Mapping[str, Json]] | None = None,
+                     json_schema: Mapping[str, Json] | None = None,
                      force_pure_content: bool = False) -> UserRequest:
         """The request the CLI and the app build from what a user set, by one rule: the
         thinking setting goes out as enable_thinking and as its chat_template_kwargs
@@ -459,7 +471,7 @@ class TemplateSession:
         tools = request.tools or ()
         message: dict[str, object] = {"role": "assistant", "content": "The weather in Paris is sunny."}
         if kind != "reply":
-            first = next((str(t["function"]["name"]) for t in tools if isinstance(t.get("function"), Mapping)),
+            first = next((str(fn["name"]) for t in tools if isinstance(fn := t.get("function"), Mapping)),
                          "get_weather")
             message = {"role": "assistant", "content": "", "tool_calls": [
                 {"id": SAMPLE_CALL_ID, "type": "function",
@@ -474,7 +486,7 @@ class TemplateSession:
     # --- the whole template --------------------------------------------------------------
 
     def roundtrip(self, enable_thinking: bool, *, dialect: Dialect = "llama.cpp",
-                  messages: Sequence[object] = DEFAULT_MESSAGES, tools: Sequence[Mapping[str, object]] = DEFAULT_TOOLS,
+                  messages: Sequence[object] = DEFAULT_MESSAGES, tools: Sequence[Mapping[str, Json]] = DEFAULT_TOOLS,
                   grammar: bool = True, explain: bool = True, change: RequestChange | None = None,
                   trained_as: TransformersCall = TransformersCall()) -> RoundTripReport:
         """Render assistant turns, cut the replies out, parse them back with llama.cpp's

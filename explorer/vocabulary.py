@@ -5,7 +5,9 @@ CLI, the app and the error messages list them) per enumeration of a chat request
 ``tool_choice`` (``common_chat_tool_choice``), ``reasoning_format``
 (``common_reasoning_format``, as llama-server spells it) and ``continue_final_message``.
 The library checks requests against these tuples, the CLI's argparse ``choices`` and the
-app's widgets list them; nothing else spells the values out as a list.
+app's widgets list them; nothing else spells the values out as a list. Beside them, the
+triage's finding severities (``Severity``, most severe first), here so that the handler
+classes, below the triage, declare their garbles' severities in the same type.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ REASONING_FORMATS: tuple[ReasoningFormat, ...] = get_args(ReasoningFormat)
 ContinuationMode = Literal["none", "auto", "reasoning", "content"]
 CONTINUATION_MODES: tuple[ContinuationMode, ...] = get_args(ContinuationMode)
 
+Severity = Literal["cause", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+
 __all__ = [
-    "CONTINUATION_MODES", "REASONING_FORMATS", "TOOL_CHOICES", "ContinuationMode", "ReasoningFormat", "ToolChoice",
+    "CONTINUATION_MODES", "REASONING_FORMATS", "SEVERITIES", "TOOL_CHOICES", "ContinuationMode", "ReasoningFormat",
+    "Severity", "ToolChoice",
 ]

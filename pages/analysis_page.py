@@ -18,6 +18,8 @@ from enum import Enum
 
 import streamlit as st
 
+import app_state as sh
+from app_sections import whatif as whatif
 from explorer import ui_support as ui
 from explorer.analysis import Provenance, TemplateAnalysis
 from explorer.analysis.glossary import mode_line
@@ -26,8 +28,6 @@ from explorer.analysis.model import FIELD_NAMES, field_value
 from explorer.apply import standard_request
 from explorer.session import TemplateSession
 from explorer.ui_support.analysis_view import MODE_FIELDS, MarkerRow, html_table, lines_html, marker_rows
-import app_state as sh
-from app_sections import whatif as whatif
 
 SECTIONS = (
     ("Reasoning", "reasoning."),

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+import app_state as sh
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.session import SessionComparison, TemplateSession, open_session
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.changes import changes_table_html
-import app_state as sh
 
 COMPARE_KEY = "compare_request"
 

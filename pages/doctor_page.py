@@ -21,14 +21,14 @@ import html
 
 import streamlit as st
 
+import app_state as sh
+from app_sections import llama_cpp as real
 from explorer import ui_support as ui
 from explorer.doctor.model import Fix
 from explorer.doctor.report import DoctorReport, GrammarScope, doctor
 from explorer.session import TemplateSession
 from explorer.ui_support import doctor_view as dv
 from explorer.ui_support.bug_report import doctor_reproduce, template_spec
-import app_state as sh
-from app_sections import llama_cpp as real
 
 
 # The report is a page result the session does not hold; a widget change must not redo it.

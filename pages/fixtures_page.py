@@ -19,12 +19,12 @@ from types import MappingProxyType
 import streamlit as st
 from canitoolcall.fixtures import Family, Fixture, load_families, load_fixtures
 
+import app_state as sh
+from app_sections import why as wy
 from explorer import ui_support as ui
 from explorer.fixtures import FamilyMatch, fixture_request, judge, match_family
 from explorer.session import TemplateSession
 from explorer.ui_support import fixture_diff, fixture_upload
-import app_state as sh
-from app_sections import why as wy
 
 ICONS = MappingProxyType({"pass": "✓ pass", "soft_pass": "≈ soft pass", "fail": "✗ fail", "error": "! error"})
 CORPUS, UPLOAD = "canitoolcall corpus", "uploaded JSONL"

@@ -15,14 +15,14 @@ import json
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
 from explorer.apply import Request
-from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError
 from explorer.peg import Arena
 from explorer.session import REPLY_KINDS, TemplateSession
 from explorer.ui_support.grammar_view import no_grammar_reason, notation_html, rule_notes
-import app_state as sh
 
 
 def _rules(arena: Arena) -> None:

@@ -12,13 +12,13 @@ from enum import Enum
 
 import streamlit as st
 
+import app_state as sh
 from explorer import ui_support as ui
-from explorer.errors import AnalysisError, ExplorerError
 from explorer.analysis.probes import PROBES, Probe
+from explorer.errors import AnalysisError, ExplorerError
 from explorer.session import TemplateSession
 from explorer.ui_support.probe_view import field_steps, probe_sides, repeated_fields
 from explorer.ui_support.provenance_view import MarkerLine, provenance_html
-import app_state as sh
 
 ALL = "All probes"
 CONTEXT_CHARS = 160

@@ -13,15 +13,15 @@ from types import MappingProxyType
 
 import streamlit as st
 
+import app_state as sh
 from explorer import sources
 from explorer import ui_support as ui
-from explorer.caps import Caps
 from explorer.apply import CHATML_TEMPLATE_SRC
+from explorer.caps import Caps
 from explorer.session import TemplateSession
 from explorer.sources.model import TemplateSource
 from explorer.ui_support.analysis_view import call_lines, empty_template_note, route_reason
 from explorer.ui_support.whatif_link import EDIT_NOTE
-import app_state as sh
 
 KINDS = MappingProxyType(
     {"example": "Built-in example", "text": "Paste", "upload": "Upload a file", "hub": "Hugging Face Hub"}

@@ -18,11 +18,17 @@ import json
 
 import streamlit as st
 
+import app_state as sh
+from app_sections import llama_cpp as real
+from app_sections import log as logs
+from app_sections import roundtrip as rts
+from app_sections import why as ws
+from app_sections.roundtrip import OUTPUT_KEY
 from explorer import ui_support as ui
 from explorer.apply import Request
-from explorer.output.parse import ChatMessage, OutputParse
-from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError
+from explorer.output.parse import ChatMessage, OutputParse
 from explorer.routing import AUTOPARSER
 from explorer.session import PURE_CONTENT, TemplateSession
 from explorer.triage import Diagnosis
@@ -30,12 +36,6 @@ from explorer.ui_support import roundtrip_view as rv
 from explorer.ui_support import stream_check
 from explorer.ui_support.bug_report import try_bug_report
 from explorer.ui_support.links import CHOSEN_FIX_STATE
-from app_sections import llama_cpp as real
-from app_sections import log as logs
-from app_sections import roundtrip as rts
-import app_state as sh
-from app_sections import why as ws
-from app_sections.roundtrip import OUTPUT_KEY
 
 UNCONSUMED = "not consumed by the parser"
 STREAM_LIMIT = 20_000  # characters; longer outputs are parsed but not scrubbed

@@ -7,9 +7,8 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from oracle_data import PROJECT_ROOT
-
 from explorer import ui_support as ui
+from oracle_data import PROJECT_ROOT
 
 APP = str(PROJECT_ROOT / "app.py")
 TIMEOUT = 120

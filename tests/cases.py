@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from explorer.apply.messages import tools_to_template_json
 from explorer.analysis.model import TemplateAnalysis
+from explorer.apply.messages import tools_to_template_json
 from explorer.generator import GenerationParams, generate_params
 from explorer.generator.params import GeneratedParams
 from explorer.handlers import handler_named

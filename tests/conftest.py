@@ -14,6 +14,7 @@ import os
 os.environ.setdefault("TEMPLATE_EXPLORER_MEMO_SCALE", "16")
 
 import pytest  # noqa: E402
+
 from oracle_data import (  # noqa: E402, F401
     ORACLE,
     PROJECT_ROOT,
@@ -46,7 +47,6 @@ def every_headline_checked(request, monkeypatch):
         yield
         return
     from cases import check_headline
-
     from explorer.triage.model import Diagnosis
 
     made = []

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from hypothesis import strategies as st
-from oracle_data import ORACLE, load_oracle_template, oracle_available, oracle_template_names
 
 from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import ExplorerError
 from explorer.sources.examples import from_example, list_examples
+from oracle_data import ORACLE, load_oracle_template, oracle_available, oracle_template_names
 
 SEARCH_TOOL = {"type": "function", "function": {
     "name": "search", "description": "Search the web.",

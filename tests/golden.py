@@ -15,9 +15,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from oracle_data import DATA_DIR
 
@@ -126,7 +127,7 @@ class GoldenFile:
     _decoded: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> "GoldenFile":
+    def load(cls, path: Path) -> GoldenFile:
         return cls(path, json.loads(path.read_text(encoding="utf-8")))
 
     @property

@@ -17,8 +17,9 @@ import multiprocessing as mp
 import resource
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 AS_HEADROOM_BYTES = 3 << 30
 

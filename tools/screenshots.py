@@ -65,8 +65,9 @@ def main() -> int:
     parser.add_argument("--example", default="chatml-think-tools")
     parser.add_argument("--out", default=str(ROOT / "docs"))
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
     from urllib.parse import urlencode
+
+    from playwright.sync_api import sync_playwright
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -25,12 +25,12 @@ from explorer.analysis.model import (
     TemplateAnalysis,
     ToolFormat,
 )
-from explorer.caps import Caps
 from explorer.analysis.reasoning import analyze_reasoning
 from explorer.analysis.roles import collect_preserved_tokens, detect_assistant_start, detect_user_start
 from explorer.analysis.session import ANALYSIS_RENDER_BUDGET_SECONDS, ProbeSession
 from explorer.analysis.tools import analyze_tools
 from explorer.analysis.workarounds import WORKAROUNDS, Workaround, apply_workarounds
+from explorer.caps import Caps
 from explorer.errors import AnalysisError
 from explorer.memo import Memo
 from explorer.render import CompiledTemplate

@@ -6,10 +6,10 @@ Input: a ``Draft`` with the reasoning fields already set. Output: ``content.mode
 
 from __future__ import annotations
 
+from explorer.analysis.diff import trim_whitespace
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import END, MARKER, REST, SPACE, lit, optional, seq, tag
 from explorer.analysis.model import ContentMode, ReasoningMode
-from explorer.analysis.diff import trim_whitespace
 from explorer.analysis.probes import ASSISTANT_MSG
 
 _WRAPPED = seq(tag("pre", seq(MARKER, SPACE)), lit(ASSISTANT_MSG), SPACE, tag("post", seq(MARKER, SPACE)), REST)

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from enum import Enum
+from functools import lru_cache
 from typing import NamedTuple
+
+from explorer.jsontypes import JsonObject
 
 # C's isspace() in the "C" locale.
 WHITESPACE = " \t\n\v\f\r"
@@ -46,7 +48,7 @@ class DiffSplit:
     left: str = ""
     right: str = ""
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> JsonObject:
         return {"prefix": self.prefix, "suffix": self.suffix, "left": self.left, "right": self.right}
 
 

@@ -29,8 +29,8 @@ from explorer.analysis.model import (
     ToolFunction,
     Tools,
 )
-from explorer.caps import Caps
 from explorer.analysis.session import ProbeSession, from_bytes
+from explorer.caps import Caps
 
 _GROUPS: dict[str, type] = {
     "reasoning": Reasoning,

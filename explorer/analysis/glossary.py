@@ -94,7 +94,7 @@ def mode_line(field: str, value: str | Enum) -> str | None:
     return None if group is None else group.values.get(str(name))
 
 
-def explain(field: str, value: str | Enum) -> str:
+def explain(field: str, value: object) -> str:
     """``VALUE: its meaning`` for a mode (the value alone when it is not listed)."""
     name = str(value.value if isinstance(value, Enum) else value)
     line = mode_line(field, name)

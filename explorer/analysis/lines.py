@@ -37,12 +37,13 @@ from typing import Literal
 
 import jinja2
 
+from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.analysis.model import FIELD_NAMES, TemplateAnalysis, field_value
+from explorer.analysis.probes import Probe
 from explorer.analysis.roles import PRESERVED_TOKEN_FIELDS
 from explorer.analysis.session import PROBE_CLOCK, from_bytes, probe_render_inputs, to_bytes
-from explorer.analysis.diff import calculate_diff_split, trim_whitespace
 from explorer.errors import ExplorerError
-from explorer.analysis.probes import Probe
+from explorer.jsontypes import Json
 from explorer.render import (
     CompiledTemplate,
     OutputSpan,
@@ -50,7 +51,7 @@ from explorer.render import (
     render_with_provenance,
 )
 from explorer.render.jinja_compat import environment
-from explorer.render.provenance import Json, SpanKind
+from explorer.render.provenance import SpanKind
 
 Side = Literal["A", "B"]
 Level = Literal["literal", "expression"]
@@ -276,7 +277,7 @@ class LineFinder:
             origin = next((f for f in PRESERVED_TOKEN_FIELDS
                            if trim_whitespace(str(field_value(self.analysis, f))) == token), None)
             prov = self.analysis.provenance.get(origin) if origin else None
-            if prov is None or prov.kind != "probe":
+            if origin is None or prov is None or prov.kind != "probe":
                 found = self.anywhere(label, token)
             else:
                 found = self.field(origin, token)
@@ -287,15 +288,16 @@ class LineFinder:
     def anywhere(self, label: str, text: str) -> MarkerLines:
         """``text`` attributed where it first occurs in a probe output (side "search")."""
         for probe in self.analysis.probes:
-            for side, recorded in (("A", probe.output_a), ("B", probe.output_b)):
+            outputs: tuple[tuple[Side, str | None], ...] = (("A", probe.output_a), ("B", probe.output_b))
+            for side, recorded in outputs:
                 if recorded is None or text not in recorded:
                     continue
-                out = self.render(probe, side)  # type: ignore[arg-type]
+                out = self.render(probe, side)
                 if isinstance(out, str) or text not in out.text:
                     continue
                 start = out.text.index(text)
                 sources = tuple(self.source(out, s) for s in out.spans_between(start, start + len(text)))
-                return MarkerLines(label, text, probe.name, "search", side, start,  # type: ignore[arg-type]
+                return MarkerLines(label, text, probe.name, "search", side, start,
                                    start + len(text), sources, ties=out.text.count(text) - 1)
         return MarkerLines(label, text, None, None, problem="set by a workaround and in no probe output")
 
@@ -346,7 +348,8 @@ def _diff_regions(probe: Probe) -> dict[Side, tuple[int, int]]:
     a, b = to_bytes(probe.output_a), to_bytes(probe.output_b)
     split = calculate_diff_split(a, b)
     regions: dict[Side, tuple[int, int]] = {}
-    for side, data, middle in (("A", a, split.left), ("B", b, split.right)):
+    sides: tuple[tuple[Side, str, str], ...] = (("A", a, split.left), ("B", b, split.right))
+    for side, data, middle in sides:
         lo = len(split.prefix)
         hi = lo + len(middle)
         if data[lo:hi] != middle:
@@ -396,6 +399,7 @@ def _occurrence(text: str, marker: str, lo: int, hi: int, anchor: Anchor) -> tup
         end = start + len(marker)
         overlap = max(0, min(end, hi) - max(start, lo))
         reaches = overlap > 0 or start <= hi and end >= lo
+        key: tuple[int, int, int]  # (missed, distance, start): the least wins
         if anchor == "start":
             key = (not reaches, abs(start - lo), start)
         elif anchor == "end":

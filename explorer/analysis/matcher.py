@@ -15,6 +15,7 @@ This is not the project's PEG engine (``explorer.peg``); it only extracts marker
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from explorer.analysis.diff import WHITESPACE
@@ -119,7 +120,7 @@ class P:
         return Match(False)
 
 
-def _leading_scan(p: P) -> P | None:
+def _leading_scan(p: P) -> Until | ScanUntil | None:
     """The scan (``until`` / ``zero_or_more(negate ... any)``) a pattern starts with."""
     while True:
         if isinstance(p, (Until, ScanUntil)):
@@ -132,7 +133,7 @@ def _leading_scan(p: P) -> P | None:
             return None
 
 
-def _find_all(s: str, ch: str):
+def _find_all(s: str, ch: str) -> Iterator[int]:
     i = s.find(ch)
     while i >= 0:
         yield i
@@ -181,7 +182,8 @@ class Choice(P):
     def __init__(self, options: list[P]) -> None:
         self.options = options
         fs = [o.firsts for o in options]
-        self.firsts = None if any(f is None for f in fs) else frozenset().union(*fs)
+        known = [f for f in fs if f is not None]
+        self.firsts = frozenset[str]().union(*known) if len(known) == len(fs) else None
 
     def parse(self, inp: _Input, pos: int) -> Result:
         for option in self.options:
@@ -249,7 +251,7 @@ class Until(P):
     def __init__(self, delimiters: list[str]) -> None:
         self.delims = [d for d in delimiters if d]
 
-    def parse(self, inp: _Input, pos: int) -> Result:
+    def parse(self, inp: _Input, pos: int) -> tuple[int, Tags]:  # a scan never fails
         if not self.delims:
             return inp.n, _NO_TAGS
         if inp.valid:
@@ -345,9 +347,10 @@ class ScanUntil(P):
     def __init__(self, stops: list[P]) -> None:
         self.stops = stops
         fs = [p.firsts for p in stops]
-        self.stop_firsts = None if any(f is None for f in fs) else frozenset().union(*fs)
+        known = [f for f in fs if f is not None]
+        self.stop_firsts = frozenset[str]().union(*known) if len(known) == len(fs) else None
 
-    def parse(self, inp: _Input, pos: int) -> Result:
+    def parse(self, inp: _Input, pos: int) -> tuple[int, Tags]:  # a scan never fails
         s, n = inp.s, inp.n
         firsts = self.stop_firsts
         while pos < n:

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
+from explorer.analysis.probes import FieldValue, Probe
 from explorer.caps import CAPS_FIELDS, Caps  # noqa: F401 (CAPS_FIELDS re-exported)
 from explorer.errors import AnalysisError, OverrideError
-from explorer.analysis.probes import Probe
+from explorer.jsontypes import JsonObject
 
 
 class ReasoningMode(str, Enum):
@@ -57,8 +58,8 @@ class Provenance:
     workaround: str | None = None
     note: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {"kind": self.kind}
         for key in ("probe", "side", "workaround"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
@@ -206,7 +207,7 @@ class TemplateAnalysis:
         except ValueError as exc:
             raise AnalysisError(f"analysis JSON has a value the analysis does not know: {exc}") from exc
 
-    def to_oracle_json(self) -> dict[str, Any]:
+    def to_oracle_json(self) -> JsonObject:
         """The oracle's ``autoparser`` object: same keys, order and enum spellings."""
         return {
             "jinja_caps": self.jinja_caps.to_json(),
@@ -233,7 +234,7 @@ class TemplateAnalysis:
         """Every probe that wrote ``field_name`` (dotted), in order; the last one won."""
         return tuple(p.name for p in self.probes if any(k == field_name for k, _ in p.fields_set))
 
-    def provenance_json(self) -> dict[str, Any]:
+    def provenance_json(self) -> JsonObject:
         return {name: p.to_json() for name, p in self.provenance.items()}
 
 
@@ -277,12 +278,13 @@ FIELD_NAMES: tuple[str, ...] = (
 )
 
 
-def field_value(analysis: TemplateAnalysis, name: str) -> object:
+def field_value(analysis: TemplateAnalysis, name: str) -> FieldValue:
     """The value of one dotted field (``tools.format.per_call_start``), as the model holds it
     (modes as their enums, lists as tuples)."""
     if name not in FIELD_NAMES:
         raise OverrideError(f"unknown analysis field {name!r}; fields: {', '.join(FIELD_NAMES)}", field=name)
-    node: object = analysis
+    node: Any = analysis  # the field is named at run time: FIELD_NAMES are the model's fields
     for part in name.split("."):
         node = getattr(node, part)
-    return node
+    value: FieldValue = node
+    return value

@@ -18,14 +18,26 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from types import MappingProxyType
+from typing import Any
 
 from explorer.analysis.model import (
-    FIELD_NAMES, CallIdPosition, Content, ContentMode, Provenance, Reasoning, ReasoningMode, TemplateAnalysis,
-    ToolArguments, ToolCallId, ToolFormat, ToolFormatAnalysis, ToolFunction, field_value,
+    FIELD_NAMES,
+    CallIdPosition,
+    Content,
+    ContentMode,
+    Provenance,
+    Reasoning,
+    ReasoningMode,
+    TemplateAnalysis,
+    ToolArguments,
+    ToolCallId,
+    ToolFormat,
+    ToolFormatAnalysis,
+    ToolFunction,
+    field_value,
 )
+from explorer.analysis.probes import FieldValue
 from explorer.errors import OverrideError
-
-Value = str | bool | tuple[str, ...] | Enum
 
 # The dataclass behind each dotted group, and llama.cpp's C++ spelling of each enum.
 _GROUPS: dict[str, type] = {
@@ -45,7 +57,7 @@ class FieldSetting:
     """One ``--set``: a field and the value it takes (already of the field's type)."""
 
     field: str
-    value: Value
+    value: FieldValue
 
     def to_json(self) -> dict[str, object]:
         value = self.value.value if isinstance(self.value, Enum) else self.value
@@ -71,11 +83,11 @@ def _valid_names() -> str:
     return ", ".join(FIELD_NAMES)
 
 
-def read_value(name: str, value: object) -> Value:
+def read_value(name: str, value: object) -> FieldValue:
     """``value`` (decoded JSON, or a raw string) as the field's type, or an OverrideError."""
     kind = _field_type(name)
     if issubclass(kind, Enum):
-        allowed = [m.value for m in kind]  # type: ignore[attr-defined]
+        allowed = [m.value for m in kind]
         if not isinstance(value, str) or value not in allowed:
             raise OverrideError(f"--set {name}: expected one of {', '.join(allowed)}, found {value!r}", field=name)
         return kind(value)
@@ -122,9 +134,11 @@ def string_fields(analysis: TemplateAnalysis, *, items: bool = False) -> Iterato
             yield from ((f"{name}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str) and v)
 
 
-def _with(analysis: TemplateAnalysis, name: str, value: Value) -> TemplateAnalysis:
+def _with(analysis: TemplateAnalysis, name: str, value: FieldValue) -> TemplateAnalysis:
     if name in _TOP_LEVEL:
-        return replace(analysis, **{name: value})
+        # the field is named at run time: its value's type was checked by read_value
+        top: dict[str, Any] = {name: value}
+        return replace(analysis, **top)
     group, _, leaf = name.rpartition(".")
     if group.startswith("tools."):
         section = group.split(".", 1)[1]
@@ -183,7 +197,7 @@ def cpp_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _cpp_value(value: Value) -> str:
+def _cpp_value(value: FieldValue) -> str:
     if isinstance(value, Enum):
         return f"{_CPP_ENUMS[type(value)]}::{value.value}"
     if isinstance(value, bool):

@@ -12,9 +12,10 @@ reference's debug output.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
 
 from explorer.analysis.diff import DiffSplit, DiffStep
+from explorer.jsontypes import Json, JsonObject
 
 # --- sentinels (chat-diff-analyzer.cpp) ----------------------------------------
 
@@ -31,7 +32,7 @@ CALL_ID_002 = "call00002"
 CALL_ID_999 = "call99999"
 
 
-def _params_schema() -> dict[str, Any]:
+def _params_schema() -> JsonObject:
     return {
         "type": "object",
         "properties": {
@@ -42,7 +43,7 @@ def _params_schema() -> dict[str, Any]:
     }
 
 
-def probe_tools() -> list[dict[str, Any]]:
+def probe_tools() -> list[JsonObject]:
     """The two probe tools (a fresh copy: templates may not mutate ours)."""
     return [
         {
@@ -56,21 +57,21 @@ def probe_tools() -> list[dict[str, Any]]:
     ]
 
 
-def tool_call(name: str, args: dict[str, Any], call_id: str = CALL_ID_001) -> dict[str, Any]:
+def tool_call(name: str, args: JsonObject, call_id: str = CALL_ID_001) -> JsonObject:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
 
 
-def user(content: str = USER_MSG) -> dict[str, Any]:
+def user(content: str = USER_MSG) -> JsonObject:
     return {"role": "user", "content": content}
 
 
-def assistant(content: Any = ASSISTANT_MSG, **extra: Any) -> dict[str, Any]:
-    msg: dict[str, Any] = {"role": "assistant", "content": content}
+def assistant(content: Json = ASSISTANT_MSG, **extra: Json) -> JsonObject:
+    msg: JsonObject = {"role": "assistant", "content": content}
     msg.update(extra)
     return msg
 
 
-def calls(*tool_calls: dict[str, Any]) -> dict[str, Any]:
+def calls(*tool_calls: JsonObject) -> JsonObject:
     return assistant("", tool_calls=list(tool_calls))
 
 
@@ -85,20 +86,24 @@ FIRST_CALL_OTHER_ARG = tool_call(FUN_FIRST, {ARG_SECOND: "YYYY"})
 
 # --- probe inputs and specs ----------------------------------------------------
 
+# The value of one analysis field, as the analysis holds it: modes as their enums, lists of
+# strings as tuples, other fields as strings or flags.
+FieldValue = str | bool | tuple[str, ...] | Enum
+
 
 @dataclass(frozen=True)
 class ProbeInputs:
     """One side of a probe: what the template is rendered with."""
 
-    messages: tuple[dict[str, Any], ...]
+    messages: tuple[JsonObject, ...]
     tools: bool = False  # the two probe tools, or none
     add_generation_prompt: bool = False
     enable_thinking: bool = True
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "messages": list(self.messages),
-            "tools": probe_tools() if self.tools else None,
+            "tools": list(probe_tools()) if self.tools else None,
             "add_generation_prompt": self.add_generation_prompt,
             "enable_thinking": self.enable_thinking,
         }
@@ -113,7 +118,7 @@ class ProbeSpec:
     reference: str  # the C++ function that makes this comparison
 
 
-def _spec(name: str, purpose: str, reference: str, a: list, b: list, *, tools: bool = True,
+def _spec(name: str, purpose: str, reference: str, a: list[JsonObject], b: list[JsonObject], *, tools: bool = True,
           gp: bool = False) -> ProbeSpec:
     return ProbeSpec(
         name, purpose, ProbeInputs(tuple(a), tools, gp), ProbeInputs(tuple(b), tools, gp), reference
@@ -195,7 +200,7 @@ class ProbeFailure:
     line: int | None = None
     source_line: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"side": self.side, "kind": self.kind, "message": self.message, "line": self.line,
                 "source_line": self.source_line}
 
@@ -214,10 +219,10 @@ class Probe:
     diff_steps: tuple[DiffStep, ...] = ()  # how the marker-aware split was reached
     diff_naive: DiffSplit | None = None  # the plain character split, before marker fixing
     error: ProbeFailure | None = None
-    fields_set: tuple[tuple[str, Any], ...] = ()
+    fields_set: tuple[tuple[str, FieldValue], ...] = ()
     notes: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "name": self.name,
             "purpose": self.purpose,
@@ -235,7 +240,11 @@ class Probe:
         }
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: FieldValue) -> Json:
+    """An analysis field value as JSON: a tuple of strings as a list, a mode as its value."""
     if isinstance(value, tuple):
         return list(value)
-    return getattr(value, "value", value)
+    if isinstance(value, Enum):
+        mode: str = value.value
+        return mode
+    return value

@@ -7,10 +7,10 @@ Input: a ``Draft`` whose session renders the probes. Output: ``reasoning.mode``,
 
 from __future__ import annotations
 
+from explorer.analysis.diff import SegmentType, prune_whitespace_segments, segmentize_markers, trim_whitespace
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import MARKER, REST, SPACE, lit, optional, seq, tag
 from explorer.analysis.model import ReasoningMode
-from explorer.analysis.diff import SegmentType, prune_whitespace_segments, segmentize_markers, trim_whitespace
 from explorer.analysis.probes import THINKING_CONTENT
 
 # The reasoning text between two markers, or followed by one closing marker.

@@ -8,8 +8,8 @@ in the reference's order).
 
 from __future__ import annotations
 
-from explorer.analysis.draft import Draft
 from explorer.analysis.diff import SegmentType, segmentize_markers, trim_whitespace
+from explorer.analysis.draft import Draft
 from explorer.analysis.probes import ASSISTANT_MSG, USER_MSG
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

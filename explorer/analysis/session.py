@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.analysis.diff import DiffSplit, DiffStep, DiffTrace, calculate_diff_split, trace_diff
-from explorer.errors import ExplorerError
 from explorer.analysis.probes import PROBES, Probe, ProbeFailure, ProbeInputs, ProbeSpec, probe_tools
-from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, fixed_clock, render
-
 from explorer.caps import Caps
+from explorer.errors import ExplorerError
+from explorer.render import CompiledTemplate, RenderInputs, RenderLimits, fixed_clock, render
 
 
 def to_bytes(text: str) -> str:

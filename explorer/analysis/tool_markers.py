@@ -8,16 +8,31 @@ and call-id position and markers (T7), as llama.cpp's ``analyze_tools`` sets the
 
 from __future__ import annotations
 
+from explorer.analysis.diff import common_prefix_len, trim_leading_whitespace, trim_whitespace, until_common_prefix
 from explorer.analysis.draft import Draft
 from explorer.analysis.matcher import (
-    ANY, LAST_MARKER, MARKER, NON_MARKER_TEXT, REST, SPACE, choice, find_first_marker,
-    find_last_marker, lit, negate, scan_until, seq, tag, until, until_one_of, zero_or_more,
+    ANY,
+    LAST_MARKER,
+    MARKER,
+    NON_MARKER_TEXT,
+    REST,
+    SPACE,
+    choice,
+    find_first_marker,
+    find_last_marker,
+    lit,
+    negate,
+    scan_until,
+    seq,
+    tag,
+    until,
+    until_one_of,
+    zero_or_more,
 )
 from explorer.analysis.model import CallIdPosition, ToolFormat
-from explorer.analysis.session import Comparison
-from explorer.analysis.diff import common_prefix_len, trim_leading_whitespace, trim_whitespace, until_common_prefix
-from explorer.errors import AnalysisError, Location
 from explorer.analysis.probes import ARG_FIRST, ARG_SECOND, CALL_ID_001, CALL_ID_999, FUN_FIRST, FUN_SECOND
+from explorer.analysis.session import Comparison
+from explorer.errors import AnalysisError, Location
 
 _NAME = seq(tag("pre", until(FUN_FIRST)), lit(FUN_FIRST), tag("post", NON_MARKER_TEXT))
 _JSON_NAME_SUFFIX = seq(
@@ -38,7 +53,8 @@ _ARG_NAME_SUFFIX = tag("suffix", seq(NON_MARKER_TEXT, MARKER, SPACE))
 
 def _end_marker(d: Draft, kind: str) -> str:
     """per_call_<kind> if set, else section_<kind>."""
-    return d[f"tools.format.per_call_{kind}"] or d[f"tools.format.section_{kind}"]
+    marker: str = d[f"tools.format.per_call_{kind}"] or d[f"tools.format.section_{kind}"]
+    return marker
 
 
 def extract_function_markers(d: Draft) -> None:

@@ -10,17 +10,28 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from explorer.analysis.draft import Draft
-from explorer.analysis.matcher import (
-    MARKER, REST, SPACE, END, choice, lit, negate, seq, tag, until, until_one_of,
-)
-from explorer.analysis.model import ToolFormat
-from explorer.caps import Caps
-from explorer.analysis.session import from_bytes, to_bytes
 from explorer.analysis import tool_markers
 from explorer.analysis.diff import calculate_diff_split, trim_leading_whitespace, trim_whitespace
-from explorer.errors import AnalysisError, Location
+from explorer.analysis.draft import Draft
+from explorer.analysis.matcher import (
+    END,
+    MARKER,
+    REST,
+    SPACE,
+    P,
+    choice,
+    lit,
+    negate,
+    seq,
+    tag,
+    until,
+    until_one_of,
+)
+from explorer.analysis.model import ToolFormat
 from explorer.analysis.probes import ARG_FIRST, FUN_FIRST
+from explorer.analysis.session import from_bytes, to_bytes
+from explorer.caps import Caps
+from explorer.errors import AnalysisError, Location
 
 _NOT_FOUND = 1 << 62  # std::string::npos sorts after every real position
 
@@ -203,7 +214,7 @@ def _section_to_per_call(d: Draft, probe: str, why: str) -> None:
 # --- tag formats -----------------------------------------------------------------
 
 
-def _function_marker_parser(fun: str):
+def _function_marker_parser(fun: str) -> P:
     angle = seq(
         tag("fun_pre", seq("<", until_one_of(">", fun))), lit(fun),
         tag("fun_post", seq(negate(seq(SPACE, "<")), until(">"), ">")), SPACE,

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.analysis.diff import trim_whitespace
 from explorer.analysis.draft import Draft
 from explorer.analysis.model import ContentMode, ReasoningMode, ToolFormat
-from explorer.analysis.diff import trim_whitespace
 
 # A value is a constant, or a function of the current draft (for trims and appends).
 Value = Any | Callable[[Draft], Any]

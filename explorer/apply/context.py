@@ -7,16 +7,18 @@ llama.cpp's BOS/EOS trimming; ``diff_suffix`` is its byte-wise generation-prompt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from explorer.apply.request import Request
+from explorer.jsontypes import Json, JsonObject
 from explorer.render import CompiledTemplate, RenderInputs, render
 
 
-def extra_context(request: Request, now: datetime) -> dict[str, Any]:
+def extra_context(request: Request, now: datetime) -> JsonObject:
     """``common_chat_extra_context`` plus the request's chat_template_kwargs."""
-    ctx: dict[str, Any] = {
+    ctx: JsonObject = {
         "datetime": now.strftime("%b %d %Y"),
         "date_string": now.strftime("%d %b %Y"),
     }
@@ -26,10 +28,10 @@ def extra_context(request: Request, now: datetime) -> dict[str, Any]:
     return ctx
 
 
-def capability_aliases(inp: dict[str, Any]) -> dict[str, Any]:
+def capability_aliases(inp: JsonObject) -> JsonObject:
     """``caps_apply_preserve_reasoning`` / ``caps_apply_reasoning_effort``: the spellings
     templates use for the same switch. Set before the inputs, so explicit keys win."""
-    aliases: dict[str, Any] = {}
+    aliases: JsonObject = {}
     preserve = inp.get("preserve_reasoning")
     if isinstance(preserve, bool):
         aliases.update(
@@ -45,12 +47,12 @@ def capability_aliases(inp: dict[str, Any]) -> dict[str, Any]:
 
 
 def template_inputs(
-    request: Request, now: datetime, additional: dict | None, add_generation_prompt: bool
-) -> dict[str, Any]:
+    request: Request, now: datetime, additional: Mapping[str, Json] | None, add_generation_prompt: bool
+) -> JsonObject:
     """``inp`` minus messages and tools: the flags, then extra context (dates,
     chat_template_kwargs), then the handler's additional context; add_generation_prompt
     only when true (llama.cpp leaves it undefined otherwise)."""
-    inp: dict[str, Any] = {
+    inp: JsonObject = {
         "bos_token": request.bos_token,
         "eos_token": request.eos_token,
         "enable_thinking": request.enable_thinking,
@@ -64,8 +66,8 @@ def template_inputs(
 
 
 def template_context(
-    request: Request, now: datetime, additional: dict | None, add_generation_prompt: bool
-) -> dict[str, Any]:
+    request: Request, now: datetime, additional: Mapping[str, Json] | None, add_generation_prompt: bool
+) -> JsonObject:
     """Every variable besides messages/tools the template sees, aliases included."""
     inp = template_inputs(request, now, additional, add_generation_prompt)
     return {**capability_aliases(inp), **inp}
@@ -73,11 +75,11 @@ def template_context(
 
 def render_request(
     tmpl: CompiledTemplate,
-    messages: list[dict],
-    tools: list[dict] | None,
+    messages: list[JsonObject],
+    tools: list[JsonObject] | None,
     request: Request,
     now: datetime,
-    additional: dict | None,
+    additional: Mapping[str, Json] | None,
     add_generation_prompt: bool,
 ) -> str:
     """One ``common_chat_template_direct_apply_impl`` call.
@@ -85,15 +87,19 @@ def render_request(
     explorer.render's llama.cpp dialect builds the rest of the context as llama.cpp
     does (add_generation_prompt undefined when false, the reasoning aliases)."""
     ctx = template_inputs(request, now, additional, add_generation_prompt)
+    # chat_template_kwargs may set these to any JSON value: the template gets it as sent
+    thinking: Any = ctx.pop("enable_thinking")
+    bos: Any = ctx.pop("bos_token")
+    eos: Any = ctx.pop("eos_token")
     text = render(
         tmpl,
         RenderInputs(
             messages=messages,
             tools=tools,
             add_generation_prompt=bool(ctx.pop("add_generation_prompt", False)),
-            enable_thinking=ctx.pop("enable_thinking"),
-            bos_token=ctx.pop("bos_token"),
-            eos_token=ctx.pop("eos_token"),
+            enable_thinking=thinking,
+            bos_token=bos,
+            eos_token=eos,
             extra_context=ctx or None,
         ),
         clock=lambda: now,

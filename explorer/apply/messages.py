@@ -12,12 +12,14 @@ string, and orders keys as llama.cpp does.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
 from explorer.caps import Caps
 from explorer.errors import RequestError
+from explorer.jsontypes import Json, JsonObject
 
 
 def dump_compact(value: Any) -> str:
@@ -53,7 +55,7 @@ class ChatMsg:
     def contains_media(self) -> bool:
         return any(p.type == "media_marker" for p in self.content_parts)
 
-    def with_trimmed_content(self) -> "ChatMsg":
+    def with_trimmed_content(self) -> ChatMsg:
         parts = tuple(
             ContentPart(p.type, trim_whitespace(p.text)) if p.type == "text" else p
             for p in self.content_parts
@@ -70,7 +72,7 @@ def _fail(what: str, found: Any) -> RequestError:
     return RequestError(f"Failed to parse messages: {what}, got {dump_compact(found)[:200]}")
 
 
-def _string_field(message: dict, key: str) -> str:
+def _string_field(message: Mapping[str, Json], key: str) -> str:
     value = message[key]
     if not isinstance(value, str):
         raise _fail(f"expected '{key}' to be a string", value)
@@ -114,7 +116,7 @@ def _parse_content(content: Any) -> tuple[str, tuple[ContentPart, ...]]:
     raise _fail("invalid 'content' type: expected string or array", content)
 
 
-def parse_oaicompat(messages: Any) -> tuple[ChatMsg, ...]:
+def parse_oaicompat(messages: object) -> tuple[ChatMsg, ...]:
     """``common_chat_msgs_parse_oaicompat``."""
     if not isinstance(messages, (list, tuple)):
         raise _fail("expected 'messages' to be an array", messages)
@@ -150,8 +152,9 @@ def parse_oaicompat(messages: Any) -> tuple[ChatMsg, ...]:
     return tuple(result)
 
 
-def concat_content_parts(parts: list[dict] | tuple[ContentPart, ...]) -> str:
-    """Join text parts with newlines, never next to a media marker."""
+def concat_content_parts(parts: Sequence[Any]) -> str:
+    """Join text parts with newlines, never next to a media marker (``ContentPart``s, or the
+    template JSON's part objects, read as llama.cpp reads them)."""
     text = ""
     last_was_media = False
     for part in parts:
@@ -171,11 +174,11 @@ def concat_content_parts(parts: list[dict] | tuple[ContentPart, ...]) -> str:
     return text
 
 
-def to_json_oaicompat(msg: ChatMsg, concat_typed_text: bool = False) -> dict[str, Any]:
+def to_json_oaicompat(msg: ChatMsg, concat_typed_text: bool = False) -> JsonObject:
     """``common_chat_msg::to_json_oaicompat``: the dict a template receives."""
     if msg.content and msg.content_parts:
         raise RequestError("Cannot specify both content and content_parts")
-    out: dict[str, Any] = {"role": msg.role}
+    out: JsonObject = {"role": msg.role}
     if msg.content:
         out["content"] = msg.content
     elif msg.content_parts:
@@ -192,9 +195,9 @@ def to_json_oaicompat(msg: ChatMsg, concat_typed_text: bool = False) -> dict[str
     if msg.tool_call_id:
         out["tool_call_id"] = msg.tool_call_id
     if msg.tool_calls:
-        calls = []
+        calls: list[Json] = []
         for tc in msg.tool_calls:
-            call: dict[str, Any] = {
+            call: JsonObject = {
                 "type": "function",
                 "function": {"name": tc.name, "arguments": tc.arguments},
             }
@@ -205,7 +208,7 @@ def to_json_oaicompat(msg: ChatMsg, concat_typed_text: bool = False) -> dict[str
     return out
 
 
-def normalize_content(messages: list[dict], caps: Caps) -> list[dict]:
+def normalize_content(messages: Sequence[Mapping[str, Json]], caps: Caps) -> list[JsonObject]:
     """``messages_inp_normalizer``: string-only templates get joined text, typed-only
     templates get ``[{"type": "text", ...}]``; templates that take both are left alone."""
     string_ok = caps.supports_string_content
@@ -214,7 +217,7 @@ def normalize_content(messages: list[dict], caps: Caps) -> list[dict]:
     only_typed = typed_ok and not string_ok
     if not only_string and not only_typed:
         return [dict(m) for m in messages]
-    out = []
+    out: list[JsonObject] = []
     for msg in messages:
         copy = dict(msg)
         if "content" in copy:
@@ -227,12 +230,12 @@ def normalize_content(messages: list[dict], caps: Caps) -> list[dict]:
     return out
 
 
-def messages_to_template_json(msgs: tuple[ChatMsg, ...], caps: Caps) -> list[dict]:
+def messages_to_template_json(msgs: tuple[ChatMsg, ...], caps: Caps) -> list[JsonObject]:
     """``render_message_to_json``: to_json_oaicompat (typed parts kept) + normaliser."""
     return normalize_content([to_json_oaicompat(m) for m in msgs], caps)
 
 
-def tools_to_template_json(tools: Any) -> list[dict] | None:
+def tools_to_template_json(tools: object) -> list[JsonObject] | None:
     """``common_chat_tools_parse_oaicompat`` then ``common_chat_tools_to_json_oaicompat``.
 
     None when there are no tools (llama.cpp then leaves ``tools`` out of the context).
@@ -241,7 +244,7 @@ def tools_to_template_json(tools: Any) -> list[dict] | None:
         return None
     if not isinstance(tools, (list, tuple)):
         raise RequestError(f"Failed to parse tools: expected 'tools' to be an array, got {tools!r}")
-    result = []
+    result: list[JsonObject] = []
     for tool in tools:
         if not isinstance(tool, dict) or "type" not in tool:
             raise RequestError(f"Failed to parse tools: missing tool type: {tool!r}")

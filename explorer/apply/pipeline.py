@@ -18,19 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_analysis, template_caps
 from explorer.analysis.model import Reasoning
 from explorer.apply import Request, apply_request
-from explorer.apply.prompt import AppliedPrompt, Prompter
-from explorer.caps import Caps
-from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.apply.messages import tools_to_template_json
+from explorer.apply.prompt import AppliedPrompt, Prompter
 from explorer.apply.templates import ChatTemplates, as_templates
+from explorer.caps import Caps
 from explorer.generator.params import ORACLE_JSON, GeneratedParams, generate_params
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.registry import handler_named
+from explorer.jsontypes import JsonObject
+from explorer.output.parse import ChatMessage, OutputParse, parse_output
 from explorer.peg.builder import build_arena
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, RuleCheck
@@ -55,7 +55,7 @@ class ChatParams(GeneratedParams):
         return parse_output(self.arena, text, generation_prompt=self.generation_prompt,
                             is_partial=is_partial, format=self.format)
 
-    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> JsonObject:
         """The oracle's ``apply.*`` keys (timings, ids and exceptions aside; the prompt after
         the generation prompt); ``fields``: only those keys (the others are not serialised)."""
         return {name: self.prompt if name == "prompt" else ORACLE_JSON[name](self)
@@ -215,7 +215,7 @@ def _autoparser(routed: _Routed, request: Request, analysis: TemplateAnalysis | 
         analysis = template_analysis(routed.compiled, routed.caps)
     applied = routed.prompt(request, analysis.reasoning)
     gen = generate_params(analysis, GenerationParams(
-        tools=list(applied.tools) if applied.tools else None,
+        tools=applied.tools or None,
         tool_choice=request.tool_choice,
         parallel_tool_calls=request.parallel_tool_calls,
         reasoning_format=request.reasoning_format,

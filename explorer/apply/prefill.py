@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from explorer.apply.messages import trim_whitespace
+from explorer.analysis.diff import trim_whitespace
 from explorer.generator.chat_builder import parser_prefix
 
 __all__ = ["PrefillOutcome", "ReasoningPrefill", "classify_reasoning_prefill", "parser_prefix"]

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
+from explorer.analysis import template_analysis, template_caps
+from explorer.analysis.model import Reasoning
 from explorer.apply import workarounds as wk
 from explorer.apply.context import diff_suffix, render_request, template_context
 from explorer.apply.continuation import (
@@ -30,15 +31,14 @@ from explorer.apply.messages import (
     parse_oaicompat,
     tools_to_template_json,
 )
-from explorer.analysis import template_analysis, template_caps
-from explorer.analysis.model import Reasoning
 from explorer.apply.request import Request
-from explorer.caps import Caps
 from explorer.apply.templates import ChatTemplates, as_templates, default_source
+from explorer.caps import Caps
 from explorer.errors import TemplateError
 from explorer.handlers.base import Route
 from explorer.handlers.prompting import RenderedPair
-from explorer.handlers.registry import route_named
+from explorer.handlers.registry import handler_named, route_named
+from explorer.jsontypes import JsonObject
 from explorer.render import FIXED_CLOCK, CompiledTemplate
 from explorer.routing import AUTOPARSER, GPT_OSS_MARKER, STEPFUN_MARKER, route_source
 
@@ -58,10 +58,10 @@ class AppliedStep:
 @dataclass(frozen=True)
 class AppliedPrompt:
     handler: str
-    messages: tuple[dict, ...]  # after the generic workarounds (what the handler gets)
-    rendered_messages: tuple[dict, ...]  # what the template actually received
-    tools: tuple[dict, ...] | None
-    context: dict[str, Any]  # every other template variable
+    messages: tuple[JsonObject, ...]  # after the generic workarounds (what the handler gets)
+    rendered_messages: tuple[JsonObject, ...]  # what the template actually received
+    tools: tuple[JsonObject, ...] | None
+    context: JsonObject  # every other template variable
     prompt: str
     prompt_without_generation: str | None  # the add_generation_prompt=false render
     generation_prompt: str
@@ -93,12 +93,12 @@ def analysis_reasoning(compiled: CompiledTemplate) -> Reasoning:
 
 @dataclass(frozen=True)
 class _Messages:
-    json: list[dict]
+    json: list[JsonObject]
     continue_msg: ChatMsg | None
     continuation: str
 
 
-def _split_continuation(request: Request, parsed: tuple[ChatMsg, ...], json_msgs: list[dict]) -> _Messages:
+def _split_continuation(request: Request, parsed: tuple[ChatMsg, ...], json_msgs: list[JsonObject]) -> _Messages:
     mode = request.continue_final_message
     if mode == "none" or not parsed:
         return _Messages(json_msgs, None, mode)
@@ -240,21 +240,21 @@ def _continue(
     return RenderedPair(pair.prompt + gen, gen)
 
 
-def _additional(spec: type[Route], source: str, request: Request) -> dict | None:
+def _additional(spec: type[Route], source: str, request: Request) -> JsonObject | None:
     return spec.additional_context(source, request.json_schema) if spec.additional_context else None
 
 
 def _render_for_handler(
     compiled: CompiledTemplate,
     spec: type[Route],
-    messages: list[dict],
-    tools: list[dict] | None,
+    messages: list[JsonObject],
+    tools: list[JsonObject] | None,
     request: Request,
     caps: Caps,
     now: datetime,
     add_gen: bool,
     steps: list[AppliedStep],
-) -> tuple[RenderedPair, list[dict], str | None]:
+) -> tuple[RenderedPair, list[JsonObject], str | None]:
     source = compiled.source
     override = None
     if spec.messages_override is not None:
@@ -319,7 +319,7 @@ def supports_enable_thinking(
         source, _ = default_source(tmpl if isinstance(tmpl, str) else tmpl.source)
         handler, _ = route_source(source)
     if handler != AUTOPARSER:
-        return route_named(handler).thinking_supported(source)
+        return handler_named(handler).thinking_supported(source)
     if reasoning_mode is None:
         reasoning_mode = analysis_reasoning(as_templates(tmpl).default).mode
     return reasoning_mode != "NONE"

@@ -9,24 +9,25 @@ sends as chat_template_kwargs) and ``with_thinking`` (a request under another se
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from explorer.errors import RequestError
+from explorer.jsontypes import Json, JsonObject
 from explorer.vocabulary import CONTINUATION_MODES, REASONING_FORMATS, TOOL_CHOICES
 
 
 @dataclass(frozen=True)
 class Request:
-    messages: tuple[dict, ...]
-    tools: tuple[dict, ...] | None = None
+    messages: tuple[JsonObject, ...]
+    tools: tuple[JsonObject, ...] | None = None
     tool_choice: str = "auto"
     parallel_tool_calls: bool = False
     enable_thinking: bool = True
     reasoning_format: str = "deepseek"
-    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    chat_template_kwargs: JsonObject = field(default_factory=dict)
     add_generation_prompt: bool = True
-    json_schema: dict | None = None
+    json_schema: JsonObject | None = None
     bos_token: str = ""
     eos_token: str = ""
     # llama-server's continue_final_message: "none", "auto", "reasoning", "content"
@@ -54,10 +55,10 @@ class Request:
                 f"(expected one of {REASONING_FORMATS})"
             )
 
-    def with_thinking(self, enabled: bool) -> "Request":
+    def with_thinking(self, enabled: bool) -> Request:
         return replace(self, enable_thinking=enabled)
 
-    def to_oracle_inputs(self) -> dict[str, Any]:
+    def to_oracle_inputs(self) -> JsonObject:
         """The shape of an oracle analysis file's ``inputs`` (no enable_thinking: the
         oracle applies each request with both settings)."""
         return {
@@ -78,7 +79,7 @@ class Request:
 THINKING_KWARGS: tuple[str, ...] = ("enable_thinking", "thinking")
 
 
-def thinking_kwargs(thinking: bool | None) -> dict[str, Any]:
+def thinking_kwargs(thinking: bool | None) -> JsonObject:
     """The chat_template_kwargs a thinking setting sends, as the CLI's ``--thinking`` and the
     app's toggle both send it: the flag under every name in ``THINKING_KWARGS``; ``None``
     (the setting left unset: llama-server's default) sends none."""
@@ -87,7 +88,7 @@ def thinking_kwargs(thinking: bool | None) -> dict[str, Any]:
     return {name: bool(thinking) for name in THINKING_KWARGS}
 
 
-def merged_kwargs(kwargs: dict[str, Any] | None, thinking: bool | None) -> dict[str, Any]:
+def merged_kwargs(kwargs: Mapping[str, Json] | None, thinking: bool | None) -> JsonObject:
     """A request's chat_template_kwargs: the given ones, the thinking setting's on top (the
     switch wins over a kwarg of the same name)."""
     return {**dict(kwargs or {}), **thinking_kwargs(thinking)}
@@ -99,7 +100,7 @@ def with_thinking(request: Request, thinking: bool) -> Request:
                    chat_template_kwargs=merged_kwargs(request.chat_template_kwargs, thinking))
 
 
-GET_WEATHER_TOOL: dict[str, Any] = {
+GET_WEATHER_TOOL: JsonObject = {
     "type": "function",
     "function": {
         "name": "get_weather",

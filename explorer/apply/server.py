@@ -10,14 +10,16 @@ Media content parts are not loaded: they are kept as the message gave them.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.apply.messages import parse_oaicompat, tools_to_template_json
 from explorer.apply.request import Request
-from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 from explorer.caps import Caps
 from explorer.errors import RequestError
+from explorer.jsontypes import Json, JsonObject
+from explorer.vocabulary import REASONING_FORMATS, TOOL_CHOICES
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,7 @@ class ServerOptions:
     enable_reasoning: int = -1  # --reasoning: 1 on, 0 off, -1 auto (the template decides)
     reasoning_format: str = "deepseek"  # --reasoning-format (llama-server's default)
     prefill_assistant: bool = True  # a trailing assistant message is continued
-    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)  # --chat-template-kwargs
+    chat_template_kwargs: JsonObject = field(default_factory=dict)  # --chat-template-kwargs
 
 
 def server_enable_thinking(options: ServerOptions, template_supports_thinking: bool) -> bool:
@@ -36,7 +38,7 @@ def server_enable_thinking(options: ServerOptions, template_supports_thinking: b
     return options.enable_reasoning != 0 and template_supports_thinking
 
 
-def _value(body: dict, key: str, default: Any, kind: type | tuple[type, ...]) -> Any:
+def _value(body: Mapping[str, Json], key: str, default: Any, kind: type | tuple[type, ...]) -> Any:
     """llama-server's ``json_value``: null or a value of the wrong type gives the default.
 
     llama.cpp quirk: a wrong type is only logged, so e.g. an OpenAI ``tool_choice``
@@ -51,7 +53,7 @@ def _value(body: dict, key: str, default: Any, kind: type | tuple[type, ...]) ->
     return value
 
 
-def _json_schema(body: dict) -> dict | None:
+def _json_schema(body: JsonObject) -> JsonObject | None:
     schema = body.get("json_schema")
     grammar = _value(body, "grammar", "", str)
     if schema is not None and grammar:
@@ -73,14 +75,18 @@ def _json_schema(body: dict) -> dict | None:
     return schema if isinstance(schema, dict) else None
 
 
-def _check_messages(body: dict) -> list:
+def _check_messages(body: JsonObject) -> list[JsonObject]:
     if "messages" not in body:
         raise RequestError("'messages' is required")
     messages = body["messages"]
     if not isinstance(messages, list):
         raise RequestError("Expected 'messages' to be an array")
+    checked: list[JsonObject] = []
     for msg in messages:
-        role = msg.get("role") if isinstance(msg, dict) and isinstance(msg.get("role"), str) else ""
+        if not isinstance(msg, dict):  # llama-server: a value that is not an object contains no 'content'
+            raise RequestError("All non-assistant messages must contain 'content'")
+        role = msg.get("role") if isinstance(msg.get("role"), str) else ""
+        checked.append(msg)
         if role != "assistant" and "content" not in msg:
             raise RequestError("All non-assistant messages must contain 'content'")
         if role == "assistant":
@@ -91,10 +97,10 @@ def _check_messages(body: dict) -> list:
         content = msg["content"]
         if content is not None and not isinstance(content, (str, list)):
             raise RequestError("Expected 'content' to be a string or an array")
-    return messages
+    return checked
 
 
-def _continuation(body: dict) -> str:
+def _continuation(body: JsonObject) -> str:
     value = body.get("continue_final_message")
     if value is True:
         return "auto"
@@ -108,7 +114,7 @@ def _dump(value: Any) -> str:
 
 
 def request_from_body(
-    body: dict, *, caps: Caps, enable_thinking: bool, options: ServerOptions = ServerOptions()
+    body: JsonObject, *, caps: Caps, enable_thinking: bool, options: ServerOptions = ServerOptions()
 ) -> Request:
     """``oaicompat_chat_params_parse`` up to ``common_chat_templates_apply``.
 
@@ -136,10 +142,12 @@ def request_from_body(
         raise RequestError("Cannot continue an assistant message that contains tool calls.")
     reasoning_format = options.reasoning_format
     if "reasoning_format" in body:
-        reasoning_format = body["reasoning_format"]
-        if reasoning_format not in REASONING_FORMATS:
-            raise RequestError(f"Unknown reasoning format: {reasoning_format}")
-    has_tools = isinstance(tools, list) and len(tools) > 0
+        value = body["reasoning_format"]
+        if not isinstance(value, str) or value not in REASONING_FORMATS:
+            raise RequestError(f"Unknown reasoning format: {value}")
+        reasoning_format = value
+    tool_list = tools if isinstance(tools, list) else []
+    has_tools = len(tool_list) > 0
     if has_tools and tool_choice != "none" and "grammar" in body:
         raise RequestError("Cannot use custom grammar constraints with tools.")
     kwargs = dict(options.chat_template_kwargs)
@@ -160,7 +168,7 @@ def request_from_body(
             kwargs["reasoning_effort"] = effort
     return Request(
         messages=tuple(messages),
-        tools=tuple(tools) if has_tools else None,
+        tools=tuple(t for t in tool_list if isinstance(t, dict)) if has_tools else None,  # all are: checked above
         tool_choice=tool_choice,
         parallel_tool_calls=parallel,
         enable_thinking=enable_thinking,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from explorer.render import CompiledTemplate, compile_template
+from explorer.render import CompiledTemplate, Dialect, compile_template
 from explorer.routing import RuleCheck, patch_source, route_source
 
 RouteDecision = tuple[str, tuple[RuleCheck, ...]]  # the handler's name, and every rule checked up to it
@@ -79,14 +79,14 @@ def default_source(default_src: str, tool_use_src: str | None = None) -> tuple[s
 
 
 def init_templates(
-    default_src: str, tool_use_src: str | None = None, dialect: str = "llama.cpp"
+    default_src: str, tool_use_src: str | None = None, dialect: Dialect = "llama.cpp"
 ) -> ChatTemplates:
     text, note = default_source(default_src, tool_use_src)
-    tool_use = compile_template(tool_use_src, dialect) if tool_use_src else None  # type: ignore[arg-type]
-    return ChatTemplates(compile_template(text, dialect), tool_use, note)  # type: ignore[arg-type]
+    tool_use = compile_template(tool_use_src, dialect) if tool_use_src else None
+    return ChatTemplates(compile_template(text, dialect), tool_use, note)
 
 
-def as_templates(tmpl: "str | CompiledTemplate | ChatTemplates") -> ChatTemplates:
+def as_templates(tmpl: str | CompiledTemplate | ChatTemplates) -> ChatTemplates:
     """Text or a compiled template is the model's default template."""
     if isinstance(tmpl, ChatTemplates):
         return tmpl

@@ -16,6 +16,7 @@ from typing import Any
 from explorer.apply.messages import ChatMsg
 from explorer.errors import RequestError
 from explorer.handlers.gemma4 import convert_tool_responses_gemma4
+from explorer.jsontypes import JsonObject
 
 __all__ = [
     "convert_tool_responses_gemma4", "func_args_not_string", "map_developer_role_to_system",
@@ -23,11 +24,11 @@ __all__ = [
 ]
 
 
-def _copy(messages: list[dict]) -> list[dict]:
+def _copy(messages: list[JsonObject]) -> list[JsonObject]:
     return copy.deepcopy(list(messages))
 
 
-def map_developer_role_to_system(messages: list[dict]) -> list[dict]:
+def map_developer_role_to_system(messages: list[JsonObject]) -> list[JsonObject]:
     """Role ``developer`` becomes ``system`` (skipped by llama.cpp for GPT-OSS)."""
     out = _copy(messages)
     for msg in out:
@@ -36,7 +37,7 @@ def map_developer_role_to_system(messages: list[dict]) -> list[dict]:
     return out
 
 
-def system_message_not_supported(messages: list[dict]) -> list[dict]:
+def system_message_not_supported(messages: list[JsonObject]) -> list[JsonObject]:
     """A leading system message is merged into the next one as ``system + "\\n" + next``,
     or dropped when it is the only message. Only the first message is looked at."""
     out = _copy(messages)
@@ -57,7 +58,7 @@ def system_message_not_supported(messages: list[dict]) -> list[dict]:
     return out[1:]
 
 
-def requires_non_null_content(messages: list[dict]) -> list[dict]:
+def requires_non_null_content(messages: list[JsonObject]) -> list[JsonObject]:
     """A message with ``tool_calls`` and no ``content`` key gets ``content: ""``.
     (A present-but-null content is left alone: the test is on the key.)"""
     out = _copy(messages)
@@ -67,12 +68,13 @@ def requires_non_null_content(messages: list[dict]) -> list[dict]:
     return out
 
 
-def func_args_not_string(messages: list[dict]) -> list[dict]:
+def func_args_not_string(messages: list[JsonObject]) -> list[JsonObject]:
     """Tool-call arguments given as JSON text become JSON values, for templates that
     iterate over argument objects. Text that is not JSON is an error, as in llama.cpp."""
     out = _copy(messages)
     for msg in out:
-        for call in msg.get("tool_calls") or ():
+        calls = msg.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():  # the template JSON's calls are a list
             fn = call.get("function") if isinstance(call, dict) else None
             if not isinstance(fn, dict) or "arguments" not in fn:
                 continue

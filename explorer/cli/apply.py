@@ -16,7 +16,13 @@ import argparse
 import json
 import sys
 
-from explorer.cli.inputs import add_override_argument, add_request_arguments, add_template_argument, session_from_args, request_from_args
+from explorer.cli.inputs import (
+    add_override_argument,
+    add_request_arguments,
+    add_template_argument,
+    request_from_args,
+    session_from_args,
+)
 from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args, tell
 from explorer.llama_cpp.compare import compare_apply
 

@@ -32,21 +32,23 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import IO, TypeAlias
+from typing import IO, TypeAlias, TypeVar
 
 from explorer.apply import Request
-from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
-from explorer.errors import ExplorerError, LlamaCppDriverError, SourceError, exception_json
-from explorer.llama_cpp.driver import JSON, CppException, JSONObject, driver_at
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError, LlamaCppDriverError, SourceError, exception_json
+from explorer.jsontypes import Json, JsonObject
+from explorer.llama_cpp.driver import CppException, driver_at
+from explorer.output.parse import DEFAULT_FORMAT, OutputParse, analyse_output, explain_mismatch
+from explorer.output.streaming import stream_summary
 from explorer.peg.arena import Arena, load_arena
 from explorer.pool import run_pooled
 from explorer.session import TemplateSession, open_session, request_key
 from explorer.sources import resolve_spec
-from explorer.output.streaming import stream_summary
 from explorer.vocabulary import REASONING_FORMATS
 
 OutLine: TypeAlias = "dict[str, object]"
+T = TypeVar("T")
 
 ROW_ERROR = "row"  # error kind of a line that is not a usable row
 PARSER_CHUNK = 64  # parser rows per task: they need no session, only a share of the work
@@ -67,7 +69,7 @@ class RowError:
 
     index: int  # position among the output lines
     line: int  # line number in the input
-    id: JSON
+    id: Json
     kind: str
     message: str
 
@@ -78,8 +80,8 @@ class ParserRow:
 
     index: int
     line: int
-    id: JSON
-    row: JSONObject
+    id: Json
+    row: JsonObject
 
 
 @dataclass(frozen=True)
@@ -88,16 +90,16 @@ class TemplateRow:
 
     index: int
     line: int
-    id: JSON
+    id: Json
     template: str  # a spec ``resolve_spec`` reads (relative paths already resolved)
     raw_output: str
-    tools: tuple[JSONObject, ...] | None = None
-    messages: tuple[JSONObject, ...] | None = None
+    tools: tuple[JsonObject, ...] | None = None
+    messages: tuple[JsonObject, ...] | None = None
     enable_thinking: bool | None = None
     parallel_tool_calls: bool | None = None
     tool_choice: str = "auto"
     reasoning_format: str = "deepseek"
-    chat_template_kwargs: JSONObject = field(default_factory=dict)
+    chat_template_kwargs: JsonObject = field(default_factory=dict)
 
 
 BatchRow: TypeAlias = "RowError | ParserRow | TemplateRow"
@@ -110,7 +112,7 @@ Task: TypeAlias = "tuple[ParserRow | TemplateRow, ...]"
 @dataclass(frozen=True)
 class FixtureInputs:
     raw_output: str
-    tools: tuple[JSONObject, ...]
+    tools: tuple[JsonObject, ...]
 
 
 @lru_cache(maxsize=1)
@@ -128,12 +130,13 @@ def fixture_outputs() -> dict[str, str]:
     return {key: f.raw_output for key, f in fixture_inputs().items()}
 
 
-def raw_output_for(row: Mapping[str, JSON]) -> str:
+def raw_output_for(row: Mapping[str, Json]) -> str:
     """The row's ``raw_output``, or that of the fixture its ``id`` names."""
     text = row.get("raw_output")
     if isinstance(text, str):
         return text
-    fixture = fixture_inputs().get(row["id"]) if isinstance(row.get("id"), str) else None
+    rid = row.get("id")
+    fixture = fixture_inputs().get(rid) if isinstance(rid, str) else None
     if fixture is None:
         raise SourceError(f"row {row.get('id')!r} has no raw_output and names no canitoolcall fixture")
     return fixture.raw_output
@@ -158,13 +161,13 @@ def _result_fields(full: OutputParse, partial: OutputParse | None, arena: Arena 
     return out
 
 
-def _real_fields(answer: JSONObject | CppException) -> OutLine:
+def _real_fields(answer: JsonObject | CppException) -> OutLine:
     if isinstance(answer, CppException):
         return {"result": None, "exception": answer.to_json()}
     return {"result": answer, "exception": None}
 
 
-def llama_cpp_parser_row(row: Mapping[str, JSON], text: str, driver_path: str) -> OutLine:
+def llama_cpp_parser_row(row: Mapping[str, Json], text: str, driver_path: str) -> OutLine:
     """A parser row through the real build: its parser, generation prompt and format."""
     try:
         return _real_fields(driver_at(driver_path).parse(row, text).value)
@@ -184,7 +187,7 @@ def llama_cpp_template_row(session: TemplateSession, request: Request, text: str
         return {"result": None, "exception": None, "error": str(exc)}
 
 
-def replay_row(row: Mapping[str, JSON], *, full_streaming: bool = False, explain: bool = False) -> OutLine:
+def replay_row(row: Mapping[str, Json], *, full_streaming: bool = False, explain: bool = False) -> OutLine:
     """One oracle-shaped row through our parser: the oracle's result fields (and, with
     ``explain``, the furthest failure of a parse that threw)."""
     serialized = row.get("parser")
@@ -311,14 +314,14 @@ class _Malformed(Exception):
     """A field of a row has the wrong type (reported as the row's error line)."""
 
 
-def _optional(row: JSONObject, name: str, kind: type, what: str) -> JSON:
+def _optional(row: JsonObject, name: str, kind: type[T], what: str) -> T | None:
     value = row.get(name)
-    if value is not None and not isinstance(value, kind):
-        raise _Malformed(f"'{name}' must be {what}, found {json.dumps(value)[:80]}")
-    return value
+    if value is None or isinstance(value, kind):
+        return value
+    raise _Malformed(f"'{name}' must be {what}, found {json.dumps(value)[:80]}")
 
 
-def _objects(row: JSONObject, name: str) -> tuple[JSONObject, ...] | None:
+def _objects(row: JsonObject, name: str) -> tuple[JsonObject, ...] | None:
     value = _optional(row, name, list, "a list of objects or null")
     if value is None:
         return None
@@ -328,7 +331,7 @@ def _objects(row: JSONObject, name: str) -> tuple[JSONObject, ...] | None:
     return tuple(v for v in value if isinstance(v, dict))
 
 
-def _template_row(index: int, line: int, row: JSONObject, search: Sequence[Path]) -> TemplateRow:
+def _template_row(index: int, line: int, row: JsonObject, search: Sequence[Path]) -> TemplateRow:
     spec = row["template"]
     if not isinstance(spec, str) or not spec:
         raise _Malformed("'template' must be a non-empty string")
@@ -341,7 +344,8 @@ def _template_row(index: int, line: int, row: JSONObject, search: Sequence[Path]
     reasoning = _optional(row, "reasoning_format", str, "a string")
     if reasoning is not None and reasoning not in REASONING_FORMATS:
         raise _Malformed(f"'reasoning_format' must be one of {', '.join(REASONING_FORMATS)}, found {reasoning!r}")
-    fixture = fixture_inputs().get(row["id"]) if isinstance(row.get("id"), str) and (
+    rid = row.get("id")
+    fixture = fixture_inputs().get(rid) if isinstance(rid, str) and (
         tools is None or not isinstance(row.get("raw_output"), str)) else None
     if tools is None and fixture is not None:
         tools = fixture.tools

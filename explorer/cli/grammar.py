@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.apply import GET_WEATHER_TOOL
-from explorer.cli.inputs import add_override_argument, add_template_argument, session_from_args, parse_bool, read_json
+from explorer.cli.inputs import add_override_argument, add_template_argument, parse_bool, read_json, session_from_args
 from explorer.errors import GrammarError, SourceError
 from explorer.grammar.check import check_grammar
 from explorer.session import TemplateSession

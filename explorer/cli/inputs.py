@@ -13,16 +13,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from collections.abc import Sequence
-
 from explorer.analysis.overrides import parse_setting
 from explorer.apply import Request, merged_kwargs
-from explorer.output.parse import decode_output_bytes
 from explorer.errors import SourceError
+from explorer.output.parse import decode_output_bytes
 from explorer.render import Dialect
 from explorer.session import TemplateSession, UserRequest, open_session
 from explorer.sources import resolve_spec

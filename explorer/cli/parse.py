@@ -29,22 +29,25 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
+from explorer.apply import Request
 from explorer.cli.batch import BatchOptions, read_lines, replay_batch, template_search
 from explorer.cli.inputs import (
-    add_override_argument, add_request_arguments, read_output, request_from_args, session_from_args,
+    add_override_argument,
+    add_request_arguments,
+    read_output,
+    request_from_args,
+    session_from_args,
 )
 from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args, tell
-from explorer.llama_cpp.compare import Agreement, compare_parse, compare_stream, parsed_agreement
-from explorer.llama_cpp.driver import LlamaCppDriver
-from explorer.session import TemplateSession
-from explorer.apply import Request
 from explorer.errors import PegError, SourceError, exception_json
+from explorer.llama_cpp.compare import Agreement, compare_parse, compare_stream, parsed_agreement
+from explorer.llama_cpp.driver import JSONObject, LlamaCppDriver
+from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
+from explorer.output.streaming import char_chunks, stream
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.engine import deep_recursion
-from explorer.output.streaming import char_chunks, stream
+from explorer.session import TemplateSession
 from explorer.vocabulary import REASONING_FORMATS
-from explorer.llama_cpp.driver import JSONObject
 
 
 @dataclass(frozen=True)

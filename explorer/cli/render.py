@@ -21,12 +21,26 @@ import sys
 from typing import Any
 
 from explorer.cli.inputs import (
-    THINKING_UNSET, add_template_argument, documents_of, kwargs_object, load_template_text, messages_and_tools,
-    parse_date, parse_thinking, read_json, read_tools,
+    THINKING_UNSET,
+    add_template_argument,
+    documents_of,
+    kwargs_object,
+    load_template_text,
+    messages_and_tools,
+    parse_date,
+    parse_thinking,
+    read_json,
+    read_tools,
 )
 from explorer.errors import RequestError
 from explorer.render import (
-    TRANSFORMERS_RELEASE, RenderInputs, RenderLimits, chat_extra_context, compile_template, default_clock, render,
+    TRANSFORMERS_RELEASE,
+    RenderInputs,
+    RenderLimits,
+    chat_extra_context,
+    compile_template,
+    default_clock,
+    render,
 )
 
 

@@ -13,7 +13,12 @@ import argparse
 import json
 
 from explorer.cli.inputs import (
-    THINKING_UNSET, add_override_argument, add_template_argument, parse_date, parse_thinking, session_from_args,
+    THINKING_UNSET,
+    add_override_argument,
+    add_template_argument,
+    parse_date,
+    parse_thinking,
+    session_from_args,
 )
 from explorer.render.jinja_compat import DIALECTS
 from explorer.roundtrip import RoundTripCase, RoundTripReport, TransformersCall

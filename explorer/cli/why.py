@@ -23,7 +23,11 @@ import sys
 
 from explorer.apply import Request
 from explorer.cli.inputs import (
-    add_override_argument, add_request_arguments, add_template_argument, read_output, session_from_args,
+    add_override_argument,
+    add_request_arguments,
+    add_template_argument,
+    read_output,
+    session_from_args,
     user_request_from_args,
 )
 from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args

@@ -23,21 +23,21 @@ from dataclasses import dataclass, replace
 from explorer.analysis import TemplateAnalysis
 from explorer.analysis.model import CallIdPosition, ContentMode, ReasoningMode, ToolFormat
 from explorer.analysis.overrides import FieldSetting, string_fields
+from explorer.analysis.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999
+from explorer.apply import Request
 from explorer.doctor.artifacts import next_turn_params
 from explorer.doctor.classes import Baseline
-from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits, reasoning_edits
 from explorer.doctor.closing import closing_edits, literal_edits
-from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, CONVERSATIONS, REASONING_VARIANTS, session_renders
+from explorer.doctor.edits import BlockMode, attribute_items_edit, content_edits, reasoning_edits
 from explorer.doctor.model import Claim, FailureClass, FixKind
-from explorer.apply import Request
+from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, CONVERSATIONS, REASONING_VARIANTS, session_renders
 from explorer.errors import ExplorerError
-from explorer.triage.health import SENTINELS, health_request
 from explorer.peg.expectations import END_OF_INPUT, furthest_failure
-from explorer.analysis.probes import CALL_ID_001, CALL_ID_002, CALL_ID_999
 from explorer.roundtrip import DEFAULT_TOOLS, RequestChange
 from explorer.roundtrip.run import USER, LlamaSetting
 from explorer.routing import AUTOPARSER
 from explorer.session import TemplateSession
+from explorer.triage.health import SENTINELS, health_request
 
 CALL_IDS = (CALL_ID_001, CALL_ID_002, CALL_ID_999)
 # Template kwargs some templates read as their thinking switch, with the value that opens thinking.

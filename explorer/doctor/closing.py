@@ -21,12 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from explorer.analysis.model import FIELD_NAMES
-
 from explorer.doctor.edits import Splice, jinja_string, last_writer, spliced
 from explorer.doctor.model import Claim
-from explorer.doctor.turns import CALL_VARIANTS, session_renders, segments, words
+from explorer.doctor.turns import CALL_VARIANTS, segments, session_renders, words
 from explorer.session import TemplateSession
 from explorer.triage.health_template import LiteralFormat, Unclosed, literal_formats, unclosed_turns
+
 
 @dataclass(frozen=True)
 class SmallEdit:

@@ -27,6 +27,7 @@ from typing import Literal
 from explorer.apply.templates import init_templates
 from explorer.caps import Caps
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json, JsonObject
 from explorer.roundtrip.cases import DEFAULT_TOOLS
 from explorer.roundtrip.run import LlamaSetting
 
@@ -121,7 +122,7 @@ def _instrumented(text: str) -> tuple[str, list[Expression]]:
     return "".join(out), spans
 
 
-def _rendered(text: str, caps: Caps, message: Mapping[str, object], thinking: bool) -> str | None:
+def _rendered(text: str, caps: Caps, message: Mapping[str, Json], thinking: bool) -> str | None:
     try:
         setting = LlamaSetting(init_templates(text), tuple(DEFAULT_TOOLS), caps, thinking)
         return setting.render(dict(message))
@@ -141,7 +142,7 @@ def _writer_of(rendering: str, needle: str, after: int = 0) -> int | None:
     return None if before else int(m.group(1))
 
 
-def locate(text: str, caps: Caps, message: Mapping[str, object], needle: str) -> tuple[int, Expression] | None:
+def locate(text: str, caps: Caps, message: Mapping[str, Json], needle: str) -> tuple[int, Expression] | None:
     """The expression (index, match in ``text``) that writes ``needle`` in the assistant
     turn of ``[user, message]`` (the tool list before the turn is skipped)."""
     marked, spans = _instrumented(text)
@@ -273,7 +274,7 @@ def reasoning_edits(text: str, caps: Caps, start: str, end: str, header: str, *,
 
 
 def _call_splices(text: str, caps: Caps, block_for: Callable[[str], str], header: str) -> list[Splice]:
-    message = {"role": "assistant", "content": "", "tool_calls": [
+    message: JsonObject = {"role": "assistant", "content": "", "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": _CALL_NAME, "arguments": {"city": "Paris"}}}]}
     found = locate(text, caps, message, _CALL_NAME)
     if found is None:

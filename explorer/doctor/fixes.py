@@ -27,14 +27,20 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from explorer.analysis.overrides import workaround_lambda
+from explorer.doctor.acceptance import Standard, Target
 from explorer.doctor.candidates import (
-    CALL_IDS, REJECTION_CLASSES, Candidate, candidates, failure_candidates, failure_offset, rejected_replies,
+    CALL_IDS,
+    REJECTION_CLASSES,
+    Candidate,
+    candidates,
+    failure_candidates,
+    failure_offset,
+    rejected_replies,
     thinking_markers,
 )
 from explorer.doctor.classes import Baseline, failure_classes, measure, thinking_settings
 from explorer.doctor.corpus import THIS_TEMPLATE, Corpus, choose_substring, load_corpus
 from explorer.doctor.edits import unified_diff
-from explorer.doctor.acceptance import Standard, Target
 from explorer.doctor.intent import DesignChoice, by_design, design_choices
 from explorer.doctor.model import FIX_KINDS, CheckResult, Claim, FailureClass, Fix, FixSearch, RoundTripCount, TriedFix
 from explorer.errors import ExplorerError

@@ -32,11 +32,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 
+from explorer.analysis.lines import MarkerLines
 from explorer.apply import Request
 from explorer.doctor.losses import Loss, Lost
 from explorer.errors import ExplorerError
-from explorer.analysis.lines import MarkerLines
-from explorer.triage.health import KIND_WORDS, Health, health_request
+from explorer.jsontypes import Json
 from explorer.peg.expectations import furthest_failure
 from explorer.render import CompiledTemplate, RenderedText, RenderInputs, render_with_provenance
 from explorer.render.template import FIXED_CLOCK
@@ -44,6 +44,7 @@ from explorer.roundtrip import RoundTripCase
 from explorer.roundtrip.cases import ReplyKind
 from explorer.roundtrip.run import USER, LlamaSetting
 from explorer.session import TemplateSession
+from explorer.triage.health import KIND_WORDS, Health, health_request
 from explorer.triage.model import Finding
 
 RequestFor = Callable[[bool], Request]  # the thinking setting -> the request whose parser reads the reply
@@ -54,7 +55,7 @@ class TurnLines:
     """Template lines for one session's replies rendered with ``tools``, read back by
     ``request_for(enable_thinking)``'s parser. Callable as a ``TemplateLineHook``."""
 
-    def __init__(self, session: TemplateSession, tools: Sequence[Mapping[str, object]],
+    def __init__(self, session: TemplateSession, tools: Sequence[Mapping[str, Json]],
                  request_for: RequestFor | None = None) -> None:
         self.session = session
         self.tools = tuple(dict(t) for t in tools)

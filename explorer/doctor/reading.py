@@ -24,7 +24,6 @@ from explorer.doctor.losses import Loss, case_id
 from explorer.roundtrip import RoundTripCase
 from explorer.session import TemplateSession
 
-
 _READ_AS_REASONING = ("content is parsed as reasoning", "sit inside what the parser read as reasoning")
 
 

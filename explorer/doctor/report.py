@@ -32,26 +32,34 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from explorer.apply import Request
+from explorer.apply.templates import falls_back
+from explorer.doctor.fixes import search_fixes
+from explorer.doctor.intent import DesignChoice, design_choices
 from explorer.doctor.losses import (
-    KIND_WORDS, LOSING_KINDS, GrammarNote, Loss, LossKind, TemplateLineHook, Where, case_id, case_losses,
+    KIND_WORDS,
+    LOSING_KINDS,
+    GrammarNote,
+    Loss,
+    LossKind,
+    TemplateLineHook,
+    Where,
+    case_id,
+    case_losses,
     grammar_notes,
 )
-from explorer.apply.templates import falls_back
-from explorer.doctor.intent import DesignChoice, design_choices
 from explorer.doctor.model import FailureClass, Fix, FixSearch, RoundTripCount, TriedFix
-from explorer.errors import ExplorerError
-from explorer.doctor.fixes import search_fixes
 from explorer.doctor.places import TurnLines, health_place
 from explorer.doctor.reading import design_losses, explainable, reread
+from explorer.errors import ExplorerError
 from explorer.fixtures import FamilyRun, match_family, run_family
-from explorer.triage.blame import fix_where_of
-from explorer.triage.health import Health, health_request
-from explorer.triage.health_template import EMPTY_CHECK, LITERAL_CHECK, UNCLOSED_CHECK
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.explain import explain_case
 from explorer.routing import AUTOPARSER, SubstringEvidence
 from explorer.session import TemplateSession
+from explorer.triage.blame import fix_where_of
+from explorer.triage.health import Health, health_request
+from explorer.triage.health_template import EMPTY_CHECK, LITERAL_CHECK, UNCLOSED_CHECK
 from explorer.triage.model import SEVERITY_RANK, FixWhere, Severity
 
 Verdict = Literal["full", "losses", "broken"]

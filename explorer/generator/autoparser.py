@@ -11,17 +11,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
+from explorer.analysis.model import TemplateAnalysis
 from explorer.errors import AnalysisError
 from explorer.generator.chat_builder import (
-    CONTENT, REASONING, TOOL_ARG, TOOL_ARG_CLOSE, TOOL_ARG_NAME, TOOL_ARG_OPEN, TOOL_ARG_STRING_VALUE,
-    TOOL_ARG_VALUE, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg, function_tools,
+    CONTENT,
+    REASONING,
+    TOOL_ARG,
+    TOOL_ARG_CLOSE,
+    TOOL_ARG_NAME,
+    TOOL_ARG_OPEN,
+    TOOL_ARG_STRING_VALUE,
+    TOOL_ARG_VALUE,
+    TOOL_ARGS,
+    TOOL_CLOSE,
+    TOOL_ID,
+    TOOL_NAME,
+    TOOL_OPEN,
+    ChatPeg,
+    function_tools,
 )
 from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
-from explorer.analysis.model import TemplateAnalysis
 from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import tool_parameters
-from explorer.schema import ObjectSchema, may_be_string, schema_from_json
 from explorer.peg.arena import Arena
+from explorer.schema import ObjectSchema, may_be_string, schema_from_json
 
 
 @dataclass

@@ -12,13 +12,12 @@ the tool-argument layouts, ``permute`` and the Python-style tool calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from explorer.grammar.gbnf import tool_parameters
-from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json
-from explorer.schema import value_types
 from explorer.peg.builder import Builder
+from explorer.schema import ObjectSchema, SchemaDocument, SchemaProperty, may_be_string, schema_from_json, value_types
 
 
 def parser_prefix(generation_prompt: str, reasoning_start: str) -> str:
@@ -166,7 +165,7 @@ class ChatPeg(Builder):
                 bit = 1 << i
                 if remaining & bit:
                     rest = remaining & ~bit
-                    alternatives = self.choice([alternatives, self.cat(parser, lambda r=rest: remaining_of(r))])
+                    alternatives = self.choice([alternatives, self.cat(parser, lambda: remaining_of(rest))])
             cache[remaining] = self.rule(f"{prefix}-{remaining}", alternatives)
             return cache[remaining]
 
@@ -184,10 +183,10 @@ class ChatPeg(Builder):
             if may_be_string(prop.schema):
                 value = string_value
             else:
-                value = self.cat(lambda prop=prop: self.tool_arg_value(
+                value = self.cat(lambda: self.tool_arg_value(
                     self.schema(self.json(), f"tool-{name}-arg-{prop.name}-schema", prop.schema)),
                     lambda: self.tool_arg_close(self.literal(param_close)))
-            arg_rules.append(self.tool_arg(self.cat(lambda prop=prop: self.tool_arg_open(self.cat(
+            arg_rules.append(self.tool_arg(self.cat(lambda: self.tool_arg_open(self.cat(
                 lambda: self.literal(param_open), lambda: self.tool_arg_name(self.literal(prop.name)),
                 lambda: self.literal('">'))), value)))
         args = self.eps()
@@ -275,7 +274,7 @@ class ChatPeg(Builder):
                 args = self.cat(arg_choice, lambda: self.zero_or_more(self.cat(",", self.space, arg_choice)))
             tool_parser = self.tool(self.cat(
                 lambda: self.tool_open(self.cat(lambda: self.tool_name(self.literal(name)), lambda: self.literal("("))),
-                self.space, lambda a=args: self.tool_args(a), self.space,
+                self.space, lambda: self.tool_args(args), self.space,
                 lambda: self.tool_close(self.literal(")"))))
             choices = self.choice([choices, self.rule(f"tool-{name}", tool_parser)])
         if parallel:

@@ -14,6 +14,7 @@ from typing import Any
 from explorer.generator.chat_builder import TOOL, TOOL_ARGS, TOOL_CLOSE, TOOL_ID, TOOL_NAME, TOOL_OPEN, ChatPeg
 from explorer.grammar.gbnf import tool_parameters
 
+
 def _key_spec(key: str) -> tuple[str, str]:
     dot = key.find(".")
     return ("", key) if dot < 0 else (key[:dot], key[dot + 1:])

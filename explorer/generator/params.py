@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from explorer.analysis.diff import trim_whitespace
+from explorer.analysis.model import TemplateAnalysis
 from explorer.errors import GrammarError
 from explorer.generator.autoparser import build_parser
-from explorer.analysis.model import TemplateAnalysis
 from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import emit_arena_grammar
 from explorer.grammar.json_schema import build_grammar
+from explorer.jsontypes import Json, JsonObject
 from explorer.peg.arena import Arena
 from explorer.peg.chat_mappers import GenericMapper
 
@@ -33,7 +33,7 @@ class GrammarTrigger:
     value: str
     token: int = -1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"type": self.type, "value": self.value, "token": self.token}
 
 
@@ -76,14 +76,14 @@ class GeneratedParams:
         """The serialized arena, the string llama-server hands to ``common_chat_parse``."""
         return self.arena.dumps()
 
-    def to_oracle_json(self, fields: Iterable[str] | None = None) -> dict[str, Any]:
+    def to_oracle_json(self, fields: Iterable[str] | None = None) -> JsonObject:
         """The oracle's apply keys, in its field names and order; ``fields``: only those keys
         (the others are not serialised)."""
         return {name: ORACLE_JSON[name](self) for name in (fields if fields is not None else ORACLE_JSON)}
 
 
 # each oracle apply key of the params as JSON, in the oracle's order
-ORACLE_JSON: dict[str, Callable[[GeneratedParams], Any]] = {
+ORACLE_JSON: dict[str, Callable[[GeneratedParams], Json]] = {
     "format": lambda p: p.format,
     "generation_prompt": lambda p: p.generation_prompt,
     "grammar": lambda p: p.grammar,
@@ -116,7 +116,8 @@ def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedP
     include_grammar = req.has_response_format or (
         has_tools and ((req.tool_choice == "auto" and bool(trigger_marker)) or req.tool_choice == "required")
     )
-    grammar, lazy, triggers = "", False, ()
+    grammar, lazy = "", False
+    triggers: tuple[GrammarTrigger, ...] = ()
     if include_grammar:
         lazy = not req.has_response_format and req.tool_choice == "auto"
         grammar = arena_grammar(arena, lazy)
@@ -126,7 +127,8 @@ def generate_params(spec: TemplateAnalysis, req: GenerationParams) -> GeneratedP
                 triggers += (GrammarTrigger("WORD", OPENAI_WRAPPER_TRIGGER),)
     # chat.cpp sets these after generate_parser, from the analysis
     supports_thinking = spec.reasoning.mode != "NONE"
-    start_tag, end_tags = "", ()
+    start_tag = ""
+    end_tags: tuple[str, ...] = ()
     if supports_thinking:
         start_tag = trim_whitespace(spec.reasoning.start)
         end = trim_whitespace(spec.reasoning.end)

@@ -8,8 +8,8 @@ generator and the specialised handlers read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 

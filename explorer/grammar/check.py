@@ -22,8 +22,8 @@ from functools import lru_cache
 from typing import Any
 
 from explorer.errors import GrammarError
-from explorer.memo import Memo
 from explorer.grammar.triggers import Trigger, lazy_feed
+from explorer.memo import Memo
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,36 @@ from typing import Any
 from explorer.errors import GrammarError, PegError
 from explorer.grammar.automaton import excluding_grammar, including_grammar
 from explorer.grammar.json_schema import GrammarBuilder, build_grammar, format_literal
-from explorer.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode,
-    Ref, Repetition, Rule, Schema, Sequence as SequenceNode, Space, Start, String, Tag, Until, children_of,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
+    children_of,
+)
+from explorer.peg.nodes import (
+    Sequence as SequenceNode,
 )
 from explorer.peg.visitor import NodeVisitor
+from explorer.schema import ObjectSchema, SchemaNode, may_be_string, schema_from_json
 
 # The serialized forms are accepted because that is what llama.cpp hands out (the request's
 # ``parser`` string) and what the oracle data and the CLI hold.

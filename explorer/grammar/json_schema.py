@@ -21,9 +21,26 @@ from explorer.grammar.int_range import build_min_max_int
 from explorer.grammar.pattern import InvalidPattern, UnsupportedPattern, pattern_to_rule
 from explorer.grammar.repetition import INT_MAX, build_repetition
 from explorer.schema import (
-    INT64_MAX, INT64_MIN, FORMAT_NONE, FORMAT_UUID, AllOfSchema, AnyOfSchema, AnySchema,
-    ArraySchema, BooleanSchema, ConstSchema, EnumSchema, IntegerSchema, NullSchema,
-    NumberSchema, ObjectSchema, RefSchema, SchemaNode, StringSchema, TupleSchema, schema_from_json,
+    FORMAT_NONE,
+    FORMAT_UUID,
+    INT64_MAX,
+    INT64_MIN,
+    AllOfSchema,
+    AnyOfSchema,
+    AnySchema,
+    ArraySchema,
+    BooleanSchema,
+    ConstSchema,
+    EnumSchema,
+    IntegerSchema,
+    NullSchema,
+    NumberSchema,
+    ObjectSchema,
+    RefSchema,
+    SchemaNode,
+    StringSchema,
+    TupleSchema,
+    schema_from_json,
 )
 
 SPACE_RULE = r'| " " | "\n"{1,2} [ \t]{0,20}'
@@ -428,8 +445,9 @@ class GrammarBuilder:
         return self.converter.add_schema("" if name == "root" else name, schema)
 
 
-def build_grammar(callback: Callable[[GrammarBuilder], None], *, dotall: bool = False) -> str:
-    """Run ``callback`` against a fresh rule table and return the GBNF text."""
+def build_grammar(callback: Callable[[GrammarBuilder], object], *, dotall: bool = False) -> str:
+    """Run ``callback`` against a fresh rule table and return the GBNF text (what the
+    callback returns is not used)."""
     converter = SchemaConverter(dotall)
     try:
         callback(GrammarBuilder(converter))

@@ -25,9 +25,9 @@ import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
-Trigger = Union[str, Mapping[str, Any]]
+Trigger = str | Mapping[str, Any]
 
 # llama.cpp searches the whole buffer after every token; a pattern that must look at the end
 # of the text is searched here only in the buffer's last PATTERN_WINDOW characters, and an

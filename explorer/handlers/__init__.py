@@ -10,7 +10,13 @@ stage, which itself reads these declarations.
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import Handler, Route
 from explorer.handlers.registry import (
-    HANDLER_CLASSES, find_handler, find_route, handler_named, route_named, route_names, routes,
+    HANDLER_CLASSES,
+    find_handler,
+    find_route,
+    handler_named,
+    route_named,
+    route_names,
+    routes,
 )
 
 __all__ = [

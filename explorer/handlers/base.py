@@ -20,22 +20,26 @@ classes are never instantiated: the class is the declaration, and
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from explorer.errors import GrammarError
+from explorer.generator.chat_builder import ChatPeg
 from explorer.generator.params import Delimiter, GeneratedParams, GrammarTrigger, arena_grammar
 from explorer.generator.spec import GenerationParams
 from explorer.handlers.detection import RuleCheck, check_rule
 from explorer.handlers.garbles import Garble
-from explorer.generator.chat_builder import ChatPeg
 from explorer.handlers.prompting import AdditionalContext, Continuation, Finish, MessagesOverride, MessageWorkaround
 from explorer.peg.chat_mappers import ChatMapper, GenericMapper
 
-
 # --- grammar policies (how each handler sets include_grammar and grammar_lazy) ---------
 
-Policy = Callable[[GenerationParams, bool], bool]  # (inputs, has_response_format) -> bool
+class Policy(Protocol):
+    """(inputs, has_response_format) -> bool; a named function (``describe`` shows its name)."""
+
+    __name__: str
+
+    def __call__(self, inputs: GenerationParams, has_response_format: bool, /) -> bool: ...
+
 
 
 def include_tools(i: GenerationParams, rf: bool) -> bool:
@@ -83,7 +87,11 @@ def delimiters(*pairs: tuple[str, str]) -> tuple[Delimiter, ...]:
     return tuple(Delimiter(r, d) for r, d in pairs)
 
 
-Builder = Callable[[ChatPeg, GenerationParams], int]
+class ParserBuild(Protocol):
+    """(the builder, the inputs) -> the root parser's id: a handler's ``build``."""
+
+    def __call__(self, p: ChatPeg, inputs: GenerationParams, /) -> int: ...
+
 Describe = dict[str, object]
 
 
@@ -143,7 +151,8 @@ class Handler(Route):
     method instead of setting the constant.
     """
 
-    build: ClassVar[Builder]
+    supports_thinking: ClassVar[bool] = True  # a handler decides (only the autoparser leaves it to its analysis)
+    build: ClassVar[ParserBuild]
     include: ClassVar[Policy]
     lazy: ClassVar[Policy]
     triggers: ClassVar[tuple[GrammarTrigger, ...]] = ()
@@ -162,6 +171,10 @@ class Handler(Route):
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls.format = cls.mapper.format
+
+    @classmethod
+    def thinking_supported(cls, source: str) -> bool:
+        return cls.supports_thinking
 
     @classmethod
     def triggers_for(cls, inputs: GenerationParams) -> tuple[GrammarTrigger, ...]:
@@ -214,7 +227,8 @@ class Handler(Route):
         except RecursionError:
             raise GrammarError(f"the '{cls.name}' parser for these tools is nested too deeply to build") from None
         rf = cls.has_response_format(inputs)
-        grammar, lazy, triggers = "", False, ()
+        grammar, lazy = "", False
+        triggers: tuple[GrammarTrigger, ...] = ()
         if cls.include(inputs, rf):
             lazy = cls.lazy(inputs, rf)
             grammar = arena_grammar(arena, lazy)

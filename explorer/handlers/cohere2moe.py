@@ -8,11 +8,16 @@ and tool calls exclude each other; calls are a JSON array inside
 
 from __future__ import annotations
 
-from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_auto_without_format, word,
-)
 from explorer.generator.chat_builder import ChatPeg
+from explorer.generator.json_tools import JsonToolLayout, standard_json_tools
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_auto_without_format,
+    word,
+)
 from explorer.handlers.prompting import TaggedTurn
 
 TURN_START, TURN_END = "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import copy
 
-from explorer.generator.params import GrammarTrigger
-from explorer.schema import may_be_string
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_unless_required, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
+from explorer.generator.params import GrammarTrigger
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_tools_unless_required,
+    word,
+)
 from explorer.handlers.prompting import ContinuationInputs, JsonSchema, Messages, TaggedTurn, render_content
+from explorer.jsontypes import JsonObject
+from explorer.schema import may_be_string
 
 DSML = "｜DSML｜"
 THINK_START, THINK_END = "<think>", "</think>"
@@ -55,7 +61,8 @@ def _arg(p: ChatPeg, name: str, param) -> int:
 
 def _invoke(p: ChatPeg, fn: dict) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         (required if param.required else optional).append(_arg(p, name, param))
@@ -124,7 +131,8 @@ def sort_tool_results(messages: Messages, source: str, json_schema: JsonSchema) 
         role = adjusted[i].get("role", "")
         calls = adjusted[i].get("tool_calls")
         if role == "assistant" and isinstance(calls, list) and calls:
-            call_order = {c.get("id", ""): k for k, c in enumerate(calls) if c.get("id", "")}
+            # (the parsed request's calls are all objects)
+            call_order = {c.get("id", ""): k for k, c in enumerate(calls) if isinstance(c, dict) and c.get("id", "")}
             i += 1
             continue
         if role not in ("user", "tool"):
@@ -149,7 +157,7 @@ def sort_tool_results(messages: Messages, source: str, json_schema: JsonSchema) 
     return adjusted
 
 
-def response_format_context(source: str, json_schema: JsonSchema) -> dict[str, object] | None:
+def response_format_context(source: str, json_schema: JsonSchema) -> JsonObject | None:
     if is_v4(source) and isinstance(json_schema, dict):
         return {"response_format": json_schema}
     return None

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, pattern
-from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import Handler, include_tools, lazy_auto, pattern
+from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names
 from explorer.handlers.prompting import ContentOnlyTurn
 from explorer.jsonscan import json_object_at
 

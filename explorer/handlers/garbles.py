@@ -13,6 +13,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from explorer.vocabulary import Severity
+
 Hit = tuple[int, int, str, str]  # span start, span end, found, expected
 
 
@@ -41,7 +43,7 @@ class Garble:
     detail: str
     fix_hint: str
     always: bool = False  # a cause even when the text survives somewhere (call lost either way)
-    severity: str = "cause"
+    severity: Severity = "cause"
 
 
 def regex_hits(pattern: str, expected: str, group: str = "bad") -> Finder:

@@ -14,12 +14,25 @@ from __future__ import annotations
 import copy
 import json
 
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    word,
+)
+from explorer.handlers.prompting import (
+    ContinuationInputs,
+    Message,
+    Messages,
+    MessageWorkaround,
+    RenderedPair,
+    TaggedTurn,
+)
+from explorer.jsontypes import Json
 from explorer.peg.chat_mappers import Gemma4Mapper
-from explorer.handlers.prompting import ContinuationInputs, Message, Messages, MessageWorkaround, RenderedPair, TaggedTurn
 
 Q = '<|"|>'
 CALL_MARKER = "'<|tool_call>call:'"
@@ -125,13 +138,14 @@ def _has_tool_calls(msg: Message) -> bool:
     return isinstance(calls, list) and len(calls) > 0
 
 
-def _tool_response(tool_msg: Message) -> object:
+def _tool_response(tool_msg: Message) -> Json:
     if "content" not in tool_msg:
         return None
     content = tool_msg["content"]
     if isinstance(content, str):
         try:
-            return json.loads(content)
+            parsed: Json = json.loads(content)
+            return parsed
         except ValueError:
             return content
     return content
@@ -140,15 +154,19 @@ def _tool_response(tool_msg: Message) -> object:
 def _model_turn(messages: Messages, pos: int) -> tuple[Message, int]:
     """Fold assistant(tool_calls) + tool* [+ assistant(content)] into one message."""
     first = messages[pos]
-    calls = list(first["tool_calls"])
+    tool_calls = first["tool_calls"]
+    assert isinstance(tool_calls, list), "called on an assistant turn with tool calls"
+    calls = list(tool_calls)
     reasoning = first.get("reasoning_content")
     pos += 1
-    responses: list[dict[str, object]] = []
+    responses: list[Json] = []
     while pos < len(messages) and messages[pos].get("role") == "tool":
         idx = len(responses)
-        name = ""
-        if idx < len(calls) and isinstance(calls[idx], dict) and "function" in calls[idx]:
-            name = calls[idx]["function"].get("name", "")
+        name: Json = ""  # the call's function name, else the message's tool_call_id, as sent
+        call = calls[idx] if idx < len(calls) else None
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):  # the parsed request's calls all have one
+            name = function.get("name", "")
         if not name:
             name = messages[pos].get("tool_call_id", "")
         responses.append({"name": name, "response": _tool_response(messages[pos])})

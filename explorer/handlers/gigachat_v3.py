@@ -7,9 +7,10 @@ at most; no reasoning.
 
 from __future__ import annotations
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_tools_auto, word
 from explorer.generator.chat_builder import ChatPeg
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import Handler, include_tools, lazy_tools_auto, word
 from explorer.handlers.prompting import ContentOnlyTurn
 
 CALL_PREFIX = "<|message_sep|>\n\nfunction call<|role_sep|>\n"

@@ -14,12 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    pattern,
 )
 from explorer.handlers.garbles import Garble, GarbleInput, Hit, argument_names, regex_hits
-from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import RenderedPair, TaggedTurn, reasoning_to_thinking
 from explorer.jsonscan import json_object_at
 

@@ -7,9 +7,10 @@ Input: the template source (routing) and ``GenerationParams`` (parser). Output: 
 
 from __future__ import annotations
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, GenerationParams, include_tools, lazy_auto, word
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import Handler, include_tools, lazy_auto, word
 from explorer.handlers.prompting import TaggedTurn
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"

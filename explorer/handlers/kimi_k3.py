@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
 from explorer.grammar.gbnf import tool_parameters
 from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
+    Handler,
+    delimiters,
+    include_tools,
+    lazy_unless_required,
+    word,
 )
-from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 SEP = "<|sep|>"
@@ -47,7 +52,7 @@ def _call(p: ChatPeg, fn: Mapping) -> int:
                 val = p.tool_arg_value(p.until(ARG_END))
             # the trailing type="..." attribute is skipped up to <|sep|>
             arg = p.tool_arg(p.cat(lambda: p.tool_arg_open(p.literal(ARG_START)),
-                                   lambda key=key: p.tool_arg_name(p.literal(key)), lambda: p.literal('"'),
+                                   lambda: p.tool_arg_name(p.literal(key)), lambda: p.literal('"'),
                                    lambda: p.until(SEP), lambda: p.literal(SEP), val,
                                    lambda: p.tool_arg_close(p.literal(ARG_END))))
             arg_choices = p.choice([arg_choices, p.rule(f"kimi-k3-arg-{name}-{key}", arg)])

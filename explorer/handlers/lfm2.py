@@ -8,8 +8,11 @@ preserves its tool-list markers; LFM2.5 is told apart by its plain-text tool lis
 
 from __future__ import annotations
 
-from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_unless_forced, word
+from typing import ClassVar
+
 from explorer.generator.chat_builder import ChatPeg
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import Handler, include_tools_or_format, lazy_unless_forced, word
 from explorer.handlers.prompting import TaggedTurn, reasoning_to_thinking
 
 CALL_START, CALL_END = "<|tool_call_start|>", "<|tool_call_end|>"
@@ -40,7 +43,7 @@ def build(p: ChatPeg, i: GenerationParams) -> int:
 
 class Lfm2(Handler):
     name = "lfm2"
-    required = (LIST_START, LIST_END)
+    required: ClassVar[tuple[str, ...]] = (LIST_START, LIST_END)  # Lfm25 requires another
 
     messages_override = staticmethod(reasoning_to_thinking(drop_content_with_calls=False))
     continuation = TaggedTurn(GEN_PROMPT, THINK_START, THINK_END)
@@ -49,7 +52,7 @@ class Lfm2(Handler):
     include = staticmethod(include_tools_or_format)
     lazy = staticmethod(lazy_unless_forced)
     triggers = (word(CALL_START),)
-    preserved_tokens = (CALL_START, CALL_END, THINK_START, THINK_END, LIST_START, LIST_END)
+    preserved_tokens: ClassVar[tuple[str, ...]] = (CALL_START, CALL_END, THINK_START, THINK_END, LIST_START, LIST_END)
     thinking_start_tag = THINK_START
     thinking_end_tags = (THINK_END,)
     reference = "common/parsers/lfm2.cpp"

@@ -7,10 +7,15 @@ block is open comes from the generation prompt (or the continuation mode).
 
 from __future__ import annotations
 
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools, lazy_unless_required, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools,
+    lazy_unless_required,
+    word,
+)
 from explorer.handlers.prompting import TaggedTurn
 
 ROLE = "<role>ASSISTANT</role>"
@@ -46,7 +51,8 @@ def _arg(p: ChatPeg, name: str, param, arg_close: int, arg_string: int) -> int:
 
 def _call(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         (required if param.required else optional).append(_arg(p, name, param, arg_close, arg_string))

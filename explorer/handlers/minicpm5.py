@@ -7,10 +7,15 @@ may be wrapped in CDATA.
 
 from __future__ import annotations
 
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    word,
+)
 from explorer.handlers.prompting import TaggedTurn
 
 

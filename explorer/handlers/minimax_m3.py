@@ -7,13 +7,18 @@ is mapped by the ``peg-minimax-m3`` mapper (objects, arrays and items as nested 
 
 from __future__ import annotations
 
-from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, word,
-)
 from explorer.generator.chat_builder import ChatPeg, function_tools, tool_properties
-from explorer.peg.chat_mappers import MiniMaxM3Mapper
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    word,
+)
 from explorer.handlers.prompting import ContinuationInputs, TaggedTurn
+from explorer.peg.chat_mappers import MiniMaxM3Mapper
+from explorer.schema import AnyOfSchema, ArraySchema, ObjectSchema, SchemaNode, may_be_string
 
 NS = "]<]minimax[>["
 THINK_START, THINK_END = "<mm:think>", "</mm:think>"
@@ -56,7 +61,8 @@ class _Values:
     def members(self, obj: ObjectSchema, prefix: str) -> int:
         """Required properties in schema order, then optional ones in any order."""
         p = self.p
-        required, optional = [], []
+        required: list[int] = []
+        optional: list[int] = []
         for prop in obj.properties:
             element = self.element(prop.name, prop.schema, f"{prefix}-{prop.name}")
             (required if prop.required else optional).append(element)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import copy
 
-from explorer.grammar.gbnf import tool_parameters
-from explorer.handlers.base import Handler, GenerationParams, include_tools_or_format, lazy_tools_auto, word
 from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
+from explorer.grammar.gbnf import tool_parameters
+from explorer.handlers.base import Handler, include_tools_or_format, lazy_tools_auto, word
 from explorer.handlers.prompting import JsonSchema, Messages, TaggedTurn
+from explorer.jsontypes import Json
 
 
 def content_blocks(messages: Messages, source: str, json_schema: JsonSchema) -> Messages:
@@ -24,7 +26,7 @@ def content_blocks(messages: Messages, source: str, json_schema: JsonSchema) -> 
         if msg.get("role") not in ("system", "assistant"):
             out.append(copy.deepcopy(msg))
             continue
-        blocks: list[object] = []
+        blocks: list[Json] = []
         if isinstance(msg.get("reasoning_content"), str):
             blocks.append({"type": "thinking", "thinking": msg["reasoning_content"]})
         if "content" in msg:

@@ -8,11 +8,16 @@ tool calls to a tool recipient with ATEM markup; the generation prompt is fixed.
 
 from __future__ import annotations
 
+from explorer.generator.chat_builder import ChatPeg, function_tools
+from explorer.generator.spec import GenerationParams
 from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_unless_forced, pattern,
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_unless_forced,
+    pattern,
 )
 from explorer.handlers.garbles import Garble, regex_hits
-from explorer.generator.chat_builder import ChatPeg, function_tools
 from explorer.handlers.prompting import TaggedTurn
 
 PARAM_END = "</atem:parameter>"

@@ -16,9 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-Message = dict[str, object]
+from explorer.jsontypes import Json, JsonObject
+
+Message = JsonObject
 Messages = list[Message]
-JsonSchema = Mapping[str, object] | None
+JsonSchema = Mapping[str, Json] | None
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,28 @@ class RenderedPair:
     note: str = ""
 
 
-# (messages after the generic workarounds, patched source, the request's json_schema) ->
-# the messages the handler renders itself (not normalised again), or None to render those
-MessagesOverride = Callable[[Messages, str, JsonSchema], "Messages | None"]
-# (patched source, json_schema) -> extra template variables, or None
-AdditionalContext = Callable[[str, JsonSchema], "dict[str, object] | None"]
-# (the rendered pair, add_generation_prompt) -> the pair the handler returns
-Finish = Callable[[RenderedPair, bool], RenderedPair]
+# The functions a handler class declares are protocols, not Callable aliases: a class
+# attribute of a Callable type reads as a method to mypy (its first argument bound), while
+# a handler sets a staticmethod or a callable object. Arguments are positional.
+
+
+class MessagesOverride(Protocol):
+    """(messages after the generic workarounds, patched source, the request's json_schema)
+    -> the messages the handler renders itself (not normalised again), or None to render those."""
+
+    def __call__(self, messages: Messages, source: str, json_schema: JsonSchema, /) -> Messages | None: ...
+
+
+class AdditionalContext(Protocol):
+    """(patched source, json_schema) -> extra template variables, or None."""
+
+    def __call__(self, source: str, json_schema: JsonSchema, /) -> JsonObject | None: ...
+
+
+class Finish(Protocol):
+    """(the rendered pair, add_generation_prompt) -> the pair the handler returns."""
+
+    def __call__(self, rendered: RenderedPair, add_generation_prompt: bool, /) -> RenderedPair: ...
 
 
 @dataclass(frozen=True)
@@ -99,7 +116,11 @@ class ContinuationInputs:
     reasoning_end: str = ""
 
 
-Continuation = Callable[[ContinuationInputs], str]
+class Continuation(Protocol):
+    """The assistant turn a route writes to continue the final message."""
+
+    def __call__(self, inputs: ContinuationInputs, /) -> str: ...
+
 
 
 @dataclass(frozen=True)

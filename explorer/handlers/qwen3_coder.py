@@ -9,12 +9,25 @@ Input: the template source (routing, thinking support) and ``GenerationParams``
 
 from __future__ import annotations
 
-from explorer.generator.params import GrammarTrigger
-from explorer.handlers.base import (
-    Handler, GenerationParams, delimiters, include_tools_or_format, lazy_tools_auto, word,
-)
 from explorer.generator.chat_builder import (
-    T_ARRAY, T_BOOLEAN, T_INTEGER, T_NULL, T_NUMBER, T_OBJECT, ChatPeg, function_tools, tool_properties,
+    T_ARRAY,
+    T_BOOLEAN,
+    T_INTEGER,
+    T_NULL,
+    T_NUMBER,
+    T_OBJECT,
+    ChatPeg,
+    function_tools,
+    tool_properties,
+)
+from explorer.generator.params import GrammarTrigger
+from explorer.generator.spec import GenerationParams
+from explorer.handlers.base import (
+    Handler,
+    delimiters,
+    include_tools_or_format,
+    lazy_tools_auto,
+    word,
 )
 from explorer.handlers.prompting import ContinuationInputs, render_content
 
@@ -48,7 +61,8 @@ def _mixed_value(p: ChatPeg, types: frozenset[str], arg_close: int, arg_string: 
 
 def _function(p: ChatPeg, fn: dict, arg_close: int, arg_string: int) -> int:
     name = fn["name"]
-    required, optional = [], []
+    required: list[int] = []
+    optional: list[int] = []
     _doc, props = tool_properties(fn)
     for param in props:
         rule_name = f"tool-{name}-arg-{param.name}"
@@ -131,7 +145,7 @@ class Qwen3Coder(Handler):
     argument_order = ""  # its parser reads tagged arguments required-first
 
     @classmethod
-    def thinking_supported(cls, source: str) -> bool | None:
+    def thinking_supported(cls, source: str) -> bool:
         # Qwen3-Coder itself does not think; Qwen3.5, Nemotron Nano 3 and StepFun do
         return "<think>" in source
 

@@ -14,9 +14,9 @@ matters when the parse fails: a partial parse then returns what was mapped so fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from explorer.errors import Location, OutputParseError
+from explorer.jsontypes import JsonObject
 from explorer.peg.arena import Arena
 from explorer.peg.builder import Builder
 from explorer.peg.chat_mappers import MessageDraft, map_nodes
@@ -44,9 +44,9 @@ class ChatMessage:
     tool_calls: tuple[ToolCall, ...] = ()
     content_parts: tuple[dict[str, str], ...] = field(default=())
 
-    def to_oracle_json(self) -> dict[str, Any]:
+    def to_oracle_json(self) -> JsonObject:
         """The oracle's ``result`` shape: absent strings are "", never null."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content,
+        out: JsonObject = {"role": self.role, "content": self.content,
                                "reasoning_content": self.reasoning_content,
                                "tool_calls": [c.to_json() for c in self.tool_calls]}
         if self.content_parts:

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from explorer.output.parse import (
-    DEFAULT_FORMAT, ChatMessage, ToolCall, analyse_output, decode_output_bytes,
-)
 from explorer.errors import OutputParseError, exception_json
+from explorer.jsontypes import JsonObject
+from explorer.output.parse import (
+    DEFAULT_FORMAT,
+    ChatMessage,
+    ToolCall,
+    analyse_output,
+    decode_output_bytes,
+)
 from explorer.peg.arena import Arena
 from explorer.peg.engine import Engine, engine_for
 
@@ -35,15 +39,15 @@ class MessageDiff:
     tool_call_index: int | None = None
     tool_call_delta: ToolCall | None = None
 
-    def to_openai_delta(self) -> dict[str, Any]:
+    def to_openai_delta(self) -> JsonObject:
         """The ``choices[0].delta`` object of an OpenAI streaming chunk."""
-        delta: dict[str, Any] = {}
+        delta: JsonObject = {}
         if self.reasoning_content_delta:
             delta["reasoning_content"] = self.reasoning_content_delta
         if self.content_delta:
             delta["content"] = self.content_delta
         if self.tool_call_index is not None and self.tool_call_delta is not None:
-            call: dict[str, Any] = {"index": self.tool_call_index}
+            call: JsonObject = {"index": self.tool_call_index}
             if self.tool_call_delta.id:
                 call["id"] = self.tool_call_delta.id
             call["type"] = "function"
@@ -113,7 +117,7 @@ class StreamStep:
     diffs: tuple[MessageDiff, ...] = ()
     diff_error: OutputParseError | None = None
 
-    def openai_deltas(self) -> list[dict[str, Any]]:
+    def openai_deltas(self) -> list[JsonObject]:
         return [d.to_openai_delta() for d in self.diffs]
 
 
@@ -190,7 +194,7 @@ def stream(arena: Arena | None, chunks: Iterable[str], *, generation_prompt: str
 
 
 def stream_summary(arena: Arena | None, text: str, *, generation_prompt: str = "",
-                   format: str = DEFAULT_FORMAT, naive: bool = False) -> dict[str, Any]:
+                   format: str = DEFAULT_FORMAT, naive: bool = False) -> JsonObject:
     """The oracle's streaming fields for ``text`` cut after every character.
 
     The prefixes are those of 1..n characters (none for an empty output); the final
@@ -208,8 +212,8 @@ def stream_summary(arena: Arena | None, text: str, *, generation_prompt: str = "
         "streaming_final_exception": exception_json(final.error) if final.error else None,
         "streaming_threw": bool(throws),
         "streaming_throw_count": len(throws),
-        "streaming_first_throw": None if first is None else {
+        "streaming_first_throw": None if first is None or first.error is None else {
             "prefix_chars": first.prefix_chars, "prefix_bytes": first.prefix_bytes,
-            "exception": exception_json(first.error)},  # type: ignore[arg-type]
+            "exception": exception_json(first.error)},
         "streaming_prefixes": len(steps),
     }

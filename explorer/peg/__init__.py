@@ -8,7 +8,14 @@ partial-input semantics into an AST, and prints itself as readable PEG rules.
 from explorer.peg.arena import Arena, load_arena
 from explorer.peg.builder import Builder, build_arena
 from explorer.peg.engine import (
-    FAIL, NEED_MORE_INPUT, SUCCESS, AstNode, Engine, ParseResult, engine_for, parse,
+    FAIL,
+    NEED_MORE_INPUT,
+    SUCCESS,
+    AstNode,
+    Engine,
+    ParseResult,
+    engine_for,
+    parse,
 )
 
 __all__ = [

@@ -17,9 +17,31 @@ from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
 from explorer.errors import PegError
+from explorer.jsontypes import Json, JsonObject
 from explorer.peg.nodes import (
-    INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
-    Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    INVALID_PARSER_ID,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.notation import arena_notation, expr, llama_dump
 
@@ -73,8 +95,9 @@ class Arena:
         rules = ",".join(f"{_str(name)}:{pid}" for name, pid in self.rules)
         return f'{{"parsers":[{parts}],"rules":{{{rules}}},"root":{self.root}}}'
 
-    def to_json(self) -> dict[str, Any]:
-        return json.loads(self.dumps())
+    def to_json(self) -> JsonObject:
+        data: JsonObject = json.loads(self.dumps())
+        return data
 
     def dump(self, parser_id: int | None = None) -> str:
         """llama.cpp's debugging notation (``common_peg_arena::dump``)."""
@@ -153,7 +176,7 @@ def node_json(p: ParserNode) -> str:
 # --- loading -------------------------------------------------------------------------
 
 
-def _need(j: dict, kind: str, *keys: str) -> None:
+def _need(j: JsonObject, kind: str, *keys: str) -> None:
     missing = [k for k in keys if k not in j]
     if missing:
         raise PegError(f"{kind} parser missing required fields: expected {', '.join(keys)}, "
@@ -166,7 +189,7 @@ def _int(v: object, what: str) -> int:
     return v
 
 
-def _child(j: dict, kind: str, count: int) -> int:
+def _child(j: JsonObject, kind: str, count: int) -> int:
     cid = _int(j["child"], f"{kind}.child")
     if not 0 <= cid < count:
         raise PegError(f"{kind} parser references invalid parser ID: {cid}")
@@ -185,26 +208,27 @@ def _text_list(v: object, what: str) -> tuple[str, ...]:
     return tuple(_text(s, what) for s in v)
 
 
-def _load_children(j: dict, kind: str, count: int) -> tuple[int, ...]:
-    if not isinstance(j.get("children"), list):
+def _load_children(j: JsonObject, kind: str, count: int) -> tuple[int, ...]:
+    children = j.get("children")
+    if not isinstance(children, list):
         raise PegError(f"{kind} parser missing or invalid 'children' field")
-    ids = tuple(_int(c, f"{kind}.children") for c in j["children"])
+    ids = tuple(_int(c, f"{kind}.children") for c in children)
     bad = [c for c in ids if not 0 <= c < count]
     if bad:
         raise PegError(f"{kind} parser references invalid parser ID: {bad[0]}")
     return ids
 
 
-def _load_repetition(j: dict, count: int) -> Repetition:
+def _load_repetition(j: JsonObject, count: int) -> Repetition:
     _need(j, "repetition", "child", "min_count", "max_count")
     return Repetition(_child(j, "repetition", count), _int(j["min_count"], "min_count"),
                       _int(j["max_count"], "max_count"))
 
 
-def _load_chars(j: dict, count: int) -> Chars:
+def _load_chars(j: JsonObject, count: int) -> Chars:
     _need(j, "chars", "pattern", "ranges", "negated", "min_count", "max_count")
     ranges = []
-    for r in j["ranges"]:
+    for r in _nlohmann_items(j["ranges"]):
         if not isinstance(r, dict) or "start" not in r or "end" not in r:
             raise PegError("char_range missing 'start' or 'end' field")
         ranges.append((_int(r["start"], "range start"), _int(r["end"], "range end")))
@@ -212,7 +236,17 @@ def _load_chars(j: dict, count: int) -> Chars:
                  _int(j["min_count"], "min_count"), _int(j["max_count"], "max_count"))
 
 
-def _load_string(j: dict, count: int) -> String:
+def _nlohmann_items(v: Json) -> list[Json]:
+    """What a range-for over an nlohmann json value visits: an array's items, an object's
+    values, null nothing, any other value itself."""
+    if isinstance(v, list):
+        return v
+    if isinstance(v, dict):
+        return list(v.values())
+    return [] if v is None else [v]
+
+
+def _load_string(j: JsonObject, count: int) -> String:
     _need(j, "string", "delimiter")
     delim = _text(j["delimiter"], "delimiter")
     if not delim:
@@ -220,47 +254,47 @@ def _load_string(j: dict, count: int) -> String:
     return String(delim[0])
 
 
-def _load_schema(j: dict, count: int) -> Schema:
+def _load_schema(j: JsonObject, count: int) -> Schema:
     _need(j, "schema", "child", "name", "raw")
     return Schema(_child(j, "schema", count), _text(j["name"], "name"), bool(j["raw"]))
 
 
-def _load_rule(j: dict, count: int) -> Rule:
+def _load_rule(j: JsonObject, count: int) -> Rule:
     _need(j, "rule", "name", "child", "trigger")
     return Rule(_text(j["name"], "name"), _child(j, "rule", count), bool(j["trigger"]))
 
 
-def _load_tag(j: dict, count: int) -> Tag:
+def _load_tag(j: JsonObject, count: int) -> Tag:
     _need(j, "tag", "child", "tag")
     return Tag(_child(j, "tag", count), _text(j["tag"], "tag"))
 
 
-def _load_gbnf(j: dict, count: int) -> Gbnf:
+def _load_gbnf(j: JsonObject, count: int) -> Gbnf:
     _need(j, "gbnf", "child", "grammar")
     return Gbnf(_child(j, "gbnf", count), _text(j["grammar"], "grammar"))
 
 
-def _load_ac(j: dict, count: int) -> Ac:
+def _load_ac(j: JsonObject, count: int) -> Ac:
     delims = _text_list(j.get("delimiters"), "ac.delimiters")
     if "child" not in j or not delims:
         raise PegError("ac parser requires 'child' and a non-empty 'delimiters' array")
     return Ac(_child(j, "ac", count), delims)
 
 
-def _load_literal(j: dict, count: int) -> Literal:
+def _load_literal(j: JsonObject, count: int) -> Literal:
     _need(j, "literal", "literal")
     return Literal(_text(j["literal"], "literal"))
 
 
-def _one_child(kind: type[And] | type[Not] | type[Atomic]) -> Callable[[dict, int], ParserNode]:
-    def load(j: dict, count: int) -> ParserNode:
+def _one_child(kind: type[And] | type[Not] | type[Atomic]) -> Callable[[JsonObject, int], ParserNode]:
+    def load(j: JsonObject, count: int) -> ParserNode:
         _need(j, kind.KIND, "child")
         return kind(_child(j, kind.KIND, count))
     return load
 
 
 # The serialized "type" name -> the loader of that kind (this is where the name is read).
-_LOADERS: dict[str, Callable[[dict, int], ParserNode]] = {
+_LOADERS: dict[str, Callable[[JsonObject, int], ParserNode]] = {
     "epsilon": lambda j, count: Epsilon(), "start": lambda j, count: Start(), "end": lambda j, count: End(),
     "any": lambda j, count: AnyChar(), "space": lambda j, count: Space(),
     "literal": _load_literal,

@@ -19,23 +19,46 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Union
+from typing import Any, TypeVar
 
 from explorer.errors import PegError
-from explorer.schema import SchemaNode, schema_from_json
 from explorer.peg.arena import Arena, node_json
 from explorer.peg.nodes import (
-    INVALID_PARSER_ID, Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal,
-    Not, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    INVALID_PARSER_ID,
+    SINGLE_CHILD_KINDS,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.stl_order import unordered_map_order
+from explorer.schema import SchemaNode, schema_from_json
 
 _RULE_NAME_BAD = re.compile(r"[^a-zA-Z0-9-]+")  # llama.cpp's rule_name (as the GBNF side's)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "]": "]", "[": "["}
 
 # An operand of a chain: an existing parser id, a string (a literal made while joining),
 # or a thunk that creates parsers (run right to left before joining).
-Operand = Union[int, str, Callable[[], int]]
+_Nary = TypeVar("_Nary", Sequence, Choice)  # the kinds whose nested children splice
+Operand = int | str | Callable[[], int]
 
 
 def _hex(content: str, pos: int, count: int) -> int | None:
@@ -141,11 +164,11 @@ class Builder:
 
     # --- combinators -------------------------------------------------------------------
 
-    def _flatten(self, ids: Iterable[int], kind: type) -> tuple[int, ...]:
+    def _flatten(self, ids: Iterable[int], kind: type[_Nary]) -> tuple[int, ...]:
         flat: list[int] = []
         for pid in ids:
             node = self.nodes[pid]
-            flat.extend(node.children if isinstance(node, kind) else (pid,))  # type: ignore[attr-defined]
+            flat.extend(node.children if isinstance(node, kind) else (pid,))
         return tuple(flat)
 
     def sequence(self, ids: Iterable[int] = ()) -> int:
@@ -193,7 +216,8 @@ class Builder:
         arena for the grammar (the serialized form drops it). A bool in ``node``'s place is
         ``raw`` (the engine tests' ``schema(p, name, raw)`` form; no schema is a bool here)."""
         if isinstance(node, bool):
-            node, raw = None, node
+            raw = node
+            node = None
         sid = self.add(Schema(pid, name, raw))
         if node is not None:
             self.schemas[sid] = node if isinstance(node, SchemaNode) else schema_from_json(node).root
@@ -228,11 +252,9 @@ class Builder:
     # --- C++ operator chains ------------------------------------------------------------
 
     def _run(self, ops: tuple[Operand, ...]) -> list[int | str]:
-        done: list[int | str] = list(ops)  # type: ignore[arg-type]
-        for i in range(len(ops) - 1, -1, -1):
-            op = ops[i]
-            if callable(op):
-                done[i] = op()
+        # the callables run right to left, as C++ evaluates the operands of a chain
+        done = [op() if callable(op) else op for op in reversed(ops)]
+        done.reverse()
         return done
 
     def _lit(self, op: int | str) -> int:
@@ -399,8 +421,8 @@ class Builder:
             if isinstance(node, (Sequence, Choice)):
                 if not refs.isdisjoint(node.children):
                     parsers[pid] = type(node)(tuple(self._resolve(c) for c in node.children))
-            elif getattr(node, "child", None) in refs:
-                parsers[pid] = replace(node, child=self._resolve(node.child))  # type: ignore[union-attr]
+            elif isinstance(node, SINGLE_CHILD_KINDS) and node.child in refs:
+                parsers[pid] = replace(node, child=self._resolve(node.child))
         resolved_root = self._resolve(self.root) if self.root != INVALID_PARSER_ID else self.root
         rules = tuple((name, self.rules[name]) for name in unordered_map_order(self.rule_insertion))
         return Arena(tuple(parsers), rules, resolved_root, dict(self.schemas))

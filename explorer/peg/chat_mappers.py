@@ -182,23 +182,28 @@ class GenericMapper(ChatMapper):
             self.msg.reasoning_content = ""
 
     # before the tool name is known, argument text waits in args_buffer
-    def _target_is_call(self) -> bool:
-        return self.current is not None and bool(self.current.name)
+    def _named_call(self) -> DraftCall | None:
+        """The call being read, once its name is known."""
+        current = self.current
+        return current if current is not None and current.name else None
 
     def _append_args(self, s: str) -> None:
-        if self._target_is_call():
-            self.current.arguments += s  # type: ignore[union-attr]
+        call = self._named_call()
+        if call is not None:
+            call.arguments += s
         else:
             self.args_buffer += s
 
     def _set_args(self, s: str) -> None:
-        if self._target_is_call():
-            self.current.arguments = s  # type: ignore[union-attr]
+        call = self._named_call()
+        if call is not None:
+            call.arguments = s
         else:
             self.args_buffer = s
 
     def _get_args(self) -> str:
-        return self.current.arguments if self._target_is_call() else self.args_buffer  # type: ignore[union-attr]
+        call = self._named_call()
+        return call.arguments if call is not None else self.args_buffer
 
     def map(self, node: AstNode) -> None:  # noqa: C901 - mirrors one handler per tag
         tag = node.tag

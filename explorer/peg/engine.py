@@ -23,20 +23,49 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MemberDescriptorType
 
 from explorer.errors import OutputParseError, PegError
 from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.graph import first_chars, tag_reachable
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref, Repetition,
-    Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
+)
+from explorer.peg.scanners import (
+    FAIL,
+    NEED_MORE_INPUT,
+    SUCCESS,
+    ParseContext,
+    Raw,
+    chars_scanner,
+    literal_scanner,
+    match_space,
+    string_scanner,
+    until_scanner,
 )
 from explorer.peg.visitor import NodeVisitor
-from explorer.peg.scanners import (
-    FAIL, NEED_MORE_INPUT, SPACE_RE, SUCCESS, ParseContext, Raw, chars_scanner, literal_scanner,
-    string_scanner, until_scanner,
-)
 
 _RECURSION_LIMIT = 60_000
 # Rule and tag nodes open at once. llama.cpp has no such limit: it recurses on the C++
@@ -68,6 +97,15 @@ class AstNode:
     """One node of the parse tree: a rule or a tag, the span it consumed, its children."""
 
     __slots__ = ("rule", "tag", "start", "end", "_text", "_source", "children", "is_partial", "tagged")
+    rule: str
+    tag: str
+    start: int
+    end: int
+    _text: str | None
+    _source: str | None
+    children: tuple[AstNode, ...]
+    is_partial: bool
+    tagged: bool
 
     def __init__(self, rule: str, tag: str, start: int, end: int, text: str | None,
                  children: tuple[AstNode, ...], is_partial: bool, tagged: bool | None = None,
@@ -88,7 +126,7 @@ class AstNode:
     def text(self) -> str:
         text = self._text
         if text is None:
-            text = self._text = self._source[self.start:self.end]  # type: ignore[index]
+            text = self._text = self._source[self.start:self.end]  # type: ignore[index]  # _source is set while _text is None
             self._source = None
         return text
 
@@ -146,7 +184,7 @@ class AstNode:
         return f"AstNode({self.label}, {self.start}..{self.end}, {self.text[:30]!r})"
 
 
-_CHILDREN = AstNode.children  # the slot, under the property below
+_CHILDREN: MemberDescriptorType = AstNode.__dict__["children"]  # the slot, under the property below
 
 
 class LazyJsonValue(AstNode):
@@ -163,7 +201,7 @@ class LazyJsonValue(AstNode):
         self.is_partial, self.tagged = False, False
         _CHILDREN.__set__(self, None)
 
-    @property  # type: ignore[override]
+    @property
     def children(self) -> tuple[AstNode, ...]:
         kids = _CHILDREN.__get__(self, AstNode)
         if kids is None:
@@ -363,10 +401,10 @@ class _Compile(NodeVisitor[Callable[[int], Raw]], exhaustive=True):
 
     def visit_Space(self, p: Space, e: Engine, pid: int) -> Callable[[int], Raw]:
         ctx = e.ctx
-        match = SPACE_RE.match
+        match = match_space
 
         def space(pos: int) -> Raw:
-            end = match(ctx.text, pos).end()  # type: ignore[union-attr]  # the pattern matches empty
+            end = match(ctx.text, pos).end()
             if end >= ctx.n:
                 ctx.touched = True
             return (SUCCESS, pos, end, ())
@@ -490,8 +528,8 @@ def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
         count = 0
         nodes: list[AstNode] = []
         stable = progress is not None
-        if stable:
-            saved = progress.get(start)  # type: ignore[union-attr]
+        if progress is not None:  # (stable, so far)
+            saved = progress.get(start)
             if saved is not None:
                 pos, count, nodes, size = saved
                 del nodes[size:]  # drop what a non-final iteration appended last time
@@ -514,8 +552,8 @@ def _repetition(ctx: ParseContext, fns, child: int, lo: int, hi: int,
                     nodes.extend(kids)
                 pos = end
                 count += 1
-                if stable:
-                    progress[start] = (pos, count, nodes, len(nodes))  # type: ignore[index]
+                if stable and progress is not None:
+                    progress[start] = (pos, count, nodes, len(nodes))
                 continue
             if status == NEED_MORE_INPUT:
                 if kids:

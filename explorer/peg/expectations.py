@@ -44,12 +44,32 @@ from explorer.peg import json_fast
 from explorer.peg.arena import Arena
 from explorer.peg.engine import MAX_NODE_DEPTH, deep_recursion, engine_for
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref, Repetition,
-    Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.notation import expr
+from explorer.peg.scanners import FAIL, ParseContext, chars_scanner, match_space, string_scanner, until_scanner
 from explorer.peg.visitor import NodeVisitor
-from explorer.peg.scanners import FAIL, SPACE_RE, ParseContext, chars_scanner, string_scanner, until_scanner
 
 MAX_DIAGNOSED_BYTES = 1_000_000
 FOUND_CHARS = 40
@@ -287,7 +307,7 @@ class _Compiler(NodeVisitor[Fn], exhaustive=True):
         return any_char
 
     def visit_Space(self, p: Space, pid: int) -> Fn:
-        match, text = SPACE_RE.match, self.text
+        match, text = match_space, self.text
         return lambda pos: match(text, pos).end()
 
     def visit_Chars(self, p: Chars, pid: int) -> Fn:

@@ -11,7 +11,20 @@ from collections.abc import Callable
 
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
-    Ac, Atomic, Chars, Choice, Gbnf, Literal, ParserNode, Ref, Repetition, Rule, Schema, Sequence, Tag, children_of,
+    Ac,
+    Atomic,
+    Chars,
+    Choice,
+    Gbnf,
+    Literal,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Tag,
+    children_of,
 )
 from explorer.peg.visitor import NodeVisitor
 

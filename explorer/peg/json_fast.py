@@ -18,9 +18,12 @@ no tag can come out of JSON.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import Chars, Choice, Literal, Not, ParserNode, Ref, Repetition, Rule, Sequence, Space, String
+from explorer.peg.scanners import empty_match
 from explorer.peg.visitor import NodeVisitor
 
 # --- recognising the rule ------------------------------------------------------------
@@ -155,12 +158,12 @@ _STR = r'"(?:[^"\\]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+"'
 _NUM = r"-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+(?![0-9.eE+-])"
 _SCALAR = f"(?:{_STR}|{_NUM}|true|false|null)"
 
-_ws = re.compile(_WS).match
+_ws = empty_match(re.compile(_WS))
 _string = re.compile(_STR).match
 _scalar = re.compile(_SCALAR).match
 # runs of flat members, so long arrays and objects of scalars cost one regex call
-_array_run = re.compile(f"(?:{_SCALAR}{_WS},{_WS})*+").match
-_object_run = re.compile(f"(?:{_STR}{_WS}:{_WS}{_SCALAR}{_WS},{_WS})*+").match
+_array_run = empty_match(re.compile(f"(?:{_SCALAR}{_WS},{_WS})*+"))
+_object_run = empty_match(re.compile(f"(?:{_STR}{_WS}:{_WS}{_SCALAR}{_WS},{_WS})*+"))
 _CLOSER = {"[": "]", "{": "}"}
 
 
@@ -255,13 +258,18 @@ def _key(text: str, i: int, n: int) -> int:
 _scalar_rule = {'"': "json-string", "t": "json-bool", "f": "json-bool", "n": "json-null"}
 
 
-def build_tree(text: str, base: int, make) -> object:
+N = TypeVar("N")
+# make(rule, start, end, text, children) -> node
+MakeNode = Callable[[str, int, int, str, "tuple[N, ...]"], N]
+
+
+def build_tree(text: str, base: int, make: MakeNode[N]) -> N:
     """The ``json-value`` node the combinators build for ``text`` (one complete value).
 
     ``make(rule, start, end, text, children)`` makes a node; ``base`` is where ``text``
     starts in the parsed text. Iterative, so depth costs no Python frames.
     """
-    stack: list[tuple[int, str, list]] = []  # (start, rule, children) of open containers
+    stack: list[tuple[int, str, list[N]]] = []  # (start, rule, children) of open containers
     i = 0
     while True:
         c = text[i]
@@ -278,7 +286,9 @@ def build_tree(text: str, base: int, make) -> object:
                     i = _tree_key(text, i, base, stack[-1][2], make)
                 continue
         else:
-            e = _scalar(text, i).end()
+            m = _scalar(text, i)
+            assert m is not None, "build_tree reads a value the scan accepted"
+            e = m.end()
             piece = text[i:e]
             node = make("json-value", base + i, base + e, piece,
                         (make(_scalar_rule.get(c, "json-number"), base + i, base + e, piece, ()),))
@@ -299,8 +309,10 @@ def build_tree(text: str, base: int, make) -> object:
             return node
 
 
-def _tree_key(text: str, i: int, base: int, kids: list, make) -> int:
-    e = _string(text, i).end()
+def _tree_key(text: str, i: int, base: int, kids: list[N], make: MakeNode[N]) -> int:
+    m = _string(text, i)
+    assert m is not None, "build_tree reads a value the scan accepted"
+    e = m.end()
     kids.append(make("json-string", base + i, base + e, text[i:e], ()))
     i = _ws(text, e).end()
     return _ws(text, i + 1).end()

@@ -8,7 +8,7 @@ serialized ``type`` name in ``KIND`` and the ids of its children (arena indices)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Union
+from typing import ClassVar
 
 UNBOUNDED = -1
 # llama.cpp's COMMON_PEG_INVALID_PARSER_ID: size_t(-1), the root of an empty arena.
@@ -151,18 +151,18 @@ class Ac:
     KIND: ClassVar[str] = "ac"
 
 
-ParserNode = Union[
-    Epsilon, Start, End, Literal, Sequence, Choice, Repetition, And, Not, AnyChar, Space,
-    Chars, String, Until, Schema, Rule, Ref, Atomic, Tag, Gbnf, Ac,
-]
+ParserNode = (
+    Epsilon | Start | End | Literal | Sequence | Choice | Repetition | And | Not | AnyChar | Space
+    | Chars | String | Until | Schema | Rule | Ref | Atomic | Tag | Gbnf | Ac
+)
 
 ALL_KINDS: tuple[type, ...] = (
     Epsilon, Start, End, Literal, Sequence, Choice, Repetition, And, Not, AnyChar, Space,
     Chars, String, Until, Schema, Rule, Ref, Atomic, Tag, Gbnf, Ac,
 )
 
-# Kinds with exactly one child in ``.child``.
-SINGLE_CHILD_KINDS: tuple[type, ...] = (Repetition, And, Not, Schema, Rule, Atomic, Tag, Gbnf, Ac)
+# Kinds with exactly one child in ``.child`` (the tuple's own type, so isinstance narrows).
+SINGLE_CHILD_KINDS = (Repetition, And, Not, Schema, Rule, Atomic, Tag, Gbnf, Ac)
 
 
 def children_of(node: ParserNode) -> tuple[int, ...]:
@@ -170,5 +170,5 @@ def children_of(node: ParserNode) -> tuple[int, ...]:
     if isinstance(node, (Sequence, Choice)):
         return node.children
     if isinstance(node, SINGLE_CHILD_KINDS):
-        return (node.child,)  # type: ignore[union-attr]
+        return (node.child,)
     return ()

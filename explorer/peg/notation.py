@@ -21,8 +21,28 @@ import json
 from typing import TYPE_CHECKING
 
 from explorer.peg.nodes import (
-    Ac, And, AnyChar, Atomic, Chars, Choice, End, Epsilon, Gbnf, Literal, Not, ParserNode, Ref,
-    Repetition, Rule, Schema, Sequence, Space, Start, String, Tag, Until,
+    Ac,
+    And,
+    AnyChar,
+    Atomic,
+    Chars,
+    Choice,
+    End,
+    Epsilon,
+    Gbnf,
+    Literal,
+    Not,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Schema,
+    Sequence,
+    Space,
+    Start,
+    String,
+    Tag,
+    Until,
 )
 from explorer.peg.visitor import NodeVisitor
 
@@ -136,7 +156,7 @@ class _Expr(NodeVisitor[str], exhaustive=True):
         if isinstance(node, Sequence):
             many = sum(not isinstance(self.arena.get(c), Epsilon) for c in node.children) > 1
         else:
-            many = isinstance(node, kinds) and len(node.children) > 1  # type: ignore[union-attr]
+            many = Choice in kinds and isinstance(node, Choice) and len(node.children) > 1  # kinds: Choice, Sequence
         if isinstance(node, kinds) and many:
             return f"({text})"
         return text

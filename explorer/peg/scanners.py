@@ -11,14 +11,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Protocol, cast
 
 from explorer.peg.nodes import Chars
 
 FAIL, SUCCESS, NEED_MORE_INPUT = 0, 1, 2
 Raw = tuple  # (status, start, end, nodes-tuple): the engine's internal result
 
+
+
+class EmptyMatch(Protocol):
+    """``Pattern.match`` of a pattern that matches the empty string: it never returns None."""
+
+    def __call__(self, string: str, pos: int = 0, /) -> re.Match[str]: ...
+
+
+def empty_match(pattern: re.Pattern[str]) -> EmptyMatch:
+    """``pattern.match`` typed as never None, for a pattern that matches the empty string
+    (every run of a ``*`` repetition); any other pattern is refused."""
+    if pattern.fullmatch("") is None:
+        raise ValueError(f"{pattern.pattern!r} does not match the empty string")
+    return cast(EmptyMatch, pattern.match)
+
+
 # std::isspace in the "C" locale.
 SPACE_RE = re.compile(r"[ \t\n\v\f\r]*")
+match_space = empty_match(SPACE_RE)
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPABLE = frozenset("\\/bfnrt")
 
@@ -70,7 +88,7 @@ def chars_scanner(ctx: ParseContext, p: Chars) -> Callable[[int], Raw]:
     lo, hi = p.min_count, p.max_count
     cls = _char_class_regex(p)
     quant = "*" if hi == -1 else f"{{0,{hi}}}"
-    run = re.compile(f"(?:{cls.pattern}){quant}", re.S).match if cls is not None else None
+    run = empty_match(re.compile(f"(?:{cls.pattern}){quant}", re.S)) if cls is not None else None
 
     def chars(pos: int) -> Raw:
         end = run(ctx.text, pos).end() if run is not None else pos
@@ -93,8 +111,8 @@ def string_scanner(ctx: ParseContext, delim: str, progress: dict | None) -> Call
     special = re.compile("[" + re.escape(delim) + r"\\]").search
     escapable = _ESCAPABLE | {delim}
     # what the loop below would read past anyway: plain characters and complete valid escapes
-    plain = re.compile(f"(?:[^{re.escape(delim)}\\\\]++|\\\\(?:[{re.escape(''.join(sorted(escapable)))}]"
-                       "|u[0-9a-fA-F]{4}))*+").match
+    plain = empty_match(re.compile(f"(?:[^{re.escape(delim)}\\\\]++|\\\\(?:[{re.escape(''.join(sorted(escapable)))}]"
+                                   "|u[0-9a-fA-F]{4}))*+"))
 
     def string(start: int) -> Raw:
         text, n = ctx.text, ctx.n

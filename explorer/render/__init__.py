@@ -12,6 +12,13 @@ transformers dialect follows), ``provenance`` and
 character; a separate build, compiled only when asked for).
 """
 
+from explorer.render.provenance import (
+    OutputSpan,
+    RenderedText,
+    render_context_with_provenance,
+    render_with_provenance,
+)
+from explorer.render.provenance_codegen import Piece
 from explorer.render.template import (
     FIXED_CLOCK,
     CompiledTemplate,
@@ -27,13 +34,6 @@ from explorer.render.template import (
     render,
     render_context,
 )
-from explorer.render.provenance import (
-    OutputSpan,
-    RenderedText,
-    render_context_with_provenance,
-    render_with_provenance,
-)
-from explorer.render.provenance_codegen import Piece
 from explorer.render.transformers_context import TRANSFORMERS_RELEASE, transformers_messages
 
 __all__ = [

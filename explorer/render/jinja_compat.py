@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import jinja2
 from jinja2 import nodes
@@ -30,10 +31,10 @@ from jinja2.runtime import LoopContext, Macro, Undefined
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
 from jinja2.utils import Namespace
 
+from explorer.errors import RenderLimitError
 from explorer.render import jinja_compat_builtins as lb
 from explorer.render import jinja_compat_llama as ll
 from explorer.render import transformers_env as te
-from explorer.errors import RenderLimitError
 from explorer.render.jinja_compat_budget import GUARDED_LOOP_LEN, Budgeted, runtime_only
 from explorer.render.jinja_compat_state import current, mark, mark_deep
 
@@ -130,7 +131,7 @@ class _Rewriter:
                 setattr(node, field, self.visit(value))
         if isinstance(node, nodes.Macro):
             self.in_macro.pop()
-        if callee is not None:
+        if callee is not None and isinstance(node, nodes.Call):
             pairs = [nodes.Pair(nodes.Const(v), self.scoped(nodes.Name(v, "load"))) for v in self.macro_free[callee]]
             node.kwargs.append(nodes.Keyword(SCOPE_KW, nodes.Dict(pairs)))
             node.set_lineno(node.lineno, override=True)
@@ -139,7 +140,7 @@ class _Rewriter:
     def scoped(self, name: nodes.Name) -> nodes.Expr:
         """A free name inside a macro: the caller's value first (llama.cpp's dynamic scope)."""
         if self.in_macro and name.name in self.macro_free.get(self.in_macro[-1], ()):
-            args = [nodes.Const(self.in_macro[-1]), nodes.Const(name.name), name]
+            args: list[nodes.Node] = [nodes.Const(self.in_macro[-1]), nodes.Const(name.name), name]
             return _env_call("jx_scoped", args, name.lineno or 1)
         return name
 
@@ -155,7 +156,7 @@ class _Rewriter:
             return _env_call("jx_slice", [node.node, *bounds], node.lineno)
         elif self.llama and isinstance(node, nodes.Compare) and len(node.ops) > 1:
             # llama.cpp's parser folds comparisons left to right: `1 < x < 3` is `(1 < x) < 3`
-            expr = node.expr
+            expr: nodes.Node = node.expr
             for op in node.ops:
                 expr = self.rewrite(nodes.Compare(expr, [op], lineno=node.lineno))
             return expr
@@ -192,13 +193,13 @@ _ORDERING = {"lt": "<", "lteq": "<=", "gt": ">", "gteq": ">="}
 _MEMBERSHIP = {"in": "in", "notin": "not in"}
 
 
-def _env_call(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Call:
+def _env_call(hook: str, args: list[nodes.Node], lineno: int) -> nodes.Call:
     call = nodes.Call(nodes.EnvironmentAttribute(hook), args, [], None, None)
     call.set_lineno(lineno, override=True)
     return call
 
 
-def _hook_filter(hook: str, args: list[nodes.Expr], lineno: int) -> nodes.Filter:
+def _hook_filter(hook: str, args: list[nodes.Node], lineno: int) -> nodes.Filter:
     """The transformers dialect's hooks as (context-taking, never folded) filters: a sandbox
     calls an environment attribute through ``environment.call``, a filter directly."""
     node = nodes.Filter(args[0], hook, args[1:], [], None, None)
@@ -235,7 +236,7 @@ class _AnyName(dict):
         self[name] = fn
         return fn
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         return self[name]
 
     def __contains__(self, name: object) -> bool:
@@ -657,7 +658,7 @@ def _stats_test(name: str) -> Callable[..., Any]:
     return stats_test
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def environment(dialect: str, stats: bool = False) -> jinja2.Environment:
     """The (shared, thread-safe) environment of a dialect; ``stats`` only for llama.cpp."""
     options: dict[str, Any] = dict(
@@ -758,7 +759,8 @@ def compile_ast(env: jinja2.Environment, source: str, *, stats: bool = False,
     code = env.compile(tree, filename="<template>")
     template_globals = env.make_globals({MACRO_TABLE: rewriter.macro_required})
     template = env.template_class.from_code(env, code, template_globals, None)
-    template.jx_mutates_inputs = isinstance(env, LlamaSandbox) and _mutates_lists(tree)  # type: ignore[attr-defined]
+    mutates = isinstance(env, LlamaSandbox) and _mutates_lists(tree)
+    template.jx_mutates_inputs = mutates  # type: ignore[attr-defined]  # our flag, carried on jinja2's Template
     return template
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import time
-from typing import Any, Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import jinja2
 from jinja2.utils import _PassArg
@@ -36,7 +37,7 @@ class Budgeted:
         if state.depth > state.max_depth:
             raise RenderLimitError(f"call depth over the {state.max_depth} limit (runaway recursion?)")
         try:
-            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]
+            return super().call(__context, __obj, *args, **kwargs)  # type: ignore[misc]  # a mixin: the sandbox after it in the MRO defines call
         finally:
             state.depth -= 1
 

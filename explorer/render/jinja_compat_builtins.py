@@ -10,8 +10,9 @@ the same call.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 from jinja2.runtime import Undefined
 from jinja2.utils import Namespace
@@ -19,9 +20,8 @@ from jinja2.utils import Namespace
 from explorer.render.jinja_compat_llama import (
     _MISSING,
     FUNCTION_NO_BUILTINS,
-    FUNCTION_NOT_BOOL,
-    LlamaFunction,
     LlamaError,
+    LlamaFunction,
     LlamaNotImplemented,
     _arg,
     _truthy,
@@ -31,7 +31,6 @@ from explorer.render.jinja_compat_llama import (
     type_name,
 )
 from explorer.render.jinja_compat_state import current
-
 
 # --- shared helpers -----------------------------------------------------------------------
 
@@ -462,7 +461,7 @@ def _to_string_deep(v: Any, *_a: Any) -> str:
     return as_string(v)
 
 
-_NUM = {
+_NUM: dict[str, Callable[..., Any]] = {
     "default": f_default,
     "abs": lambda v: abs(v),
     "int": lambda v: int(v),

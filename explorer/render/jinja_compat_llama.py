@@ -49,7 +49,7 @@ class LlamaUndefined(Undefined):
             raise AttributeError(name)
         return self
 
-    def __getitem__(self, key: Any) -> "LlamaUndefined":
+    def __getitem__(self, key: Any) -> LlamaUndefined:  # type: ignore[override]  # jinja2's raises; llama.cpp's undefined subscripts to undefined
         return self
 
     def __str__(self) -> str:
@@ -87,7 +87,7 @@ def type_name(v: Any) -> str:
 
 def items_of(obj: Any) -> list[tuple[Any, Any]]:
     if isinstance(obj, Namespace):
-        return list(obj._Namespace__attrs.items())  # type: ignore[attr-defined]
+        return list(obj._Namespace__attrs.items())
     return list(obj.items())
 
 

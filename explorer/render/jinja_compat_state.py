@@ -84,7 +84,10 @@ def deactivate(token: Any) -> None:
 class TrackedStr(str):
     """A probe input string that records whether (and how) the template used it."""
 
-    def __new__(cls, value: str) -> "TrackedStr":
+    jx_used: bool
+    jx_ops: set[str]
+
+    def __new__(cls, value: str) -> TrackedStr:
         obj = super().__new__(cls, value)
         obj.jx_used = False
         obj.jx_ops = set()

@@ -22,11 +22,12 @@ build (``CompiledTemplate.provenance_template``, compiled on first use here).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
+from explorer.jsontypes import Json
 from explorer.render.provenance_codegen import (
     UNKNOWN,
     Piece,
@@ -42,7 +43,6 @@ from explorer.render.template import (
     render_chunks,
 )
 
-Json = None | bool | int | str | list["Json"] | dict[str, "Json"]
 SpanKind = Literal["text", "expression", "call", "filter", "unknown"]
 
 
@@ -128,7 +128,7 @@ def render_with_provenance(
 
 
 def render_context_with_provenance(
-    variant: ProvenanceTemplate, source: str, ctx: Mapping[str, object], *, limits: RenderLimits = RenderLimits()
+    variant: ProvenanceTemplate, source: str, ctx: dict[str, Any], *, limits: RenderLimits = RenderLimits()
 ) -> RenderedText:
     """``render_context`` with provenance, for a ready-made context: the same loop
     (``render_chunks``: same budgets, same output cap message, same error translation),

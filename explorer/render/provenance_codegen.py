@@ -34,6 +34,7 @@ from explorer.render.jinja_compat import compile_ast, environment
 from explorer.render.jinja_compat_llama import LlamaCodeGenerator
 
 PieceKind = Literal["text", "expression", "call", "filter"]
+_BLOCK_PIECES: dict[str, PieceKind] = {"call": "call", "filter": "filter"}  # a block tag's head word -> its kind
 
 # (start, end, piece index, indexes of the output pieces it went through, outermost first)
 RawSpan = tuple[int, int, int, tuple[int, ...]]
@@ -152,10 +153,10 @@ class ProvenanceMixin(CodeGenerator):
         if frame.buffer is not None:
             self.writeline(f"{frame.buffer}.append(" if len(items) == 1 else f"{frame.buffer}.extend((")
             self.indent()
-        for child, const in items:
+        for child, folded in items:
             index = getattr(child, _PIECE_ATTR)
-            if const is not None:
-                code = f"environment.jx_piece({index}, {const!r})"
+            if folded is not None:
+                code = f"environment.jx_piece({index}, {folded!r})"
                 self.writeline("yield " + code if frame.buffer is None else code + ",")
                 continue
             if frame.buffer is None:
@@ -253,9 +254,9 @@ def provenance_environment(dialect: str) -> jinja2.Environment:
     generator = ProvenanceLlamaCodeGenerator if dialect == "llama.cpp" else ProvenanceCodeGenerator
     # Instance attributes: jinja2 reads code_generator_class through the instance, and the
     # generated code calls environment.jx_piece / jx_join as plain attributes.
-    env.code_generator_class = generator  # type: ignore[misc]
-    env.jx_piece = _piece  # type: ignore[attr-defined]
-    env.jx_join = _join  # type: ignore[attr-defined]
+    env.code_generator_class = generator
+    env.jx_piece = _piece  # type: ignore[attr-defined]  # a hook the generated code reads off the environment
+    env.jx_join = _join  # type: ignore[attr-defined]  # a hook the generated code reads off the environment
     return env
 
 
@@ -294,8 +295,8 @@ def _tags(env: jinja2.Environment, source: str) -> dict[PieceKind, list[_Tag]]:
             text = "".join(parts).strip()
             if opened[0] == "variable_begin":
                 found["expression"].append(_Tag(opened[1], lineno, text))
-            elif head in ("call", "filter"):
-                found[head].append(_Tag(opened[1], lineno, text))  # type: ignore[index]
+            elif head in _BLOCK_PIECES:
+                found[_BLOCK_PIECES[head]].append(_Tag(opened[1], lineno, text))
             opened = None
         elif opened is not None:
             parts.append(value)

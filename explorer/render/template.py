@@ -20,10 +20,10 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Literal, NoReturn, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import jinja2
 import jinja2.nodes
@@ -134,7 +134,7 @@ def _compile(text: str, dialect: str, *, stats: bool = False) -> jinja2.Template
     try:
         return compile_ast(env, text, stats=stats)
     except jinja2.TemplateSyntaxError as exc:
-        where = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
+        where: Location | None = Location(line=exc.lineno, source_line=_line(text, exc.lineno))
         raise TemplateSyntaxError(f"template syntax error: {exc.message}", where) from None
     except RecursionError as exc:
         lineno = _compile_lineno(exc)
@@ -276,7 +276,7 @@ def render_context(
 
 
 def render_chunks(
-    template: jinja2.Template, source: str, ctx: Mapping[str, Any], finish: Callable[[list[str]], T], *,
+    template: jinja2.Template, source: str, ctx: dict[str, Any], finish: Callable[[list[str]], T], *,
     limits: RenderLimits = RenderLimits(),
 ) -> T:
     """The render loop every render runs (``render_context``'s, and the provenance

@@ -22,9 +22,10 @@ from __future__ import annotations
 import functools
 import json
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from types import BuiltinMethodType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import jinja2
 from jinja2.runtime import Macro
@@ -34,7 +35,15 @@ from jinja2.utils import Namespace, _PassArg
 from explorer.errors import RenderLimitError
 from explorer.render import jinja_compat_llama as ll
 from explorer.render.jinja_compat_budget import (
-    GUARDED_LOOP_LEN, PADDING_METHODS, SIZED_FILTERS, Budgeted, TimedSequence, check_numbers, checked_result, guarded, runtime_only,
+    GUARDED_LOOP_LEN,
+    PADDING_METHODS,
+    SIZED_FILTERS,
+    Budgeted,
+    TimedSequence,
+    check_numbers,
+    checked_result,
+    guarded,
+    runtime_only,
 )
 from explorer.render.jinja_compat_state import _FALLBACK, _STATE, current
 

@@ -9,12 +9,16 @@ the replies are the text the model was trained on (``dialect``), still parsed by
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS, ORACLE_MESSAGES, ORACLE_TOOLS
 from explorer.roundtrip.compare import Comparison, compare
 from explorer.roundtrip.cut import Cut, EndMarker, Strip, cut_reply, probe_end_marker, strip_end
+from explorer.roundtrip.dialect import (
+    DialectComparison,
+    TransformersCall,
+    TransformersSetting,
+    compare_dialects,
+    transformers_cases,
+)
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase, RoundTripReport
 from explorer.roundtrip.report import DIALECTS, roundtrip_report
 from explorer.roundtrip.run import RequestChange
-from explorer.roundtrip.dialect import (
-    DialectComparison, TransformersCall, TransformersSetting, compare_dialects, transformers_cases,
-)
 
 __all__ = [
     "DEFAULT_MESSAGES", "DEFAULT_TOOLS", "ORACLE_MESSAGES", "ORACLE_TOOLS",

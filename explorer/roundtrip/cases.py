@@ -8,13 +8,14 @@ Output: ``ORACLE_TOOLS`` / ``ORACLE_MESSAGES`` (the same texts as the oracle REA
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from explorer.apply.request import GET_WEATHER_TOOL
+from explorer.jsontypes import JsonObject
 
 # the oracle's get_weather tool, as the apply stage's standard request sends it
-GET_WEATHER: dict[str, Any] = GET_WEATHER_TOOL
-SEARCH: dict[str, Any] = {
+GET_WEATHER: JsonObject = GET_WEATHER_TOOL
+SEARCH: JsonObject = {
     "type": "function",
     "function": {
         "name": "search",
@@ -28,7 +29,7 @@ SEARCH: dict[str, Any] = {
 }
 # Nested arguments need a schema that allows them: llama.cpp's schema grammar admits no
 # property a schema does not name.
-CREATE_EVENT: dict[str, Any] = {
+CREATE_EVENT: JsonObject = {
     "type": "function",
     "function": {
         "name": "create_event",
@@ -57,14 +58,14 @@ CREATE_EVENT: dict[str, Any] = {
 }
 
 
-def _call(n: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def _call(n: int, name: str, arguments: JsonObject) -> JsonObject:
     return {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-PARIS = {"city": "Paris", "unit": "c"}
+PARIS: JsonObject = {"city": "Paris", "unit": "c"}
 
-ORACLE_TOOLS: tuple[dict[str, Any], ...] = (GET_WEATHER, SEARCH)
-ORACLE_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
+ORACLE_TOOLS: tuple[JsonObject, ...] = (GET_WEATHER, SEARCH)
+ORACLE_MESSAGES: tuple[tuple[str, JsonObject], ...] = (
     ("a", {"role": "assistant", "content": "The weather in Paris is sunny."}),
     ("b", {"role": "assistant", "reasoning_content": "The user wants weather. I should answer.",
            "content": "It is sunny."}),
@@ -78,7 +79,7 @@ ORACLE_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
            "tool_calls": [_call(1, "get_weather", PARIS)]}),
 )
 
-EXTRA_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
+EXTRA_MESSAGES: tuple[tuple[str, JsonObject], ...] = (
     ("g-escapes", {"role": "assistant", "content": "", "tool_calls": [_call(1, "search", {
         "query": "she wrote \"ok\" \\ then\n\ta <tag> & {brace}", "limit": 10})]}),
     ("h-unicode", {"role": "assistant", "content": "Checking… ☀ Zoë",
@@ -88,8 +89,8 @@ EXTRA_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (
         "attendees": [{"name": "Zoë", "vip": True}, {"name": "Al"}]})]}),
 )
 
-DEFAULT_TOOLS: tuple[dict[str, Any], ...] = (*ORACLE_TOOLS, CREATE_EVENT)
-DEFAULT_MESSAGES: tuple[tuple[str, dict[str, Any]], ...] = (*ORACLE_MESSAGES, *EXTRA_MESSAGES)
+DEFAULT_TOOLS: tuple[JsonObject, ...] = (*ORACLE_TOOLS, CREATE_EVENT)
+DEFAULT_MESSAGES: tuple[tuple[str, JsonObject], ...] = (*ORACLE_MESSAGES, *EXTRA_MESSAGES)
 
 
 # The kinds of assistant turn a session cuts a sample reply out of (``TemplateSession.sample_reply``).

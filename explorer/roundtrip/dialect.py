@@ -22,18 +22,20 @@ caller calls ``apply_chat_template``: with the round trip's thinking flag as
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from explorer.apply.context import diff_suffix
+from explorer.apply.pipeline import ChatParams
+from explorer.comparison import DiffOp, char_diff
 from explorer.errors import ExplorerError, TemplateError, exception_json
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, render
 from explorer.roundtrip.compare import arguments_equal
-from explorer.comparison import DiffOp, char_diff
 from explorer.roundtrip.model import RoundTripCase
 from explorer.roundtrip.run import USER, LlamaSetting, render_end_marker, run_case
-from explorer.apply.pipeline import ChatParams
+
 
 @dataclass(frozen=True)
 class TransformersCall:
@@ -68,7 +70,7 @@ class TransformersSetting:
 
     @classmethod
     def load(cls, template_text: str, llama: LlamaSetting,
-             call: TransformersCall = TransformersCall()) -> "TransformersSetting":
+             call: TransformersCall = TransformersCall()) -> TransformersSetting:
         try:
             if not template_text.strip() or template_text.strip() == "chatml":
                 raise TemplateError("transformers has no chat template to render: llama.cpp's built-in "

@@ -13,10 +13,10 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from explorer.apply.pipeline import ChatParams
 from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.cut import WHITESPACE
 from explorer.roundtrip.model import RoundTripCase
-from explorer.apply.pipeline import ChatParams
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -176,8 +176,9 @@ def explain_case(case: RoundTripCase, params: ChatParams, parallel_tool_calls: b
             notes += _reasoning_notes(case, params, case.result)
         elif entry == "content":
             notes += _content_notes(case, case.result)
-            if stop and stop not in notes and any(s in (case.result.get("content") or "")
-                                                   for s in [case.strip.text.rstrip(WHITESPACE)[-8:]] if s):
+            content = case.result.get("content") or ""  # a parsed message's content: a string
+            tail = (case.raw_output_stripped or "").rstrip(WHITESPACE)[-8:]
+            if stop and stop not in notes and isinstance(content, str) and tail and tail in content:
                 notes.append(stop)
         else:
             notes += _call_notes(case, parallel, entry, case.result)

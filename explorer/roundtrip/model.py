@@ -9,8 +9,9 @@ rendering, cut, end marker, strip, parse, comparison, explanation, grammar verdi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from explorer.jsontypes import JsonObject
 from explorer.roundtrip.compare import Comparison
 from explorer.roundtrip.cut import Cut, EndMarker, Strip
 
@@ -35,7 +36,7 @@ class GrammarVerdict:
     def as_expected(self) -> bool | None:
         return None if self.should_accept is None else self.accepted == self.should_accept
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"label": self.label, "text": self.text, "accepted": self.accepted,
                 "should_accept": self.should_accept, "as_expected": self.as_expected, "message": self.message,
                 "char_level_accepts": self.char_level_accepts}
@@ -44,7 +45,7 @@ class GrammarVerdict:
 @dataclass(frozen=True)
 class RoundTripCase:
     message_id: str
-    message: dict[str, Any]  # as rendered (ids rewritten on a retry)
+    message: JsonObject  # as rendered (ids rewritten on a retry)
     rendering: str | None  # R
     prompt: str  # P
     generation_prompt: str  # G
@@ -55,7 +56,7 @@ class RoundTripCase:
     end_marker: EndMarker | None = None
     end_marker_exception: dict[str, str] | None = None
     strip: Strip | None = None
-    result: dict[str, Any] | None = None
+    result: JsonObject | None = None
     exception: dict[str, str] | None = None
     comparison: Comparison | None = None
     explanation: tuple[str, ...] = ()
@@ -100,7 +101,7 @@ class RoundTripCase:
         """llguidance and the character-level reading of the same GBNF disagree on a reply."""
         return any(v.char_level_accepts is not None and v.char_level_accepts != v.accepted for v in self.grammar)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """The oracle's field names where it has them."""
         return {
             "id": self.message_id, "message": self.message, "rendering": self.rendering,
@@ -137,19 +138,19 @@ class RoundTripReport:
     grammar_lazy: bool
     has_grammar: bool
     cases: tuple[RoundTripCase, ...]
-    tools: tuple[dict[str, Any], ...] = field(default=(), repr=False)
+    tools: tuple[JsonObject, ...] = field(default=(), repr=False)
     # the engine that rendered the replies in ``cases``; the parser is always llama.cpp's
     dialect: str = "llama.cpp"
     # transformers dialect: per message, llama.cpp's own round trip next to this one
-    versus: tuple["DialectComparison", ...] = ()
+    versus: tuple[DialectComparison, ...] = ()
     dialect_notes: tuple[str, ...] = ()  # e.g. the next-turn prompt transformers could not render
 
     @property
     def equal_count(self) -> int:
         return sum(1 for c in self.cases if c.equal)
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
+    def to_json(self) -> JsonObject:
+        out: JsonObject = {
             "enable_thinking": self.enable_thinking, "handler": self.handler, "format": self.format,
             "generation_prompt": self.generation_prompt, "additional_stops": list(self.additional_stops),
             "parallel_tool_calls": self.parallel_tool_calls, "grammar_lazy": self.grammar_lazy,

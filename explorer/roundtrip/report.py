@@ -1,7 +1,8 @@
 """The round-trip self-test: render assistant messages, cut the reply out, parse it back.
 
 Input: a chat template's text, the thinking setting, assistant messages and tools (and
-optionally a ``RequestChange``: a client's changes to the oracle's request). Output: ``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
+optionally a ``RequestChange``: a client's changes to the oracle's request). Output:
+``RoundTripReport`` (frozen): the next-turn request llama.cpp would build (format,
 generation prompt, parser, grammar) and one ``RoundTripCase`` per message with every step
 of the oracle harness (rendering, cut, end marker, strip, parse, comparison), a plain
 explanation of what was lost, and grammar verdicts.
@@ -14,16 +15,18 @@ the cutting rules are the oracle README's ("Round-trip cases").
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from explorer.analysis import TemplateAnalysis, template_caps
 from explorer.apply import Request
 from explorer.apply.messages import tools_to_template_json
+from explorer.apply.pipeline import ChatParams, Held, apply_template
 from explorer.apply.templates import ChatTemplates, as_templates
 from explorer.caps import Caps
 from explorer.errors import RequestError
-from explorer.apply.pipeline import ChatParams, Held, apply_template
+from explorer.jsontypes import Json
 from explorer.roundtrip.cases import DEFAULT_MESSAGES, DEFAULT_TOOLS
 from explorer.roundtrip.dialect import TransformersCall, compare_dialects, transformers_cases
 from explorer.roundtrip.explain import explain_case
@@ -46,7 +49,7 @@ def _normalise_messages(messages: Sequence[Any]) -> list[tuple[str, dict[str, An
 
 def roundtrip_report(template_text: str, *, enable_thinking: bool,
                      messages: Sequence[Any] = DEFAULT_MESSAGES,
-                     tools: Sequence[dict[str, Any]] = DEFAULT_TOOLS,
+                     tools: Sequence[Mapping[str, Json]] = DEFAULT_TOOLS,
                      grammar: bool = True, explain: bool = True, dialect: str = "llama.cpp",
                      templates: ChatTemplates | None = None, caps: Caps | None = None,
                      analysis: TemplateAnalysis | None = None,
@@ -72,12 +75,12 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
     if dialect not in DIALECTS:
         raise RequestError(f"unknown round-trip dialect {dialect!r}: expected one of {', '.join(DIALECTS)}")
     templates = templates if templates is not None else as_templates(template_text)
-    tools = tuple(copy.deepcopy(list(tools)))
-    compiled = templates.select(tools_to_template_json(list(tools) or None))
+    copied = tuple(copy.deepcopy(dict(t)) for t in tools)
+    compiled = templates.select(tools_to_template_json(list(copied) or None))
     if caps is None or compiled is not templates.default:
         caps = template_caps(compiled)
     held = held if compiled is templates.default else None  # a session holds its default template's
-    setting = LlamaSetting(templates, tools, caps, enable_thinking, change or RequestChange(),
+    setting = LlamaSetting(templates, copied, caps, enable_thinking, change or RequestChange(),
                            prompts=held.prompts if held else None)
     next_turn = setting.request((USER,), True)
     params = _next_turn_params(templates, next_turn, caps, analysis if compiled is templates.default else None, held)
@@ -100,7 +103,7 @@ def roundtrip_report(template_text: str, *, enable_thinking: bool,
         cases = with_grammar_verdicts(cases, params)
     return RoundTripReport(enable_thinking, params.handler, params.format, params.generation_prompt,
                            tuple(params.additional_stops), parallel,
-                           params.grammar_lazy, bool(params.grammar), tuple(cases), tools,
+                           params.grammar_lazy, bool(params.grammar), tuple(cases), copied,
                            dialect=dialect, versus=versus, dialect_notes=notes)
 
 

@@ -16,18 +16,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from explorer.apply import AppliedPrompt, Request, apply_request, thinking_kwargs
+from explorer.apply.pipeline import ChatParams
 from explorer.apply.prompt import Prompter
 from explorer.apply.templates import ChatTemplates
 from explorer.caps import Caps
-from explorer.output.parse import OutputParse
 from explorer.errors import ExplorerError, RequestError, exception_json
-from explorer.apply.pipeline import ChatParams
+from explorer.jsontypes import JsonObject
+from explorer.output.parse import OutputParse
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.cut import EndMarker, cut_reply, probe_end_marker, strip_end
 from explorer.roundtrip.model import RoundTripCase
 from explorer.vocabulary import REASONING_FORMATS
 
-USER = {"role": "user", "content": "Hello"}
+USER: JsonObject = {"role": "user", "content": "Hello"}
 RETRY_IDS = ("call00001", "call00002", "call00003", "call00004")
 
 
@@ -164,13 +165,13 @@ class LlamaSetting:
     """How llama.cpp renders the round trip's conversations (chat.cpp's apply path)."""
 
     templates: ChatTemplates
-    tools: tuple[dict[str, Any], ...]
+    tools: tuple[JsonObject, ...]
     caps: Caps
     enable_thinking: bool
     change: RequestChange = field(default_factory=RequestChange)
     prompts: Prompter | None = field(default=None, compare=False, repr=False)  # a session's remembered prompts
 
-    def request(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> Request:
+    def request(self, messages: tuple[JsonObject, ...], add_generation_prompt: bool) -> Request:
         flag = self.enable_thinking
         return self.change.apply(Request(
             messages=messages, tools=self.tools, tool_choice="auto",
@@ -179,14 +180,14 @@ class LlamaSetting:
             chat_template_kwargs=thinking_kwargs(flag),
             add_generation_prompt=add_generation_prompt))
 
-    def applied(self, messages: tuple[dict, ...], add_generation_prompt: bool) -> AppliedPrompt:
+    def applied(self, messages: tuple[JsonObject, ...], add_generation_prompt: bool) -> AppliedPrompt:
         """``messages`` after a user turn, through the whole apply path (messages and prompt)."""
         request = self.request((USER, *messages), add_generation_prompt)
         if self.prompts is not None:
             return self.prompts(request, None)
         return apply_request(self.templates, request, caps=self.caps)
 
-    def render(self, *messages: dict) -> str:
+    def render(self, *messages: JsonObject) -> str:
         return self.applied(messages, False).prompt
 
 
@@ -245,14 +246,14 @@ def run_case(setting: Renders, params: ChatParams, marker: tuple[EndMarker | Non
     caller's parse with those params, when it remembers parses), compare."""
     prompt, gen = next_turn if next_turn is not None else (params.prompt, params.generation_prompt)
     used, rendering, exc, first, rewritten = _render_case(setting, message)
-    base = dict(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
-                generation_prompt=gen, render_exception=exc,
-                render_exception_first=first, tool_call_ids_rewritten=rewritten,
-                end_marker=marker[0], end_marker_exception=marker[1])
+    base = RoundTripCase(message_id=message_id, message=used, rendering=rendering, prompt=prompt,
+                         generation_prompt=gen, render_exception=exc,
+                         render_exception_first=first, tool_call_ids_rewritten=rewritten,
+                         end_marker=marker[0], end_marker_exception=marker[1])
     if rendering is None:
-        return RoundTripCase(**base)
+        return base
     cut = cut_reply(rendering, prompt, gen)
     strip = strip_end(cut.raw_output, marker[0].marker if marker[0] else None, tuple(params.additional_stops))
     result, parse_exc = _parse(params, strip.text, parse)
-    return RoundTripCase(**base, cut=cut, strip=strip, result=result, exception=parse_exc,
-                         comparison=compare(used, result))
+    return replace(base, cut=cut, strip=strip, result=result, exception=parse_exc,
+                   comparison=compare(used, result))

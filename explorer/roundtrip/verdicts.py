@@ -15,13 +15,13 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from explorer.apply.pipeline import ChatParams
 from explorer.errors import GrammarError
-from explorer.roundtrip.compare import expected_calls
 from explorer.grammar.check import check_grammar
 from explorer.grammar.triggers import lazy_feed
+from explorer.roundtrip.compare import expected_calls
 from explorer.roundtrip.gbnf_earley import recognize
 from explorer.roundtrip.model import GrammarVerdict, RoundTripCase
-from explorer.apply.pipeline import ChatParams
 
 
 def misspell(name: str) -> str:

@@ -406,9 +406,10 @@ def read_gguf_header(
         for k, v in metadata.items()
         if isinstance(v, str) and k.startswith(CHAT_TEMPLATE_PREFIX)
     }
-    if isinstance(metadata.get(CHAT_TEMPLATE_KEY), str):
+    default = metadata.get(CHAT_TEMPLATE_KEY)
+    if isinstance(default, str):
         # The plain key is llama.cpp's default even if a '.default' key also exists.
-        templates["default"] = metadata[CHAT_TEMPLATE_KEY]  # type: ignore[assignment]
+        templates["default"] = default
     return GGUFHeader(
         version=version,
         tensor_count=tensor_count,

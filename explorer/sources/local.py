@@ -13,9 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.errors import SourceError
-from explorer.sources.gguf_header import read_gguf_header, stream_from_bytes
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
 from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
+from explorer.sources.gguf_header import read_gguf_header, stream_from_bytes
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,

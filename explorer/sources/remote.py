@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from explorer.sources import hub
 from explorer.errors import FetchError
-from explorer.sources.hub import HubRepo
+from explorer.sources import hub
 from explorer.sources.configs import from_json_text, json_or_none, special_tokens
 from explorer.sources.gguf import choose_gguf, from_gguf_header, read_header_from
+from explorer.sources.hub import HubRepo
 from explorer.sources.model import (
     ADDITIONAL_DIR,
     DEFAULT_VARIANT,

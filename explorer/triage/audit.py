@@ -68,8 +68,8 @@ ANY_POSITION = re.compile(r"\b(?<!template )(?:character|line|column|offset|pos)
 def _found(d: Diagnosis, f: Finding) -> list[str]:
     out = d.output
     if f.span is None:
-        bad = [] if f.place is None else ["a finding without a span has a place"]
-        return bad + (["a summary without a place names a position"] if ANY_POSITION.search(f.summary) else [])
+        placed = [] if f.place is None else ["a finding without a span has a place"]
+        return placed + (["a summary without a place names a position"] if ANY_POSITION.search(f.summary) else [])
     start, end = f.span
     if not 0 <= start <= end <= len(out):
         return [f"span {f.span} lies outside the output ({len(out)} characters)"]
@@ -93,8 +93,9 @@ def _found(d: Diagnosis, f: Finding) -> list[str]:
             if int(m.group(1)) != p.pos:
                 bad.append(f"the summary names {m.group(0)!r}, the place is pos {p.pos}")
         rest = LLAMA_OFFSET.sub("", POS.sub("", WHERE.sub("", f.summary)))
-        if ANY_POSITION.search(rest):
-            bad.append(f"another position wording in the summary: {ANY_POSITION.search(rest).group(0)!r}")
+        other = ANY_POSITION.search(rest)
+        if other:
+            bad.append(f"another position wording in the summary: {other.group(0)!r}")
     return bad
 
 
@@ -317,8 +318,8 @@ def contradictions(d: Diagnosis, openers: tuple[str, ...] = ()) -> list[str]:
     c = Context(d, openers)
     found = [f"{x.says}: {f.check}: {f.summary}" for f in d.findings for x in CONTRADICTIONS
              if x.claims(f) and x.refuted(c, f)]
-    found += [f"{rule.why}: {f.check} beside {other.check}" for f in d.findings
-              for rule, other in [consistency.contradicted_by(f, d.findings) or (None, None)] if rule is not None]
+    found += [f"{hit[0].why}: {f.check} beside {hit[1].check}" for f in d.findings
+              for hit in [consistency.contradicted_by(f, d.findings)] if hit is not None]
     return found
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from explorer.triage.model import FixWhere, Finding
+from explorer.triage.model import Finding, FixWhere
 
 FACT_FIX_WHERE: dict[str, FixWhere] = {
     "output-cut-off": "request",

@@ -397,7 +397,7 @@ def _written_call(fmt: FunctionFormat, text: str, pos: int, body: int, limit: in
     end = min((p for p in (text.find(c, after, limit) for c in closes) if p >= 0), default=limit)
     found = [x for x in found if x[0] < end]
     args: list[WrittenArg] = []
-    for k, (at, param, opener) in enumerate(found):
+    for k, (at, param, _opener) in enumerate(found):
         stop = found[k + 1][0] if k + 1 < len(found) else end
         args.append(WrittenArg(param, at, stop, _value(fmt, text, at, param, stop)))
     return WrittenCall(fmt.name, pos, end, tuple(args))

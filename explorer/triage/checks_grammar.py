@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.errors import GrammarError
-from explorer.triage import suggest as sg
 from explorer.grammar.limits import grammar_limits
+from explorer.triage import suggest as sg
 from explorer.triage.facts import Facts
-from explorer.triage.grammar_view import GRAMMAR_CHECK_SECONDS, GRAMMAR_CHECK_BYTES, GrammarView, view
+from explorer.triage.grammar_view import GRAMMAR_CHECK_BYTES, GRAMMAR_CHECK_SECONDS, GrammarView, view
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, quote, shown
 
 SAMPLER_INIT = "common_sampler_init (common/sampling.cpp)"
@@ -343,9 +343,9 @@ def _failure_at(f: Facts) -> int:
 
 def grammar_vs_parser(f: Facts) -> tuple[Finding, ...]:
     v = view(f)
-    if v is None or v.run is None or v.run.verdict is None or v.run.error or _trigger_in_text(v):
+    run = v.run if v is not None else None
+    if v is None or run is None or run.verdict is None or run.error or _trigger_in_text(v):
         return ()
-    run = v.run
     start = v.constrained_from or 0
     lazy = "from its trigger on " if v.lazy else ""
     ends_early = run.refused is None and (run.truncated or v.parser_wants_more)  # both would wait for more

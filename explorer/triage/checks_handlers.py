@@ -52,7 +52,7 @@ def handler_format(f: Facts) -> tuple[Finding, ...]:
             if g.severity == "warning" and f.output[end:].strip():
                 severity = "cause"  # what follows the call is dropped
             out.append(Finding(
-                check="handler-format", severity=severity,  # type: ignore[arg-type]
+                check="handler-format", severity=severity,
                 summary=g.summary.format(found=shown(found), expected=shown(expected)),
                 detail=g.detail, span=(start, min(span[1], len(f.output))), expected=expected, found=found,
                 fix_hint=g.fix_hint))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from explorer.output.parse import ChatMessage
 from explorer.triage import suggest as sg
 from explorer.triage.facts import Facts
 from explorer.triage.model import END_OF_OUTPUT, Finding, quote, shown
@@ -196,12 +197,11 @@ def call_in_reasoning(f: Facts) -> tuple[Finding, ...]:
             fix_hint="Model side: close the reasoning before calling a tool."
                      + (" Request side: with thinking forced open by the generation prompt, the model must still "
                         "write the end tag first." if _opened_by_prompt(f) else "")),)
-    return _pattern_in_reasoning(f)
+    return _pattern_in_reasoning(f, m)
 
 
-def _pattern_in_reasoning(f: Facts) -> tuple[Finding, ...]:
-    """A regex trigger (a handler's call announcement) matching inside the reasoning."""
-    m = f.message
+def _pattern_in_reasoning(f: Facts, m: ChatMessage) -> tuple[Finding, ...]:
+    """A regex trigger (a handler's call announcement) matching inside the reasoning ``m`` has."""
     for pat in f.patterns:
         if pat.regex is None or pat.anchored:
             continue

@@ -19,9 +19,9 @@ import json
 from dataclasses import replace
 
 from explorer.triage import checks_tools
-from explorer.triage.checks_closers import closer_misses
 from explorer.triage import suggest as sg
 from explorer.triage.calls import FunctionFormat, ParsedArg, ParsedCall, call_formats, parsed_calls, written_calls
+from explorer.triage.checks_closers import closer_misses
 from explorer.triage.facts import Facts
 from explorer.triage.model import END_OF_OUTPUT, Finding, cut, quote, shown
 

@@ -12,15 +12,14 @@ import difflib
 import re
 from dataclasses import replace
 
+from explorer.jsonscan import JsonObject, json_object_at
 from explorer.peg.chat_mappers import json_brace_depth
-
 from explorer.triage import checks_format
-from explorer.triage.checks_handlers import handler_format
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt
-from explorer.triage.facts import Facts
-from explorer.jsonscan import JsonObject, json_object_at
 from explorer.triage import suggest as sg
+from explorer.triage.checks_handlers import handler_format
+from explorer.triage.facts import Facts
 from explorer.triage.model import END_OF_OUTPUT, Finding, FixWhere, shown
 from explorer.triage.textscan import FENCE, describe_difference, near_misses, similar_tags
 

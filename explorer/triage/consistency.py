@@ -272,7 +272,7 @@ def _covered(advice: str, finding: Finding) -> bool:
     return bool(change) and advice.replace('"', "") in change.replace('"', "")
 
 
-def _changed(request: "Request", advice: str) -> "Request | None":
+def _changed(request: Request, advice: str) -> Request | None:
     """The request with the change a piece of advice names."""
     words = advice.replace('\\"', '"').replace('"', "").split()
     if len(words) != 2:

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from explorer.analysis import TemplateAnalysis
 from explorer.apply import Request, with_thinking
-from explorer.errors import ExplorerError, OutputParseError
-from explorer.output.parse import ChatMessage, OutputParse, ToolCall, analyse_output
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError, OutputParseError
 from explorer.jsonscan import JsonObject, json_objects
+from explorer.output.parse import ChatMessage, OutputParse, ToolCall, analyse_output
 from explorer.peg.arena import Arena
 from explorer.triage import markers as mk
 from explorer.triage import patterns as pt

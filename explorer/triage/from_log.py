@@ -16,9 +16,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.output.parse import OutputParse
-from explorer.triage.llama_changes import NEW_WORDING_FROM, OLD_WORDING_UP_TO, REFERENCE_COMMIT, changes_after, regressions_in
-from explorer.triage.logs import LogReading, locate, read_log
 from explorer.triage.consistency import references
+from explorer.triage.llama_changes import (
+    NEW_WORDING_FROM,
+    OLD_WORDING_UP_TO,
+    REFERENCE_COMMIT,
+    changes_after,
+    regressions_in,
+)
+from explorer.triage.logs import LogReading, locate, read_log
 from explorer.triage.model import END_OF_OUTPUT, Diagnosis, Finding, Place, shown
 
 CHECK = "log"

@@ -18,8 +18,8 @@ says when it stopped there) and the character-level reading runs on at most
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from explorer.generator.params import OPENAI_WRAPPER_TRIGGER, GrammarTrigger

@@ -24,18 +24,27 @@ from explorer.analysis import TemplateAnalysis
 from explorer.analysis.lines import LineFinder, MarkerSource
 from explorer.analysis.model import ContentMode, ToolFormat
 from explorer.analysis.overrides import string_fields
+from explorer.analysis.probes import (
+    ARG_FIRST,
+    ARG_SECOND,
+    ASSISTANT_MSG,
+    CALL_ID_001,
+    CALL_ID_002,
+    CALL_ID_999,
+    FUN_FIRST,
+    FUN_SECOND,
+    THINKING_CONTENT,
+    USER_MSG,
+    USER_MSG_TWO,
+)
 from explorer.apply import GET_WEATHER_TOOL, Request, thinking_kwargs
 from explorer.errors import AnalysisError, ExplorerError
-from explorer.analysis.probes import (
-    ARG_FIRST, ARG_SECOND, ASSISTANT_MSG, CALL_ID_001, CALL_ID_002, CALL_ID_999, FUN_FIRST, FUN_SECOND,
-    THINKING_CONTENT, USER_MSG, USER_MSG_TWO,
-)
+from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.roundtrip.compare import compare
 from explorer.roundtrip.explain import opens_thinking
-from explorer.roundtrip.cases import REPLY_KINDS, ReplyKind
 from explorer.routing import AUTOPARSER
 from explorer.triage.health_template import EMPTY_CHECK, template_findings
-from explorer.triage.model import SEVERITY_RANK, Finding, quote, shown
+from explorer.triage.model import SEVERITY_RANK, Finding, Severity, quote, shown
 
 if TYPE_CHECKING:
     from explorer.session import TemplateSession
@@ -193,7 +202,7 @@ def _failing(replies: tuple[ReplyCheck, ...], kind: ReplyKind) -> ReplyCheck | N
 
 
 def _consequence(routed: bool, handler: str, replies: tuple[ReplyCheck, ...], kind: ReplyKind
-                 ) -> tuple[str, str]:
+                 ) -> tuple[Severity, str]:
     """(severity, sentence) for a misreading that concerns replies of ``kind``."""
     if routed:
         return "info", (f"llama.cpp sends this template to its specialised '{handler}' handler, so the "
@@ -233,7 +242,7 @@ def _sentinel_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
         written = (f", written by template line {source.line}: {quote((source.source_line or '').strip(), 100)}"
                    if source is not None and source.line else "")
         yield Finding(
-            check="template-sentinel-in-marker", severity=severity,  # type: ignore[arg-type]
+            check="template-sentinel-in-marker", severity=severity,
             summary=(f"llama.cpp's autoparser misread this template: the marker {name} = {shown(value)} holds "
                      + ("" if hits[0] in value else "part of ") + f"the probe's own text {shown(hits[0])}"
                      + (f" (set by probe {probe}{written})" if probe else "") + ". " + consequence),
@@ -255,7 +264,7 @@ def _format_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
         severity, consequence = _consequence(routed, handler, replies, "reply")
         missing = "content.end" if content.start else "content.start"
         yield Finding(
-            check="template-content-unmatchable", severity=severity,  # type: ignore[arg-type]
+            check="template-content-unmatchable", severity=severity,
             summary=(f"llama.cpp's autoparser read the content as {content.mode.value} but found no {missing}: "
                      "content has no delimiter the parser can match. " + consequence),
             detail="A wrapped content mode needs both the opening and the closing text around the answer.",
@@ -265,12 +274,13 @@ def _format_findings(analysis: TemplateAnalysis, routed: bool, handler: str,
             probe=_probe_of(analysis, "content.mode"))
     fmt = analysis.tools.format
     if fmt.mode != ToolFormat.NONE and not (fmt.section_start or fmt.per_call_start):
-        severity, consequence = ("info", "") if routed else ("warning", "")
+        severity = "info" if routed else "warning"
+        consequence = ""
         failed = None if routed else _failing(replies, "call")
         if failed is not None:
             severity, consequence = _consequence(routed, handler, replies, "call")
         yield Finding(
-            check="template-no-call-opener", severity=severity,  # type: ignore[arg-type]
+            check="template-no-call-opener", severity=severity,
             summary=(f"llama.cpp's autoparser found a tool-call format ({fmt.mode.value}) but no text that opens a "
                      "call (tools.format.section_start and per_call_start are empty): the lazy grammar has no "
                      "trigger, so with tool_choice auto no grammar constrains the calls."

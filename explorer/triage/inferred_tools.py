@@ -77,7 +77,8 @@ def _json_type(value: object) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {dict: "object", list: "array"}.get(type(value), "string")
+    kinds: dict[type, str] = {dict: "object", list: "array"}
+    return kinds.get(type(value), "string")
 
 
 def infer_tools(output: str, call_shape: str | None = None) -> InferredTools:

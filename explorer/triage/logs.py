@@ -476,8 +476,8 @@ def locate(log: ServerLog, generation_prompt: str, output: str | None = None) ->
     return _placed(reading, failure, notes)
 
 
-def _with(reading: LogReading, notes: list[str], note: str = "", **changes: object) -> LogReading:
-    return replace(reading, notes=tuple(notes + ([note] if note else [])), **changes)  # type: ignore[arg-type]
+def _with(reading: LogReading, notes: list[str], note: str = "") -> LogReading:
+    return replace(reading, notes=tuple(notes + ([note] if note else [])))
 
 
 def _placed(reading: LogReading, failure: LogFailure, notes: list[str]) -> LogReading:
@@ -518,13 +518,14 @@ def _placed(reading: LogReading, failure: LogFailure, notes: list[str]) -> LogRe
         offset += prompt_bytes  # one coordinate from here on: bytes into prompt + output
     out_byte = offset - prompt_bytes
     if out_byte > len(_bytes(output)):
-        return _with(reading, notes, f"The log's position lies past the end of this output ({len(_bytes(output))} "
-                                     "bytes): the log is about another output.", counts=counts)
+        return replace(_with(reading, notes, f"The log's position lies past the end of this output "
+                                             f"({len(_bytes(output))} bytes): the log is about another output."),
+                       counts=counts)
     char, boundary = char_at_byte(output, out_byte) if out_byte >= 0 else (0, True)
     if not boundary:
         notes.append("The log's byte falls inside a multi-byte character; the character holding it is shown.")
-    return _with(reading, notes, offset=offset, counts=counts, char=char, in_prompt=out_byte < 0,
-                 exact=exact and boundary)
+    return replace(_with(reading, notes), offset=offset, counts=counts, char=char, in_prompt=out_byte < 0,
+                   exact=exact and boundary)
 
 
 def _pos_coordinate(failure: LogFailure, output: str, prompt: str, notes: list[str]) -> tuple[int, Counts, bool]:

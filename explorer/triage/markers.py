@@ -18,7 +18,18 @@ from typing import Any
 
 from explorer.peg.arena import Arena
 from explorer.peg.nodes import (
-    Atomic, Choice, Literal, ParserNode, Ref, Repetition, Rule, Sequence, Space, Tag, Until, children_of,
+    Atomic,
+    Choice,
+    Literal,
+    ParserNode,
+    Ref,
+    Repetition,
+    Rule,
+    Sequence,
+    Space,
+    Tag,
+    Until,
+    children_of,
 )
 from explorer.peg.visitor import NodeVisitor
 

@@ -13,20 +13,21 @@ import copy
 import json
 import re
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal, get_args
 
 from explorer.errors import exception_json
+from explorer.jsontypes import JsonObject
+from explorer.vocabulary import SEVERITIES as SEVERITIES  # re-exported for the triage's users
+from explorer.vocabulary import Severity as Severity
 
 if TYPE_CHECKING:
     from explorer.apply import Request
-    from explorer.output.parse import ChatMessage
     from explorer.errors import GrammarError, OutputParseError
+    from explorer.output.parse import ChatMessage
     from explorer.triage.facts import Facts
 
-Severity = Literal["cause", "warning", "info"]
-SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 # findings are listed by severity, causes first (a stable sort keeps the order within one)
 SEVERITY_RANK: Mapping[str, int] = MappingProxyType({s: i for i, s in enumerate(SEVERITIES)})
 
@@ -159,7 +160,7 @@ class Suggestion:
     text: str = ""  # the corrected output (kind "output")
     request_change: str = ""  # e.g. 'tool_choice "auto"' or 'parallel_tool_calls true' (kind "request")
     verified: str = ""
-    request: "Request | None" = None  # the changed request itself (kind "request"), to re-run it
+    request: Request | None = None  # the changed request itself (kind "request"), to re-run it
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "summary": self.summary, "text": self.text,
@@ -203,7 +204,7 @@ class Finding:
     see: tuple[str, ...] = ()  # the checks its "(see X)" references name, each one present in the diagnosis
     fact: str = ""  # the fact it states, when other findings state it too (one fact, one fix_where)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {"check": self.check, "severity": self.severity, "summary": self.summary,
                 "detail": self.detail, "span": list(self.span) if self.span else None,
                 "place": self.place.to_json() if self.place else None,
@@ -244,7 +245,7 @@ class Check:
 
     id: str
     looks_for: str
-    run: Callable[["Facts"], tuple[Finding, ...]]
+    run: Callable[[Facts], tuple[Finding, ...]]
 
 
 @dataclass(frozen=True)
@@ -259,11 +260,11 @@ class Diagnosis:
     output: str
     generation_prompt: str
     handler: str
-    message: "ChatMessage | None"
-    error: "OutputParseError | None"
+    message: ChatMessage | None
+    error: OutputParseError | None
     findings: tuple[Finding, ...]
     is_partial: bool = False  # explained as llama.cpp's partial (streaming) parse
-    build_error: "GrammarError | None" = None  # llama-server errors before generating; nothing parsed
+    build_error: GrammarError | None = None  # llama-server errors before generating; nothing parsed
 
     @property
     def causes(self) -> tuple[Finding, ...]:
@@ -334,7 +335,7 @@ class Diagnosis:
         lead = next((f for f in template if f.severity == "cause"), template[0] if template else None)
         return tuple(f for f in self.findings if f.severity == "info" or (f in template and f is not lead))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "handler": self.handler,
             "generation_prompt": self.generation_prompt,

@@ -29,7 +29,7 @@ class TriggerPattern:
     source: str  # as llama.cpp holds it (ECMAScript)
     kind: str  # PATTERN or PATTERN_FULL
     origin: str
-    regex: "re.Pattern[str] | None"
+    regex: re.Pattern[str] | None
     note: str = ""  # how Python's reading differs, or why it could not compile
 
     @property
@@ -110,7 +110,7 @@ def trigger_patterns(params: Any) -> tuple[TriggerPattern, ...]:
                                  f"wakes up where it matches") for kind, value in triggers)
 
 
-def _call_start(m: "re.Match[str]") -> int:
+def _call_start(m: re.Match[str]) -> int:
     for group in range(1, (m.re.groups or 0) + 1):
         if m.start(group) >= 0 and m.end(group) > m.start(group):
             return m.start(group)
@@ -160,7 +160,7 @@ def example_text(pat: TriggerPattern) -> str:
     if pat.regex is None:
         return ""
     try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
+        from re import _parser as sre_parse  # type: ignore[attr-defined]  # private: typeshed has no stub for it
 
         tree = sre_parse.parse(pat.regex.pattern, re.ASCII)
     except Exception:  # noqa: BLE001 - a private module: an example is optional
@@ -169,7 +169,7 @@ def example_text(pat: TriggerPattern) -> str:
 
 
 def _example(items: Any, depth: int) -> str:
-    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _constants as c  # type: ignore[attr-defined]  # private: typeshed has no stub for it
 
     if depth > 20:
         return ""

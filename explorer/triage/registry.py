@@ -16,10 +16,19 @@ from explorer.apply import Request
 from explorer.apply.pipeline import ChatParams
 from explorer.output.parse import OutputParse
 from explorer.triage import (
-    checks_closers, checks_format, checks_grammar, checks_handlers, checks_parse, checks_reasoning, checks_rules, checks_success,
-    checks_tools, consistency, partial,
+    blame,
+    checks_closers,
+    checks_format,
+    checks_grammar,
+    checks_handlers,
+    checks_parse,
+    checks_reasoning,
+    checks_rules,
+    checks_success,
+    checks_tools,
+    consistency,
+    partial,
 )
-from explorer.triage import blame
 from explorer.triage.facts import Facts, build_facts
 from explorer.triage.model import CUT, SEVERITY_RANK, Check, Diagnosis, Finding, Place
 
@@ -158,7 +167,7 @@ def _placed(finding: Finding, output: str, generation_prompt: str, unparsed: int
     whole = output[start:end]
     if finding.found and finding.found != whole and not finding.found.endswith(CUT) and whole.startswith(finding.found):
         finding = replace(finding, found=finding.found + CUT)  # a check's prefix of the span: say it is cut
-    place = Place.of(output, generation_prompt, *finding.span)
+    place = Place.of(output, generation_prompt, start, end)
     if unparsed is not None and place.char == unparsed:
         place = replace(place, unparsed=True)
     return finding if finding.place == place else replace(finding, place=place)

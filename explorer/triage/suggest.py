@@ -17,13 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from explorer.apply import Request
-from explorer.output.parse import OutputParse, analyse_output
-from explorer.errors import ExplorerError
 from explorer.apply.pipeline import ChatParams
+from explorer.errors import ExplorerError
+from explorer.jsonscan import JsonObject
+from explorer.output.parse import OutputParse, analyse_output
 from explorer.triage.calls import WrittenCall, call_formats, parsed_calls, written_calls
 from explorer.triage.facts import Facts
 from explorer.triage.model import Suggestion, shown
-from explorer.jsonscan import JsonObject
 
 MAX_SHOWN = 160  # characters of an argument value quoted in ``verified``
 

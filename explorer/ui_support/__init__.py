@@ -13,23 +13,66 @@ tinted parse spans), ``links`` (source requests, permalinks, bug reports), ``req
 by its own name, as it imports ``explorer.whatif``).
 """
 
+from explorer.comparison import FieldChange, compare_fields, flatten_json
 from explorer.ui_support.diffs import (
-    LEFT_BG, LEFT_STRONG, PROBE_GROUPS, RIGHT_BG, RIGHT_STRONG, SPAN_PALETTE, PairView, Span, ast_spans,
-    char_diff, common_prefix_len, common_suffix_len, legend_html, pair_view, probe_group, spans_html,
+    LEFT_BG,
+    LEFT_STRONG,
+    PROBE_GROUPS,
+    RIGHT_BG,
+    RIGHT_STRONG,
+    SPAN_PALETTE,
+    PairView,
+    Span,
+    ast_spans,
+    char_diff,
+    common_prefix_len,
+    common_suffix_len,
+    legend_html,
+    pair_view,
+    probe_group,
+    spans_html,
     split_html,
 )
 from explorer.ui_support.links import (
-    LLAMA_CPP_COMMIT, PERMALINK_TEXT_LIMIT, Permalink, RequestInputs, SourceRequest, bug_report_markdown,
+    LLAMA_CPP_COMMIT,
+    PERMALINK_TEXT_LIMIT,
+    Permalink,
+    RequestInputs,
+    SourceRequest,
+    bug_report_markdown,
     compress_text,
-    decode_permalink, decompress_text, encode_permalink, hf_spec, parse_hf_spec, permalink_for, query_string,
+    decode_permalink,
+    decompress_text,
+    encode_permalink,
+    hf_spec,
+    parse_hf_spec,
+    permalink_for,
+    query_string,
 )
-from explorer.comparison import FieldChange, compare_fields, flatten_json
 from explorer.ui_support.requests import (
-    FixtureVerdict, count_scope, fixture_verdict, judge_fixture, match_family, parse_tools_json, transformers_call,
+    FixtureVerdict,
+    count_scope,
+    fixture_verdict,
+    judge_fixture,
+    match_family,
+    parse_tools_json,
+    transformers_call,
 )
 from explorer.ui_support.text import (
-    DIM, GLYPH, MONO, WS_GLYPHS, GbnfLexer, highlight_html, marker_html, marker_text, md_code, md_escape,
-    mono_block, source_excerpt, visible_whitespace, visible_whitespace_html,
+    DIM,
+    GLYPH,
+    MONO,
+    WS_GLYPHS,
+    GbnfLexer,
+    highlight_html,
+    marker_html,
+    marker_text,
+    md_code,
+    md_escape,
+    mono_block,
+    source_excerpt,
+    visible_whitespace,
+    visible_whitespace_html,
 )
 
 __all__ = [

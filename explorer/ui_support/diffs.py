@@ -15,7 +15,6 @@ from typing import Any, Literal
 from explorer.comparison import DiffOp, char_diff
 from explorer.ui_support.text import DIM, _html_visible, _trailing_space_mask
 
-
 # --- diffs -------------------------------------------------------------------------
 
 LEFT_BG = "background:#ffe3e3"

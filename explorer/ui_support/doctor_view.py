@@ -21,12 +21,17 @@ from explorer.doctor.acceptance import TITLES
 from explorer.doctor.model import ROUNDTRIP_UNIT, CheckResult, Fix
 from explorer.doctor.report import CaseResult, DoctorFinding, DoctorReport
 from explorer.triage.model import SEVERITIES
-from explorer.whatif import WhatIf
-from explorer.ui_support.text import md_escape
 from explorer.ui_support.links import (
-    CHOSEN_FIX_STATE, RequestInputs, SourceRequest, bug_report_markdown, encode_permalink, permalink_for,
+    CHOSEN_FIX_STATE,
+    RequestInputs,
+    SourceRequest,
+    bug_report_markdown,
+    encode_permalink,
+    permalink_for,
     query_string,
 )
+from explorer.ui_support.text import md_escape
+from explorer.whatif import WhatIf
 
 BannerKind = Literal["success", "warning", "error"]
 
@@ -290,6 +295,7 @@ APPLIED_FIX_STATE = "doctor_applied_fix"  # the AppliedFix the What-if shows the
 __all__ = [
     "APPLIED_FIX_STATE", "AppliedFix", "check_rows", "design_rows", "fix_whatif", "withdrawn_rows",
     "CHOSEN_FIX_STATE", "Banner", "Download", "FixView", "banner", "bug_report", "case_rows", "chosen_fix",
-    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows", "grammar_findings", "health_findings", "json_download", "losing_cases",
+    "counts", "evidence_rows", "finding_rows", "fix_choices", "fix_view", "fixture_failure_rows", "fixture_rows",
+    "grammar_findings", "health_findings", "json_download", "losing_cases",
     "page_href", "probe_links", "roundtrip_findings", "try_href", "unfixed_rows",
 ]

@@ -158,14 +158,14 @@ def record_problems(record: Any) -> list[str]:
     return problems
 
 
-def _decode(data: bytes) -> tuple[str | None, UploadProblem | None]:
+def _decode(data: bytes) -> str | UploadProblem:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return None, UploadProblem(line, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})")
-    return text.removeprefix("\ufeff"), None
+        return UploadProblem(line, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})")
+    return text.removeprefix("\ufeff")
 
 
 def parse_upload(data: bytes) -> UploadedFixtures:
@@ -176,10 +176,13 @@ def parse_upload(data: bytes) -> UploadedFixtures:
     refused = size_problem(data)
     if refused is not None:
         return UploadedFixtures((), (refused,), digest, refused=True)
-    text, bad = _decode(data)
-    if text is None:
-        return UploadedFixtures((), (bad,), digest, refused=True)  # type: ignore[arg-type]
-    fixtures, problems, seen, records = [], [], {}, 0
+    text = _decode(data)
+    if isinstance(text, UploadProblem):
+        return UploadedFixtures((), (text,), digest, refused=True)
+    fixtures: list[Fixture] = []
+    problems: list[UploadProblem] = []
+    seen: dict[str, int] = {}  # id -> the line it was first at
+    records = 0
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue

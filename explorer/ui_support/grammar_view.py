@@ -18,8 +18,8 @@ from explorer.analysis.model import ToolFormatAnalysis
 from explorer.apply import Request
 from explorer.apply.pipeline import PURE_CONTENT, ChatParams
 from explorer.grammar.explain import GeneratedRule, generated_rules
-from explorer.handlers.registry import handler_named
 from explorer.handlers.base import include_tools
+from explorer.handlers.registry import handler_named
 from explorer.peg import Arena
 from explorer.routing import AUTOPARSER
 from explorer.ui_support.text import visible_whitespace_html

@@ -171,17 +171,17 @@ def permalink_for(
         output = None
     if inputs.tools_json is not None and len(compress_text(inputs.tools_json)) > PERMALINK_TEXT_LIMIT:
         inputs = replace(inputs, tools_json=None)
-    view = {"page": page, "focus": focus, "output": output, "inputs": inputs}
+    view = Permalink(page=page, focus=focus, output=output, inputs=inputs)
     if request is None:
-        return Permalink(**view)
+        return view
     if request.kind == "example":
-        return Permalink(example=request.name, **view)
+        return replace(view, example=request.name)
     if request.kind == "hub":
-        return Permalink(hf=hf_spec(request.name, request.revision, request.variant), **view)
+        return replace(view, hf=hf_spec(request.name, request.revision, request.variant))
     text = template_text if template_text is not None else request.text
     if len(compress_text(text)) > PERMALINK_TEXT_LIMIT:
         return None
-    return Permalink(text=text, **view)
+    return replace(view, text=text)
 
 
 def encode_permalink(link: Permalink) -> dict[str, str]:

@@ -18,7 +18,6 @@ from explorer.errors import RequestError, SourceError
 from explorer.roundtrip import RequestChange, TransformersCall
 from explorer.ui_support.links import parse_date_field
 
-
 # --- request inputs -------------------------------------------------------------------
 
 

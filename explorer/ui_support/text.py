@@ -19,7 +19,6 @@ from pygments.lexer import RegexLexer, bygroups
 from pygments.lexers import get_lexer_by_name
 from pygments.token import Comment, Name, Number, Operator, Punctuation, String, Text
 
-
 # --- whitespace made visible ----------------------------------------------------
 
 WS_GLYPHS = MappingProxyType({"\n": "↵", "\t": "→", "\r": "␍", " ": "·", "\u00a0": "⍽"})

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.triage.model import FIX_WHERE_WORDS, Finding
+
 QUIRK_LABEL = "llama.cpp quirk"
 
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
+from cases import TAGGED
 from explorer.cli import main
 from explorer.cli.analyze import analysis_report
 from explorer.session import open_session
 from oracle_data import load_oracle_analysis, load_oracle_template, requires_oracle
-from cases import TAGGED
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

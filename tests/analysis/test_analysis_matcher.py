@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 from explorer.analysis.matcher import (
-    ANY, END, LAST_MARKER, MARKER, NON_MARKER_TEXT, REST, SPACE, choice, cp_len, find_first_marker,
-    find_last_marker, lit, optional, scan_until, seq, tag, until, until_one_of,
+    ANY,
+    END,
+    LAST_MARKER,
+    MARKER,
+    NON_MARKER_TEXT,
+    REST,
+    SPACE,
+    choice,
+    cp_len,
+    find_first_marker,
+    find_last_marker,
+    lit,
+    optional,
+    scan_until,
+    seq,
+    tag,
+    until,
+    until_one_of,
 )
 from explorer.analysis.session import from_bytes, to_bytes
 

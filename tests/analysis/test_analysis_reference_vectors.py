@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from explorer.analysis import ContentMode, ReasoningMode, ToolFormat, analyze_template
-from explorer.caps import Caps
 from explorer.analysis.session import compare_variants
+from explorer.caps import Caps
 from explorer.render import RenderInputs, compile_template
 from explorer.routing import patch_source
 from oracle_data import load_oracle_template, requires_oracle

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from cases import TAGGED
 from explorer.analysis import (
     WORKAROUNDS,
     CallIdPosition,
@@ -19,7 +20,6 @@ from explorer.analysis import (
 from explorer.caps import Caps
 from explorer.errors import AnalysisError, TemplateSyntaxError
 from explorer.render import compile_template
-from cases import TAGGED
 
 TOOL_CAPS = Caps()  # llama.cpp's defaults: tools, tool calls, parallel calls, string content
 NO_TOOL_CAPS = Caps(supports_tools=False, supports_tool_calls=False, supports_parallel_tool_calls=False)

@@ -15,7 +15,12 @@ import pytest
 import explorer.analysis as analysis_module
 from explorer.analysis.model import FIELD_NAMES, ReasoningMode
 from explorer.analysis.overrides import (
-    FieldSetting, apply_overrides, cpp_string, parse_setting, settings_from, workaround_lambda,
+    FieldSetting,
+    apply_overrides,
+    cpp_string,
+    parse_setting,
+    settings_from,
+    workaround_lambda,
 )
 from explorer.apply import standard_request
 from explorer.cli import main

@@ -16,9 +16,9 @@ import pytest
 from canitoolcall.fixtures import load_fixtures
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import md_plain
 from explorer import sources
 from explorer import ui_support as ui
-from apptest_support import md_plain
 from oracle_data import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT

@@ -13,16 +13,17 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import sources
 from explorer import ui_support as ui
-from explorer.session import open_session
-from explorer.ui_support import doctor_view as dv
+from explorer.analysis.overrides import parse_setting
 from explorer.doctor import report as doctor_report
 from explorer.doctor.model import Fix, RoundTripCount
-from explorer.analysis.overrides import parse_setting
 from explorer.roundtrip import RequestChange
+from explorer.session import open_session
+from explorer.ui_support import doctor_view as dv
 from oracle_data import PROJECT_ROOT
 
 sys.path.insert(0, str(PROJECT_ROOT / "tests" / "doctor"))
-from doctor_templates import MISREAD, PARSER_LOSSY as LOSSY, RAISES, SOUND, SYNTAX_ERROR  # noqa: E402
+from doctor_templates import MISREAD, RAISES, SOUND, SYNTAX_ERROR  # noqa: E402
+from doctor_templates import PARSER_LOSSY as LOSSY
 
 APP = str(PROJECT_ROOT / "app.py")
 PAGE = "pages/doctor_page.py"

@@ -17,9 +17,9 @@ from canitoolcall.fixtures import default_fixtures_dir, iter_fixture_files, load
 from canitoolcall.results import ParsedToolCall, ParseResult
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import md_plain
 from explorer import ui_support as ui
 from explorer.ui_support import fixture_diff, fixture_upload
-from apptest_support import md_plain
 from oracle_data import ORACLE, PROJECT_ROOT, load_oracle_template, requires_oracle
 
 ROOT = PROJECT_ROOT

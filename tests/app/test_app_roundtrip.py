@@ -14,10 +14,10 @@ from datetime import datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import md_plain
 from explorer import ui_support as ui
 from explorer.roundtrip import ORACLE_MESSAGES, Comparison, GrammarVerdict, RoundTripCase, RoundTripReport, Strip
 from explorer.ui_support import roundtrip_view as rv
-from apptest_support import md_plain
 from oracle_data import ORACLE, PROJECT_ROOT, load_oracle_template, requires_oracle
 
 ROOT = PROJECT_ROOT

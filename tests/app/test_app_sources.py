@@ -9,8 +9,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import ui_support as ui
 from apptest_support import md_plain, not_health
+from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
 
 ROOT = PROJECT_ROOT
@@ -75,9 +75,8 @@ def test_a_broken_upload_is_an_error_in_place():
 
 @pytest.fixture
 def fake_hub(monkeypatch):
-    from hubserver import FakeHub
-
     from explorer.sources import hub as hub_module
+    from hubserver import FakeHub
 
     with FakeHub() as hub:
         hub.add_repo("acme/config-model", {"tokenizer_config.json": CONFIG})

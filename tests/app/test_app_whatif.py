@@ -15,9 +15,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import md_plain, open_page
 from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
-from apptest_support import md_plain, open_page
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # JSON calls in <tool_call>\n...</tool_call>

@@ -18,13 +18,13 @@ import re
 import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from oracle_data import PROJECT_ROOT
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import open_page
 from explorer import sources
 from explorer import ui_support as ui
 from explorer.ui_support.whatif_link import decode_whatif
-from apptest_support import open_page
+from oracle_data import PROJECT_ROOT
 
 APP = str(PROJECT_ROOT / "app.py")
 CHATML = "chatml-think-tools"  # <think> reasoning, JSON calls in <tool_call>\n...</tool_call>

@@ -7,9 +7,9 @@ import html
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from apptest_support import open_page
 from explorer import ui_support as ui
 from oracle_data import PROJECT_ROOT
-from apptest_support import open_page
 
 ROOT = PROJECT_ROOT
 APP = str(ROOT / "app.py")
@@ -77,9 +77,9 @@ def test_the_section_explains_a_partial_parse_when_asked():
     (default off)."""
     import json as _json
 
+    import app_state as sh
     from explorer.session import open_session
     from explorer.sources import from_example
-    import app_state as sh
 
     session = open_session(from_example(CHATML))
     weather = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -152,12 +152,11 @@ def test_each_finding_shows_its_rule_fix_place_quirk_and_verified_suggestion():
     the fix belongs, its place in every coordinate and the suggestion our re-parse verified
     (with what it returned); the dropped rest is a llama.cpp quirk, labelled so, with the
     handler named."""
+    import app_state as sh
     from cases import TAGGED
-
     from explorer.session import open_session
     from explorer.sources import from_text
     from explorer.ui_support import why_view
-    import app_state as sh
 
     output = "<tool_call>\n<function=get_weather>\n<parameter=city>Paris\n</parameter>\n</function>\n</tool_call>"
     session = open_session(from_text(TAGGED))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
 import re
 import zlib
-import base64
 
 import pytest
 from hypothesis import given, settings

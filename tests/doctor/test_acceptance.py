@@ -11,11 +11,12 @@ a by-design loss).
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache
 
 import pytest
-
 from doctor_cases import TEMPLATES
+from recheck import recheck
+
 from explorer.analysis.model import FIELD_NAMES
 from explorer.doctor.acceptance import CHECK_IDS, Standard, Target
 from explorer.doctor.candidates import Candidate, candidates
@@ -25,7 +26,6 @@ from explorer.doctor.intent import design_choices
 from explorer.doctor.model import Claim, FixSearch
 from explorer.doctor.turns import ALL_VARIANTS, ASSISTANT_VARIANTS, REASONING_VARIANTS
 from explorer.session import open_session
-from recheck import recheck
 
 pytest.importorskip("transformers")  # the re-check renders the transformers dialect with real transformers
 
@@ -39,7 +39,7 @@ MACRO = ("{%- macro turn(role, body) %}{{ '<|im_start|>' + role + '\\n' + body +
          "{%- endfor %}{%- if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{%- endif %}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _search(key: str) -> FixSearch:
     return search_fixes(open_session(TEMPLATES[key]))
 

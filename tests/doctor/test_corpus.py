@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from doctor_cases import TEMPLATES
+
 from explorer.doctor.corpus import LLAMA_CPP_ENV, MIN_LENGTH, choose_substring, load_corpus
 from explorer.doctor.fixes import search_fixes
 from explorer.doctor.model import uniqueness_text

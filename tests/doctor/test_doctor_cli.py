@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
+from doctor_templates import LOSSY, MISREAD, PARSER_LOSSY, SOUND, SYNTAX_ERROR
 
 from explorer.cli import main
 from explorer.doctor.batch import expand_specs, run_batch
-from doctor_templates import LOSSY, MISREAD, PARSER_LOSSY, SOUND, SYNTAX_ERROR
 from oracle_data import HOSTILE_DIR
 
 pytestmark = pytest.mark.timeout(600)

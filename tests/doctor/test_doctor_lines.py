@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from doctor_templates import LOSSY, MISREAD_LINES, NAME_SUFFIX_ID, NO_CALL_OPENER
 
 from explorer.doctor.losses import no_template_line
 from explorer.doctor.report import doctor
 from explorer.session import open_session
-from doctor_templates import LOSSY, MISREAD_LINES, NAME_SUFFIX_ID, NO_CALL_OPENER
 
 # template, the misread field, what its line holds (marker text or the expression that wrote it)
 MISREADINGS = [

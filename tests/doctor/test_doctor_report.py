@@ -9,17 +9,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
+from doctor_cases import TEMPLATES
+from doctor_templates import LOSSY, MISREAD, PARSER_LOSSY, RAISES, SOUND
 
+from explorer.doctor.acceptance import CHECK_IDS
 from explorer.doctor.losses import LOSS_KINDS, case_losses, classify
-from explorer.doctor.model import Fix, RoundTripCount
+from explorer.doctor.model import ROUNDTRIP_UNIT, Fix, RoundTripCount
 from explorer.doctor.report import DoctorReport, doctor
 from explorer.roundtrip.model import RoundTripCase
 from explorer.session import TemplateSession, open_session
 from oracle_data import HOSTILE_DIR
-from doctor_cases import TEMPLATES
-from doctor_templates import LOSSY, MISREAD, PARSER_LOSSY, RAISES, SOUND
-from explorer.doctor.acceptance import CHECK_IDS
-from explorer.doctor.model import ROUNDTRIP_UNIT
 
 REQUIRED_KEYS = {"template", "handler", "verdict", "roundtrip", "findings", "fixes"}
 FINDING_KEYS = {"check", "severity", "summary", "field", "probe", "template_line"}

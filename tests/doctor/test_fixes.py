@@ -12,15 +12,14 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterator
-from functools import lru_cache
+from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import pytest
-
-from dataclasses import replace
-
 from doctor_cases import TEMPLATES, patched
 from doctor_templates import SOUND
+
 from explorer.analysis.overrides import cpp_string, parse_setting
 from explorer.doctor.artifacts import stop_artifact
 from explorer.doctor.classes import measure, thinking_settings
@@ -46,7 +45,7 @@ def session_of(key: str) -> TemplateSession:
     return session.with_overrides(BROKEN_END) if key == "content-unmatchable" else session
 
 
-@lru_cache(maxsize=None)
+@cache
 def search(key: str) -> FixSearch:
     return search_fixes(session_of(key))
 

@@ -22,8 +22,9 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
 from doctor_cases import patched
+from recheck import recheck
+
 from explorer.analysis.overrides import cpp_string
 from explorer.doctor.acceptance import CHECK_IDS
 from explorer.doctor.fixes import search_fixes
@@ -31,7 +32,6 @@ from explorer.doctor.model import FixSearch
 from explorer.routing import AUTOPARSER
 from explorer.session import open_session
 from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
-from recheck import recheck
 
 pytestmark = requires_oracle
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from canitoolcall.fixtures import load_families
+
 from explorer.fixtures import count_scope, family_fixtures, judge, match_family, run_family
 from explorer.session import open_session
 from explorer.sources import from_example
-
-from canitoolcall.fixtures import load_families
 
 SESSION = open_session(from_example("chatml-think-tools"))
 MATCH = match_family(SESSION.text, SESSION)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import pytest
+from doctor_templates import SOUND
 
 from explorer.fixtures import family_fixtures, fixture_request, judge, match_family, run_family
 from explorer.session import open_session
 from oracle_data import ORACLE, load_oracle_template, requires_oracle
-from doctor_templates import SOUND
 
 # Pairs family_templates.json lists that no marker rule can find: Magistral-Small-2506's one
 # fixture writes only <think> tags, which the Mistral Small 3.2 template never renders.
@@ -34,7 +34,7 @@ def _assigned() -> dict[str, dict[str, set[str]]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _session(name: str):  # noqa: ANN202 - a test helper
     return open_session(load_oracle_template(name))
 

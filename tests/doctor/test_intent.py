@@ -11,8 +11,8 @@ Qwen3 lines 82-83 close the thinking block with enable_thinking false).
 from __future__ import annotations
 
 import pytest
-
 from doctor_cases import TEMPLATES
+
 from explorer.doctor.intent import design_choices
 from explorer.doctor.report import doctor
 from explorer.session import open_session

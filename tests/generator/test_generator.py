@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from explorer.output.parse import parse_output
-from explorer.errors import AnalysisError, RequestError
-from explorer.analysis.model import TemplateAnalysis
-from explorer.generator import GenerationParams, generate_params
-from explorer.peg.stl_order import hash_bytes, unordered_map_order
-from explorer.peg.arena import load_arena
-
-from oracle_data import ORACLE, requires_oracle
 from cases import HERMES, WEATHER, tagged_spec
+from explorer.analysis.model import TemplateAnalysis
+from explorer.errors import AnalysisError, RequestError
+from explorer.generator import GenerationParams, generate_params
+from explorer.output.parse import parse_output
+from explorer.peg.arena import load_arena
+from explorer.peg.stl_order import hash_bytes, unordered_map_order
+from oracle_data import ORACLE, requires_oracle
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 FIELDS = ("parser", "grammar", "grammar_lazy", "grammar_triggers", "preserved_tokens", "additional_stops",

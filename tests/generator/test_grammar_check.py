@@ -9,7 +9,6 @@ import pytest
 from explorer.errors import GrammarError
 from explorer.grammar import json_schema_to_grammar
 from explorer.grammar.check import check_grammar, compile_gbnf, rename_rule
-
 from oracle_data import ORACLE, requires_oracle
 
 # Stop tokens a model emits as one special token; as text no tool-call grammar accepts them.
@@ -61,7 +60,6 @@ def test_unreadable_grammar_raises_grammar_error() -> None:
 
 def test_generated_hermes_grammar_checks_a_tool_call() -> None:
     from cases import HERMES, WEATHER
-
     from explorer.analysis.model import TemplateAnalysis
     from explorer.generator import GenerationParams, generate_params
 
@@ -131,9 +129,9 @@ def test_required_tool_choice_grammars_accept_rendered_calls() -> None:
     """tool_choice required (parallel on and off): an eager grammar, prefilled with the
     generation prompt as llama.cpp's sampler does, takes each template's own rendering of a
     get_weather call. The oracle has no such request, so this checks our branches."""
+    from cases import route_params
     from explorer.analysis.model import TemplateAnalysis
     from explorer.routing import patch_source
-    from cases import route_params
 
     rendered = {}
     for line in (ORACLE / "roundtrip.jsonl").read_text("utf-8").splitlines():

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from explorer.cli import main
-
 from oracle_data import ORACLE, requires_oracle
 
 # A Hermes-style ChatML template of our own: reasoning in <think>, JSON calls in <tool_call>.

@@ -11,7 +11,6 @@ from explorer.errors import GrammarError
 from explorer.grammar.automaton import AhoCorasick, escape_char_class
 from explorer.grammar.gbnf import arena_to_gbnf, request_grammar, schemas_by_name
 from explorer.peg.arena import Arena, load_arena
-
 from oracle_data import ORACLE, requires_oracle
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"

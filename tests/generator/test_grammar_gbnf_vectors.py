@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from explorer.peg.builder import Builder
 from explorer.grammar.gbnf import arena_to_gbnf
+from explorer.peg.builder import Builder
 
 SPACE = 'space ::= | " " | "\\n"{1,2} [ \\t]{0,20}'
 

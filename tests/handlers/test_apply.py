@@ -3,12 +3,12 @@ order of workarounds, reasoning prefill outcomes, supports_enable_thinking."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from dataclasses import replace
+from datetime import datetime
 
 import pytest
 
+from explorer.analysis.model import Reasoning, ReasoningMode
 from explorer.apply import (
     PrefillOutcome,
     Request,
@@ -19,7 +19,6 @@ from explorer.apply import (
     standard_request,
     supports_enable_thinking,
 )
-from explorer.analysis.model import Reasoning, ReasoningMode
 from explorer.caps import Caps
 from explorer.errors import RequestError
 

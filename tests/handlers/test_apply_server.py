@@ -10,11 +10,11 @@ import json
 
 import pytest
 from canitoolcall.fixtures import load_fixtures
-from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
-from explorer.caps import Caps
 from explorer.apply.server import ServerOptions, request_from_body, server_enable_thinking
+from explorer.caps import Caps
 from explorer.errors import RequestError
+from oracle_data import ORACLE, load_oracle_analysis, requires_oracle
 
 CAPS = Caps(supports_parallel_tool_calls=True)
 HELLO = [{"role": "user", "content": "Hello"}]
@@ -85,6 +85,10 @@ def test_message_checks():
         parse({"messages": [{"role": "assistant"}]})
     with pytest.raises(RequestError, match="string or an array"):
         parse({"messages": [{"role": "user", "content": 3}]})
+    # a message that is not an object: json_value gives no role, contains("content") is false
+    for not_an_object in (3, None, "content", ["content"]):
+        with pytest.raises(RequestError, match="All non-assistant messages must contain 'content'"):
+            parse({"messages": [not_an_object]})
 
 
 def test_tool_choice_and_grammar():
@@ -116,6 +120,8 @@ def test_reasoning_format_override():
     assert parse({"messages": HELLO, "reasoning_format": "none"}).reasoning_format == "none"
     with pytest.raises(RequestError, match="Unknown reasoning format"):
         parse({"messages": HELLO, "reasoning_format": "xml"})
+    with pytest.raises(RequestError, match="Unknown reasoning format"):
+        parse({"messages": HELLO, "reasoning_format": ["none"]})
 
 
 def test_server_enable_thinking():

@@ -10,7 +10,6 @@ import copy
 
 import pytest
 
-from explorer.caps import Caps
 from explorer.apply import (
     convert_tool_responses_gemma4,
     func_args_not_string,
@@ -19,12 +18,6 @@ from explorer.apply import (
     system_message_not_supported,
     trim_all_content,
 )
-from explorer.handlers import route_named
-from explorer.handlers.deepseek_v3_2 import DeepseekV32
-from explorer.handlers.gemma4 import Gemma4
-from explorer.handlers.gpt_oss import GptOss
-from explorer.handlers.ministral3 import Ministral3
-from explorer.handlers.prompting import RenderedPair
 from explorer.apply.messages import (
     ChatMsg,
     ContentPart,
@@ -35,7 +28,14 @@ from explorer.apply.messages import (
     to_json_oaicompat,
     tools_to_template_json,
 )
+from explorer.caps import Caps
 from explorer.errors import RequestError
+from explorer.handlers import route_named
+from explorer.handlers.deepseek_v3_2 import DeepseekV32
+from explorer.handlers.gemma4 import Gemma4
+from explorer.handlers.gpt_oss import GptOss
+from explorer.handlers.ministral3 import Ministral3
+from explorer.handlers.prompting import RenderedPair
 
 CALL = {"type": "function", "function": {"name": "f", "arguments": '{"b":1,"a":2}'}, "id": "c1"}
 

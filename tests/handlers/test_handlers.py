@@ -13,15 +13,15 @@ import json
 import pytest
 
 from explorer.apply import Request
-from explorer.output.parse import parse_output
+from explorer.apply.pipeline import apply_template
 from explorer.errors import OutputParseError
-from explorer.schema import schema_from_json
+from explorer.generator.chat_builder import ChatPeg, value_types
 from explorer.handlers import HANDLER_CLASSES, find_handler, handler_named, route_names
 from explorer.handlers.base import GenerationParams
-from explorer.generator.chat_builder import ChatPeg, value_types
-from explorer.apply.pipeline import apply_template
+from explorer.output.parse import parse_output
 from explorer.peg.arena import load_arena
 from explorer.routing import AUTOPARSER
+from explorer.schema import schema_from_json
 
 CHATML = (
     "{%- for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor -%}"

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 
-from oracle_data import SHARED, requires_oracle
-
 from explorer.apply import Request
+from explorer.apply.compare import (
+    COMPARED_FIELDS,
+    MESSAGE_FIELDS,
+    compare_template_routes,
+    message_differences,
+    parse_both,
+)
 from explorer.comparison import FieldChange
-from explorer.apply.compare import (COMPARED_FIELDS, MESSAGE_FIELDS, compare_template_routes,
-                                       message_differences, parse_both)
 from explorer.routing import route
+from oracle_data import SHARED, requires_oracle
 
 GEMMA4_OUTPUT = 'Some text before <|tool_call>call:get_weather{location:<|"|>Tokyo<|"|>}<tool_call|> after'
 FIXTURE_TOOL = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -107,8 +111,8 @@ def test_an_unrouted_template_compares_the_autoparser_with_itself():
 
 
 def test_an_error_on_one_side_differs_from_a_message():
-    from explorer.output.parse import ChatMessage
     from explorer.errors import OutputParseError
+    from explorer.output.parse import ChatMessage
 
     diffs = message_differences(ChatMessage(content="x"), OutputParseError("expected end, found 'y' at 3"))
     assert "error" in {d.field for d in diffs} and "content" in {d.field for d in diffs}

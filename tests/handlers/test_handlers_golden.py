@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import itertools
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from canitoolcall.fixtures import load_fixtures
-from golden import GOLDEN_DIR, GoldenError, GoldenFile, Part, judge, short_diff
-from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.cli.batch import replay_row
 from explorer.apply.pipeline import apply_template
-
+from explorer.cli.batch import replay_row
+from golden import GOLDEN_DIR, GoldenError, GoldenFile, Part, judge, short_diff
+from oracle_data import ORACLE, requires_oracle
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Get the current weather for a city.",

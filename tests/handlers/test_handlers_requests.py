@@ -10,20 +10,18 @@ import json
 import random
 from pathlib import Path
 
-
-from explorer.output.parse import parse_output
-from explorer.errors import ExplorerError
-from explorer.analysis.model import TemplateAnalysis
-from explorer.grammar.check import check_grammar, compile_gbnf
-from explorer.generator.params import GeneratedParams
-from explorer.handlers import HANDLER_CLASSES
-from explorer.generator.chat_builder import ChatPeg
-from explorer.peg.arena import load_arena
-from explorer.routing import patch_source
-
-from oracle_data import ORACLE, load_oracle_analysis, oracle_template_names, requires_oracle
 from cases import HERMES, handler_params, route_params
 from cases import tagged_spec as _tagged
+from explorer.analysis.model import TemplateAnalysis
+from explorer.errors import ExplorerError
+from explorer.generator.chat_builder import ChatPeg
+from explorer.generator.params import GeneratedParams
+from explorer.grammar.check import check_grammar, compile_gbnf
+from explorer.handlers import HANDLER_CLASSES
+from explorer.output.parse import parse_output
+from explorer.peg.arena import load_arena
+from explorer.routing import patch_source
+from oracle_data import ORACLE, load_oracle_analysis, oracle_template_names, requires_oracle
 
 FIXTURES = Path(__import__("canitoolcall").__file__).parent / "_data" / "fixtures"
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {

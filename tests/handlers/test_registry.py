@@ -15,7 +15,15 @@ import sys
 import pytest
 
 from explorer.handlers import (
-    HANDLER_CLASSES, Handler, Route, find_handler, find_route, handler_named, route_named, route_names, routes,
+    HANDLER_CLASSES,
+    Handler,
+    Route,
+    find_handler,
+    find_route,
+    handler_named,
+    route_named,
+    route_names,
+    routes,
 )
 from explorer.handlers.autoparser import Autoparser
 from explorer.handlers.gemma4 import Gemma4, Gemma4Outdated

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.caps import Caps
+from explorer.handlers import HANDLER_CLASSES, route_names
 from explorer.routing import (
     AUTOPARSER,
     patch_source,
     route,
 )
-from explorer.handlers import HANDLER_CLASSES, route_names
-from explorer.caps import Caps
 from explorer.session import open_session
 from oracle_data import (
     load_oracle_analysis,

@@ -7,8 +7,8 @@ with ``$TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER`` set (and unset: nothing of it is dr
 from __future__ import annotations
 
 import pytest
-from apptest_support import md_plain, open_page
 
+from apptest_support import md_plain, open_page
 from explorer.apply import GET_WEATHER_TOOL
 from explorer.doctor.report import doctor
 from explorer.llama_cpp.driver import DRIVER_ENV, LlamaCppDriver

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import pytest
-from differential import OutputCase, fixture_cases, mutated, reply_cases
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from differential import OutputCase, fixture_cases, mutated, reply_cases
 from explorer.apply import Request
 from explorer.errors import exception_json
 from explorer.llama_cpp.compare import compare_parse, compare_stream

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from differential import corpus, request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from differential import corpus, request
 from explorer.apply import Request
 from explorer.llama_cpp.compare import compare_apply
 from explorer.llama_cpp.driver import LlamaCppDriver

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from differential import corpus, mutated_template
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from differential import corpus, mutated_template
 from explorer.apply import standard_request
 from explorer.errors import ExplorerError, LlamaCppDriverError
 from explorer.llama_cpp.compare import compare_analysis, compare_apply

@@ -12,12 +12,12 @@ import json
 from collections.abc import Callable
 
 import pytest
-from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 from explorer import LLAMA_CPP_COMMIT_SHORT
 from explorer.apply import GET_WEATHER_TOOL, standard_request
 from explorer.cli.batch import raw_output_for
 from explorer.llama_cpp.driver import CppException, LlamaCppDriver
+from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
 

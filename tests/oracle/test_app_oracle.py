@@ -13,9 +13,16 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_available, requires_oracle, PROJECT_ROOT
-from explorer import ui_support as ui
 from apptest_support import md_plain
+from explorer import ui_support as ui
+from oracle_data import (
+    ORACLE,
+    PROJECT_ROOT,
+    load_oracle_analysis,
+    load_oracle_template,
+    oracle_available,
+    requires_oracle,
+)
 
 APP = str(PROJECT_ROOT / "app.py")
 PAGES = ("pages/template_page.py", "pages/probes_page.py", "pages/analysis_page.py", "pages/grammar_page.py", "pages/try_it_page.py",

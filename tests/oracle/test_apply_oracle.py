@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from canitoolcall.fixtures import load_fixtures
-from oracle_data import (
-    ORACLE,
-    load_oracle_analysis,
-    load_oracle_template,
-    oracle_template_names,
-    requires_oracle,
-)
 
+from explorer.analysis import TemplateAnalysis
+from explorer.analysis.model import Reasoning
 from explorer.apply import (
     Request,
     apply_request,
@@ -28,11 +24,16 @@ from explorer.apply import (
     supports_enable_thinking,
 )
 from explorer.apply.messages import trim_whitespace
-from explorer.analysis import TemplateAnalysis
-from explorer.analysis.model import Reasoning
 from explorer.caps import Caps
 from explorer.errors import ExplorerError, TemplateError
 from explorer.routing import route
+from oracle_data import (
+    ORACLE,
+    load_oracle_analysis,
+    load_oracle_template,
+    oracle_template_names,
+    requires_oracle,
+)
 
 pytestmark = requires_oracle
 
@@ -42,23 +43,23 @@ KNOWN_RENDER_GAPS: dict[str, str] = {}
 THINKING = {"thinking_false": False, "thinking_true": True}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _analysis(name: str) -> dict:
     return load_oracle_analysis(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _caps(name: str) -> Caps:
     return Caps.coerce(_analysis(name)["caps"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _reasoning(name: str) -> Reasoning:
     """The oracle's own reasoning analysis, typed (apply reads supports_thinking off it)."""
     return TemplateAnalysis.from_oracle_json(_analysis(name)["autoparser"]).reasoning
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _applied(name: str, key: str) -> Any:
     """Our apply of the standard request, or the ExplorerError it raised."""
     try:
@@ -201,7 +202,7 @@ def _simple_cut(rendering: str, prompt: str) -> str:
     return r[_utf8_boundary(r, k):].decode("utf-8")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rt_prompt(template: str, enable_thinking: bool, kwargs_json: str, tools_json: str, parallel: bool) -> Any:
     name = template.removesuffix(".jinja")
     line = {
@@ -303,7 +304,6 @@ def test_parse_fixture_generation_prompts():
             line = json.loads(raw)
             total += 1
             name = line["template"].removesuffix(".jinja")
-            d = _analysis(name)
             request = Request(
                 messages=({"role": "user", "content": "Hello"},),
                 tools=tuple(dict(t) for t in by_id[line["id"]].tools) or None,

@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 
-from oracle_data import ORACLE, requires_oracle
-
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
+from oracle_data import ORACLE, requires_oracle
 
 # llama.cpp's models/templates at 0c1e5709, byte for byte (../shared/oracle/README.md)
 TEMPLATES = ORACLE / "templates"

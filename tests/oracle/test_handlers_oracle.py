@@ -14,11 +14,10 @@ import functools
 import json
 from typing import Any
 
-from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
-
 from explorer.apply import Request, standard_request
-from explorer.cli.batch import fixture_outputs, replay_row
 from explorer.apply.pipeline import apply_template
+from explorer.cli.batch import fixture_outputs, replay_row
+from oracle_data import ORACLE, load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = requires_oracle
 

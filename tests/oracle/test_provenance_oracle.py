@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from explorer.analysis import template_caps
+from explorer.analysis.probes import PROBES
 from explorer.analysis.session import probe_render_inputs
 from explorer.errors import ExplorerError
-from explorer.analysis.probes import PROBES
 from explorer.render import (
     CompiledTemplate,
     RenderInputs,

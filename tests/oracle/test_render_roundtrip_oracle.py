@@ -14,9 +14,8 @@ here on assistant turns with content, reasoning and tool calls.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from typing import Any
-
 
 from explorer import apply
 from explorer.caps import detect_caps
@@ -36,7 +35,7 @@ def _lines() -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> tuple[CompiledTemplate, Any]:
     tmpl = compile_template(load_oracle_template(name.removesuffix(".jinja")))
     return tmpl, detect_caps(tmpl)

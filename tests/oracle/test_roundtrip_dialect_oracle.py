@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import pytest
-from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 
 from explorer.errors import ExplorerError
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, RoundTripReport, roundtrip_report
+from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 
 pytestmark = [requires_oracle, pytest.mark.timeout(900)]
 
@@ -45,7 +45,7 @@ SOLAR_TAIL = "<|begin|>assistant"
 MINICPM = "openbmb-MiniCPM5-1B"
 
 
-@lru_cache(maxsize=None)
+@cache
 def reports() -> dict[tuple[str, bool], RoundTripReport]:
     return {(name, thinking): roundtrip_report(load_oracle_template(name), enable_thinking=thinking,
                                                messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS, grammar=False,
@@ -143,7 +143,7 @@ def _default_report(name: str, thinking: bool) -> RoundTripReport | ExplorerErro
         return exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def default_reports() -> dict[tuple[str, bool], RoundTripReport | ExplorerError]:
     """The page's own inputs: messages a-f plus escapes, non-ASCII and nested arguments (and a
     tool with an array parameter), or the error llama.cpp's next-turn request raises."""

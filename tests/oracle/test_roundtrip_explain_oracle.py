@@ -9,12 +9,11 @@ Functionary 3.1's ``<|eom_id|>``) must be explained as such.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from oracle_data import ORACLE, load_oracle_template, requires_oracle
-
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, RoundTripCase, roundtrip_report
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
 
@@ -23,7 +22,7 @@ def _lines() -> list[dict[str, Any]]:
     return [json.loads(s) for s in (ORACLE / "roundtrip.jsonl").read_text(encoding="utf-8").splitlines() if s.strip()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cases(template: str, thinking: bool) -> dict[str, RoundTripCase]:
     report = roundtrip_report(load_oracle_template(template.removesuffix(".jinja")), enable_thinking=thinking,
                               messages=ORACLE_MESSAGES, tools=ORACLE_TOOLS, grammar=False)

@@ -11,10 +11,9 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from oracle_data import ORACLE, load_oracle_template, requires_oracle
-
 from explorer.errors import ExplorerError
 from explorer.roundtrip import ORACLE_MESSAGES, ORACLE_TOOLS, roundtrip_report
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
 

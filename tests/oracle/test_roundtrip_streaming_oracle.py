@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from oracle_data import ORACLE, load_oracle_template, requires_oracle
-
 from explorer.apply import Request
-from explorer.errors import exception_json
-from explorer.errors import OutputParseError
 from explorer.apply.pipeline import apply_template
+from explorer.errors import OutputParseError, exception_json
+from explorer.output.streaming import stream_summary
 from explorer.peg import load_arena
 from explorer.roundtrip.compare import compare
-from explorer.output.streaming import stream_summary
+from oracle_data import ORACLE, load_oracle_template, requires_oracle
 
 pytestmark = requires_oracle
 

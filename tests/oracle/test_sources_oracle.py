@@ -7,10 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from oracle_data import ORACLE, oracle_template_names, requires_oracle
-from hubserver import build_gguf
-
 from explorer.sources import from_file, from_upload
+from hubserver import build_gguf
+from oracle_data import ORACLE, oracle_template_names, requires_oracle
 
 
 def _load(name: str) -> str:

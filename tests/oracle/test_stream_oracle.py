@@ -13,8 +13,8 @@ import json
 import pytest
 
 from explorer.cli.batch import raw_output_for
-from explorer.peg import load_arena
 from explorer.output.streaming import char_chunks, stream, stream_summary
+from explorer.peg import load_arena
 from oracle_data import ORACLE, requires_oracle
 
 FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",

@@ -13,14 +13,14 @@ import functools
 import json
 
 from canitoolcall.fixtures import load_fixtures
-from cases import assert_headline
-from oracle_data import ORACLE, requires_oracle
 
+from cases import assert_headline
 from explorer.analysis import TemplateAnalysis, template_analysis
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.triage import diagnose
+from oracle_data import ORACLE, requires_oracle
 
 pytestmark = requires_oracle
 
@@ -43,7 +43,7 @@ def _diagnose(row: dict, fixture) -> object:
     return diagnose(params, req, fixture.raw_output, analysis=analysis)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _analysis_of(template: str) -> TemplateAnalysis:
     """One analysis per oracle template (it does not depend on the request)."""
     return template_analysis(compile_template((ORACLE / "templates" / template).read_text(encoding="utf-8")))

@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle_data import ORACLE, requires_oracle
 
 from explorer.apply import Request
-from explorer.output.parse import ChatMessage, parse_output
-from explorer.errors import OutputParseError
 from explorer.apply.pipeline import apply_template
+from explorer.errors import OutputParseError
+from explorer.output.parse import ChatMessage, parse_output
 from explorer.peg.arena import Arena, load_arena
 from explorer.sources import from_example, list_examples
+from oracle_data import ORACLE, requires_oracle
 
 TOOLS = (
     {"type": "function", "function": {

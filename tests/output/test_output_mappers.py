@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.output.parse import (
-    ChatMessage, ToolCall, analyse_output, decode_output_bytes, parse_output,
-)
 from explorer.errors import OutputParseError
+from explorer.output.parse import (
+    ChatMessage,
+    ToolCall,
+    analyse_output,
+    decode_output_bytes,
+    parse_output,
+)
 from explorer.peg import Builder, build_arena, load_arena
 from explorer.peg.chat_mappers import (
-    Gemma4Mapper, GenericMapper, json_brace_depth, normalize_quotes_to_json,
+    Gemma4Mapper,
+    GenericMapper,
+    json_brace_depth,
+    normalize_quotes_to_json,
 )
 from explorer.peg.engine import Engine
 from oracle_data import ORACLE, requires_oracle
-
 
 # --- grammars as llama.cpp's chat tests build them ---------------------------------------
 

@@ -12,19 +12,19 @@ nine canitoolcall families.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 
 from explorer.errors import exception_json
 from explorer.output.parse import analyse_output
-from explorer.peg import load_arena
 from explorer.output.streaming import stream_summary
+from explorer.peg import load_arena
 from oracle_data import ORACLE, requires_oracle
 
 STREAM_FIELDS = ("streaming_final", "streaming_final_exception", "streaming_threw",
                  "streaming_throw_count", "streaming_first_throw", "streaming_prefixes")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _apply(template: str, thinking: bool) -> dict:
     data = json.loads((ORACLE / "analysis" / f"{template.removesuffix('.jinja')}.json").read_text(encoding="utf-8"))
     return data["apply"]["thinking_true" if thinking else "thinking_false"]

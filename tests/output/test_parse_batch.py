@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import explorer.caps as caps_module
 from explorer import session as session_module
 from explorer.analysis import session as analysis_session
 from explorer.cli import batch as batch_module
@@ -18,8 +19,6 @@ from explorer.render import RenderLimits
 from explorer.session import open_session
 from explorer.sources import from_example
 from oracle_data import HOSTILE_DIR
-
-import explorer.caps as caps_module
 
 CHATML = from_example("chatml-think-tools").text
 PLAIN = from_example("plain-chat").text

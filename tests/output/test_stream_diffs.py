@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.output.parse import ChatMessage, ToolCall
 from explorer.errors import OutputParseError
-from explorer.peg import build_arena
+from explorer.output.parse import ChatMessage, ToolCall
 from explorer.output.streaming import MessageDiff, StreamParser, compute_diffs, stream, string_diff
+from explorer.peg import build_arena
 
 
 def test_content_from_empty():

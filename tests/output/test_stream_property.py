@@ -13,10 +13,10 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.output.parse import analyse_output, parse_output
 from explorer.errors import OutputParseError
-from explorer.peg import Builder, build_arena, load_arena
+from explorer.output.parse import analyse_output, parse_output
 from explorer.output.streaming import StreamParser
+from explorer.peg import Builder, build_arena, load_arena
 from oracle_data import ORACLE, oracle_available
 
 

@@ -71,7 +71,7 @@ def test_every_page_once_with_its_screenshot():
     body = README.split("## The pages", 1)[1].split("## CLI", 1)[0]
     headings = re.findall(r"^### (.+)$", body, re.MULTILINE)
     assert headings == [title for _, title, _, _ in app.PAGES]
-    for _, title, url, _ in app.PAGES:
+    for _, title, _url, _ in app.PAGES:
         section = body.split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
         shots = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", section)
         assert shots, title

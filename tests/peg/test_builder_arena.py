@@ -7,10 +7,9 @@ evaluate left to right; GCC evaluates the operands of ``a + b + c`` right to lef
 from __future__ import annotations
 
 from cases import HERMES, WEATHER, tagged_spec
-
-from explorer.output.parse import parse_output
 from explorer.analysis.model import TemplateAnalysis
 from explorer.generator import GenerationParams, generate_params
+from explorer.output.parse import parse_output
 from explorer.peg import build_arena, load_arena
 from explorer.peg.engine import Engine
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 # bottom first; the names in one row do not import each other
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "memo", "jsonscan", "pool", "comparison", "vocabulary"),
+    ("errors", "memo", "jsonscan", "jsontypes", "pool", "comparison", "vocabulary"),
     ("schema", "sources", "render"),
     ("caps",),
     ("analysis", "peg"),

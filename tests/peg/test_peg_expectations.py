@@ -8,21 +8,26 @@ llama.cpp's serialized parsers and its verdicts on the canitoolcall fixtures.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.apply import Request
-from explorer.output.parse import analyse_output, explain_mismatch
+from explorer.apply.pipeline import apply_template
 from explorer.cli import main
 from explorer.errors import OutputParseError
-from explorer.apply.pipeline import apply_template
+from explorer.output.parse import analyse_output, explain_mismatch
 from explorer.peg import NEED_MORE_INPUT, Builder, build_arena, load_arena
 from explorer.peg.engine import MAX_NODE_DEPTH, Engine, engine_for
 from explorer.peg.expectations import (
-    MAX_DIAGNOSED_BYTES, FurthestFailure, diagnose, failure_at, furthest_attempt, furthest_failure,
+    MAX_DIAGNOSED_BYTES,
+    FurthestFailure,
+    diagnose,
+    failure_at,
+    furthest_attempt,
+    furthest_failure,
 )
 from explorer.sources import from_example
 from oracle_data import ORACLE, requires_oracle
@@ -336,7 +341,7 @@ TOOLS = ({"type": "function", "function": {"name": "get_weather", "parameters": 
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}},)
 
 
-@lru_cache(maxsize=None)
+@cache
 def example_parser(name: str):
     applied = apply_template(from_example(name).text,
                              Request(messages=({"role": "user", "content": "hi"},), tools=TOOLS))

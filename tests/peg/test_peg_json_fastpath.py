@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from explorer.errors import OutputParseError
 from explorer.peg import Builder, build_arena, load_arena
-from explorer.peg.engine import MAX_NODE_DEPTH, Engine, LazyJsonValue
 from explorer.peg.chat_mappers import json_brace_depth
+from explorer.peg.engine import MAX_NODE_DEPTH, Engine, LazyJsonValue
 from explorer.peg.json_fast import is_standard_json_value
 from oracle_data import ORACLE, oracle_available
 

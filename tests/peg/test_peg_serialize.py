@@ -102,10 +102,21 @@ def test_rule_order_is_kept():
     ('{"parsers":[{"type":"epsilon"}],"rules":{},"root":7}', "Root references invalid parser ID: 7"),
     ('{"parsers":[{"type":"string","delimiter":""}],"rules":{},"root":0}', "delimiter is empty"),
     ('{"parsers":[{"type":"ac","child":0,"delimiters":[]}],"rules":{},"root":0}', "non-empty"),
+    # llama.cpp iterates a scalar "ranges" as one range (it was a Python TypeError here)
+    ('{"parsers":[{"type":"chars","pattern":"[a]","ranges":5,"negated":false,"min_count":1,"max_count":1}],'
+     '"rules":{},"root":0}', "char_range missing 'start' or 'end' field"),
 ])
 def test_malformed_parsers_raise_peg_error(text, message):
     with pytest.raises(PegError, match=message.replace("(", r"\(")):
         load_arena(text)
+
+
+def test_chars_ranges_are_read_as_llama_cpp_iterates_them():
+    """nlohmann's range-for: null has no ranges, an object's values are the ranges."""
+    head = '{"parsers":[{"type":"chars","pattern":"[a]","negated":false,"min_count":1,"max_count":1,"ranges":'
+    assert load_arena(head + 'null}],"rules":{},"root":0}').parsers[0].ranges == ()
+    loaded = load_arena(head + '{"x":{"start":97,"end":98}}}],"rules":{},"root":0}')
+    assert loaded.parsers[0].ranges == ((97, 98),)
 
 
 def test_notation_names_rules_and_reads_as_peg():

@@ -32,21 +32,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_runner import Outcome, run_bounded
 
 import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
 import explorer.cli as cli
 import explorer.render.template as render_module
+from apptest_support import md_plain
 from explorer.analysis import analyze_template
 from explorer.apply import Request
+from explorer.apply.pipeline import apply_template
 from explorer.caps import detect_caps_trace
 from explorer.errors import (
     RenderLimitError,
@@ -56,11 +56,10 @@ from explorer.errors import (
     TemplateRuntimeError,
     TemplateSyntaxError,
 )
-from explorer.apply.pipeline import apply_template
 from explorer.render import RenderInputs, RenderLimits, compile_template, render
 from explorer.sources import MAX_TEXT_TEMPLATE_BYTES, from_text, from_upload
+from hostile_runner import Outcome, run_bounded
 from oracle_data import HOSTILE_DIR
-from apptest_support import md_plain
 
 HOSTILE = HOSTILE_DIR
 BUDGET = 0.3
@@ -584,10 +583,6 @@ def test_pasted_lone_surrogates_are_rendered_or_refused_cleanly(kind: str) -> No
         assert "frobnicate" in got.message or "surrogate" in got.message, got.message
     else:
         assert any("frobnicate" in f for f in got.returned["failures"]), got.returned
-
-
-def _unused() -> None:  # keep linters quiet about names used only in the child
-    del os, replace
 
 
 def _parse_cli_without_wiring(path: str, output: str) -> dict[str, Any]:

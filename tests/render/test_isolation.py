@@ -14,11 +14,9 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_runner import run_bounded
 
 import explorer.analysis.session as analysis_session
 import explorer.caps as caps_module
@@ -27,6 +25,7 @@ from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.render import RenderLimits, compile_template
 from explorer.sources import from_example
+from hostile_runner import run_bounded
 from oracle_data import HOSTILE_DIR
 
 HOSTILE = HOSTILE_DIR

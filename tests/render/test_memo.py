@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from pathlib import Path
 from typing import Any
-
-import os
 
 import pytest
 

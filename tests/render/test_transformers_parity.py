@@ -28,15 +28,20 @@ import pytest
 import transformers
 import transformers.utils.chat_template_utils as hf_utils
 from jinja2 import TemplateSyntaxError as JinjaSyntaxError
-from jinja2.exceptions import SecurityError, TemplateError as JinjaTemplateError, UndefinedError
+from jinja2.exceptions import SecurityError, UndefinedError
+from jinja2.exceptions import TemplateError as JinjaTemplateError
 
 from explorer.cli import main
 from explorer.errors import (
-    ExplorerError, RenderLimitError, SandboxViolation, TemplateRaisedError, TemplateRuntimeError,
+    ExplorerError,
+    RenderLimitError,
+    SandboxViolation,
+    TemplateRaisedError,
+    TemplateRuntimeError,
     TemplateSyntaxError,
 )
 from explorer.render import TRANSFORMERS_RELEASE, RenderInputs, RenderLimits, compile_template, render
-from oracle_data import PROJECT_ROOT, oracle_template_names, load_oracle_template
+from oracle_data import PROJECT_ROOT, load_oracle_template, oracle_template_names
 from transformers_set import CONVERSATIONS, FIXED_DATE, THINKING, Conversation, project_templates
 
 BOS, EOS = "<s>", "</s>"

@@ -10,9 +10,8 @@ import io
 import json
 from pathlib import Path
 
-from cases import dialect_template
-
 import explorer.cli as cli
+from cases import dialect_template
 
 
 def _run(argv: list[str]) -> tuple[int, str]:

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from cases import dialect_template
 from explorer.errors import RequestError
 from explorer.roundtrip import DEFAULT_MESSAGES, DEFAULT_TOOLS, roundtrip_report
 from explorer.roundtrip.dialect import same_message
 from explorer.sources import from_example
-from cases import dialect_template
 
 SET_TEMP = {"type": "function", "function": {
     "name": "set_temp", "description": "Set the temperature.",

@@ -12,13 +12,13 @@ import json
 from pathlib import Path
 
 import pytest
+
 from apptest_support import open_page
 from cases import QWEN_CALL, TAGGED, WEATHER_CITY
-from hop_counts import STEPS, Hops, counting
-
 from explorer.cli import main
 from explorer.session import forget_sessions, open_session
 from explorer.sources import from_example
+from hop_counts import STEPS, Hops, counting
 
 CHATML_CALL = '<think>\nok\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 LABELS = tuple(dict.fromkeys(s.label for s in STEPS))

@@ -15,14 +15,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hubserver import FakeHub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.sources import hub
 from explorer import ui_support as ui
 from explorer.errors import FetchError, SourceError
-from explorer.sources import from_hub, resolve_spec
+from explorer.sources import from_hub, hub, resolve_spec
+from hubserver import FakeHub
 from oracle_data import PROJECT_ROOT
 
 T_DEFAULT = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}"
@@ -212,7 +211,6 @@ def test_any_hf_spec_reaches_only_the_endpoint(fake, connections, tail):
 @pytest.mark.parametrize("value", ["../../etc", "http://127.0.0.1:9/x", "owner/repo@../../main",
                                    "user@127.0.0.1/repo", "owner/repo/../../secrets.json"])
 def test_the_app_refuses_hostile_hub_links_without_a_request(value, fake, connections):
-    from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 
@@ -227,7 +225,6 @@ def test_the_app_refuses_hostile_hub_links_without_a_request(value, fake, connec
 
 @pytest.mark.timeout(300)
 def test_the_app_hub_form_refuses_a_url(fake, connections):
-    from pathlib import Path
 
     from streamlit.testing.v1 import AppTest
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 import io
 import struct
 import tracemalloc
-from pathlib import Path
 
 import pytest
-from hubserver import build_gguf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.errors import GGUFError
+from explorer.sources import from_file, from_upload
 from explorer.sources.gguf_header import (
     MAX_GGUF_HEADER_BYTES,
     ArraySummary,
@@ -24,7 +23,7 @@ from explorer.sources.gguf_header import (
     read_gguf_header_from_bytes,
     read_gguf_header_from_file,
 )
-from explorer.sources import from_file, from_upload
+from hubserver import build_gguf
 from oracle_data import LLAMA_CPP_MODELS, ORACLE, oracle_available, requires_llama_cpp
 
 DEFAULT_T = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"

@@ -9,14 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from hubserver import FakeHub, build_gguf
 
-from explorer.sources import hub
 from explorer.errors import FetchError, GGUFError, SourceError
-from explorer.sources import from_hub
+from explorer.sources import from_hub, hub
+from hubserver import FakeHub, build_gguf
 from oracle_data import PROJECT_ROOT
 
 T_DEFAULT = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"

@@ -8,12 +8,10 @@ import json
 import sys
 
 import pytest
-from hubserver import build_gguf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import sources
-from explorer.sources import hub
 from explorer.errors import GGUFError, SourceError
 from explorer.sources import (
     MAX_TEXT_TEMPLATE_BYTES,
@@ -22,9 +20,11 @@ from explorer.sources import (
     from_file,
     from_text,
     from_upload,
+    hub,
     list_examples,
     resolve_spec,
 )
+from hubserver import build_gguf
 
 T_DEFAULT = "{% for m in messages %}{{ m.content }}{% endfor %}"
 T_TOOLS = "{{ tools | tojson }}" + T_DEFAULT

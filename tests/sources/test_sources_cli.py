@@ -8,10 +8,10 @@ import json
 import sys
 
 import pytest
-from hubserver import build_gguf
 
 from explorer.cli import main
 from explorer.sources import from_example
+from hubserver import build_gguf
 
 PLAIN = from_example("plain-chat").text
 TOOLS = from_example("chatml-think-tools").text

@@ -221,8 +221,10 @@ def test_autoparser_finds_the_markers_each_example_was_written_with(name):
 MODEL_OUTPUTS = {
     "chatml-think-tools": '<think>\nNeed weather.\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
     # The generation prompt already opened [THINK] (enable_thinking true).
-    "bracket-tool-calls": 'Need weather.[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "abcdefghi"}]',
-    "tagged-parameters": "<reasoning>Need weather.</reasoning>\n<tool_calls>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>",
+    "bracket-tool-calls": 'Need weather.[/THINK][TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}, '
+                          '"id": "abcdefghi"}]',
+    "tagged-parameters": "<reasoning>Need weather.</reasoning>\n<tool_calls>\n<function=get_weather>\n"
+                         "<parameter=city>\nParis\n</parameter>\n</function>\n</tool_calls>",
     "wrapped-answer-tag-json": '<think>Need weather.</think><calls><call name="get_weather">{"city": "Paris"}</call></calls>',
 }
 

@@ -6,8 +6,8 @@ checked against its lead finding: tests/conftest.py.)"""
 from __future__ import annotations
 
 import pytest
-from cases import QWEN_CALL, TAGGED, WEATHER_CITY
 
+from cases import QWEN_CALL, TAGGED, WEATHER_CITY
 from explorer.session import TemplateSession
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-
 from explorer.analysis import TemplateAnalysis
-from explorer.triage.health import _format_findings, template_health
 from explorer.session import open_session
+from explorer.triage.health import _format_findings, template_health
 from oracle_data import ORACLE, load_oracle_template, oracle_template_names, requires_oracle
 
 HEAD = "{%- for m in messages %}<|im_start|>{{ m.role }}\n"

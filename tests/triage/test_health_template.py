@@ -10,7 +10,13 @@ import pytest
 
 from explorer.session import open_session
 from explorer.triage.health_template import (
-    EMPTY_CHECK, LITERAL_CHECK, ROLE_CHECK, TEMPLATE_CHECKS, UNCLOSED_CHECK, literal_formats, unclosed_turns,
+    EMPTY_CHECK,
+    LITERAL_CHECK,
+    ROLE_CHECK,
+    TEMPLATE_CHECKS,
+    UNCLOSED_CHECK,
+    literal_formats,
+    unclosed_turns,
 )
 
 HEAD = "{%- for m in messages %}{{ '<|im_start|>' + m.role + '\\n' }}"

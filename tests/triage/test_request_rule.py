@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
-from cases import QWEN_CALL, TAGGED, WEATHER_CITY
 
+from cases import QWEN_CALL, TAGGED, WEATHER_CITY
 from explorer.apply import GET_WEATHER_TOOL, THINKING_KWARGS, merged_kwargs, thinking_kwargs, with_thinking
 from explorer.cli import main
 from explorer.cli.inputs import add_request_arguments, request_from_args, user_request_from_args

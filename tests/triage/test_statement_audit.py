@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import functools
 
-import cases as own
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle_data import HOSTILE_DIR, ORACLE, oracle_available
-from statement_cases import cases, replies, requests
 
+import cases as own
 from explorer.errors import ExplorerError
 from explorer.session import TemplateSession, open_session
 from explorer.sources import from_example, from_text, list_examples
 from explorer.triage.audit import audit
+from oracle_data import HOSTILE_DIR, ORACLE, oracle_available
+from statement_cases import cases, replies, requests
 
 PER_TEMPLATE = 3  # outputs per ../shared template in CI (the sweep takes them all)
 # hostile templates that take a second or more to reach the render budget (a clear error): the

@@ -13,12 +13,11 @@ import json
 import pytest
 
 from cases import assert_headline
-
 from explorer.analysis import template_analysis
 from explorer.apply import Request
+from explorer.apply.pipeline import apply_template
 from explorer.cli import main
 from explorer.errors import OutputParseError
-from explorer.apply.pipeline import apply_template
 from explorer.render import compile_template
 from explorer.sources import from_example
 from explorer.triage import CHECK_IDS, CHECKS, build_facts, diagnose, run_checks

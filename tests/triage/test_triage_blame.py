@@ -10,7 +10,6 @@ llama.cpp's, whose autoparser reads the template), and a cut-off call's findings
 from __future__ import annotations
 
 from cases import LLAMA32_PYTHONIC, QWEN_CALL, WEATHER_CITY, assert_headline
-
 from explorer.doctor.report import doctor
 from explorer.session import open_session
 from explorer.sources import from_text

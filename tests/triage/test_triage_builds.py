@@ -18,7 +18,13 @@ from explorer.apply import Request
 from explorer.session import open_session
 from explorer.sources import from_example, from_text
 from explorer.triage.llama_changes import (
-    ANCHORS, CHANGES, REFERENCE_DATE, about_build, changes_after, read_build, regressions_in,
+    ANCHORS,
+    CHANGES,
+    REFERENCE_DATE,
+    about_build,
+    changes_after,
+    read_build,
+    regressions_in,
 )
 from explorer.triage.logs import read_log
 

@@ -10,7 +10,6 @@ shown only once our parse of it gives the call back.
 from __future__ import annotations
 
 from cases import QWEN_CALL, WEATHER_CITY, assert_headline, assert_one_place, checks_of, only
-
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.sources import from_example

@@ -17,10 +17,10 @@ import functools
 import re
 from dataclasses import replace
 
-from cases import LLAMA32_PYTHONIC, TAGGED
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from cases import LLAMA32_PYTHONIC, TAGGED
 from explorer.apply import Request
 from explorer.session import TemplateSession, open_session
 from explorer.sources import from_example, from_text

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 from cases import assert_headline, assert_one_place
-
 from explorer.cli import main
 from explorer.session import open_session
 from explorer.sources import from_example

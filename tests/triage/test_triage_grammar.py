@@ -9,8 +9,6 @@ import time
 from dataclasses import replace
 
 from cases import FN_CALL, FUNCTIONARY_MINI, assert_headline
-from oracle_data import ORACLE, requires_oracle
-
 from explorer.analysis import template_analysis
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
@@ -18,6 +16,7 @@ from explorer.render import compile_template
 from explorer.session import open_session
 from explorer.sources import from_example
 from explorer.triage import diagnose
+from oracle_data import ORACLE, requires_oracle
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}

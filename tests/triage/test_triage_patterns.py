@@ -17,8 +17,8 @@ import pytest
 
 from cases import ARGS, FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_headline
 from explorer.apply import Request
-from explorer.cli import main
 from explorer.apply.pipeline import apply_template
+from explorer.cli import main
 from explorer.routing import route
 from explorer.triage import build_facts, diagnose
 from explorer.triage.patterns import compile_trigger, example_text, to_python

@@ -11,10 +11,10 @@ on our example templates and the small routed templates of tests/cases.py.
 from __future__ import annotations
 
 import pytest
-from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_headline, assert_one_place
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cases import FN_CALL, FUNCTIONARY_MINI, GPT_CALL, GPT_OSS_MINI, assert_headline, assert_one_place
 from explorer.analysis import template_analysis
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template

@@ -10,7 +10,6 @@ template's own call (with a session) or the parser's opener (without one).
 from __future__ import annotations
 
 from cases import LLAMA32_PYTHONIC, PYTHONIC_CALL, assert_headline
-
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.session import open_session

@@ -14,15 +14,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import QWEN_CALL, TAGGED, checks_of, only, remarks, assert_headline
-from oracle_data import ORACLE, requires_oracle
 
+from cases import QWEN_CALL, TAGGED, assert_headline, checks_of, only, remarks
 from explorer.apply import Request
 from explorer.apply.pipeline import apply_template
 from explorer.session import TemplateSession
 from explorer.sources import from_example
 from explorer.triage import build_facts, diagnose
 from explorer.triage import suggest as sg
+from oracle_data import ORACLE, requires_oracle
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}

@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from cases import QWEN_CALL, assert_headline, checks_of, only, remarks
-from oracle_data import ORACLE, requires_oracle
 
+from cases import QWEN_CALL, assert_headline, checks_of, only, remarks
 from explorer.session import TemplateSession
 from explorer.sources import from_example
+from oracle_data import ORACLE, requires_oracle
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}
@@ -150,7 +150,7 @@ def test_json_arguments_cut_inside_a_string(hermes):
     assert "string is still open" in f.summary
     assert f.place is not None and f.place.char == output.index('{"city"')
     # the arguments quoted around where their JSON stops, the cut marked and counted
-    assert f'"{{\\"city\\": \\"Par"' in f.detail or "of 13 characters" in f.detail
+    assert '"{\\"city\\": \\"Par"' in f.detail or "of 13 characters" in f.detail
     assert_headline(d, wrote='{"city": "Par', expects="a complete JSON object", fix="request",
                     at=output.index('{"city"'))
 

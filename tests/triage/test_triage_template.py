@@ -12,7 +12,6 @@ is not said. A healthy template keeps its advice.
 from __future__ import annotations
 
 from cases import LLAMA32_PYTHONIC, PYTHONIC_CALL, WEATHER_CITY, assert_headline
-
 from explorer.session import open_session
 from explorer.sources import from_example, from_text
 from explorer.triage import consistency

@@ -16,10 +16,10 @@ import pytest
 from explorer.analysis.model import FIELD_NAMES
 from explorer.analysis.overrides import cpp_string
 from explorer.apply import standard_request
+from explorer.doctor.corpus import LLAMA_CPP_ENV
 from explorer.errors import OverrideError, TemplateError
 from explorer.session import open_session
 from explorer.sources import resolve_spec
-from explorer.doctor.corpus import LLAMA_CPP_ENV
 from explorer.whatif import WORKAROUND_SENTENCE, WhatIf, field_value, value_text, what_changed
 from oracle_data import load_oracle_analysis, load_oracle_template, oracle_template_names, requires_oracle
 

@@ -10,13 +10,12 @@ import re
 from urllib.parse import urlencode
 
 import pytest
+from test_app_browser import wait_for_app
 
 from explorer.fixtures import match_family
 from explorer.session import open_session
 from explorer.sources import from_example
 from explorer.ui_support.links import compress_text
-
-from test_app_browser import wait_for_app
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -12,9 +12,9 @@ import json
 from urllib.parse import urlencode
 
 import pytest
+from test_app_browser import goto_page, wait_for_app
 
 from explorer.sources.examples import EXAMPLES_DIR
-from test_app_browser import goto_page, wait_for_app
 
 pytestmark = pytest.mark.timeout(300)
 
