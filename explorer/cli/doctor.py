@@ -91,7 +91,7 @@ def with_llama_cpp(line: Mapping[str, object], driver: LlamaCppDriver) -> Mappin
         return line
     try:
         session = open_session(resolve_spec(spec).text)
-        section = llama_cpp_section(session, fixes_of(line), driver)  # type: ignore[arg-type]
+        section = llama_cpp_section(session, fixes_of(line), driver)
     except ExplorerError as exc:
         return {**line, "llama_cpp": {"error": str(exc)}}
     return {**line, "llama_cpp": section.to_json() | {"text": section.to_text()}}

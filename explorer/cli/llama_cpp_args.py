@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 from explorer.errors import LlamaCppDriverError
+from explorer.jsontypes import JsonObject
 from explorer.llama_cpp.compare import Agreement
-from explorer.llama_cpp.driver import JSONObject, LlamaCppDriver, driver_at
+from explorer.llama_cpp.driver import LlamaCppDriver, driver_at
 
 HELP = ("also run this through a real llama.cpp build: DRIVER is the driver `llama-cpp build` printed (any "
         "llama.cpp checkout's); say whether it agrees with the port (llama.cpp 0c1e5709) or show the difference")
@@ -35,7 +36,7 @@ def driver_from_args(args: argparse.Namespace) -> LlamaCppDriver | None:
     return driver_at(path)
 
 
-def agreement_json(agreement: Agreement) -> JSONObject:
+def agreement_json(agreement: Agreement) -> JsonObject:
     """What a command's JSON carries of a comparison (the port's side is the command's own output)."""
     out = agreement.to_json()
     out.pop("port", None)

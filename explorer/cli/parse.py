@@ -40,8 +40,9 @@ from explorer.cli.inputs import (
 )
 from explorer.cli.llama_cpp_args import add_llama_cpp_argument, agreement_json, driver_from_args, tell
 from explorer.errors import PegError, SourceError, exception_json
+from explorer.jsontypes import JsonObject
 from explorer.llama_cpp.compare import Agreement, compare_parse, compare_stream, parsed_agreement
-from explorer.llama_cpp.driver import JSONObject, LlamaCppDriver
+from explorer.llama_cpp.driver import LlamaCppDriver
 from explorer.output.parse import DEFAULT_FORMAT, analyse_output, explain_mismatch
 from explorer.output.streaming import char_chunks, stream
 from explorer.peg.arena import Arena, load_arena
@@ -167,7 +168,7 @@ def parser_settings(args: argparse.Namespace) -> ParserSettings:
         None if overridden else found.session, None if overridden else found.request)
 
 
-def _beside(settings: ParserSettings, output: str, port: JSONObject, partial: bool,
+def _beside(settings: ParserSettings, output: str, port: JsonObject, partial: bool,
             driver: LlamaCppDriver) -> Agreement:
     """The real build on the same output: with a template, its own parser for the request;
     with a serialized parser, that parser."""

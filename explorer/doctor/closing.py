@@ -24,6 +24,7 @@ from explorer.analysis.model import FIELD_NAMES
 from explorer.doctor.edits import Splice, jinja_string, last_writer, spliced
 from explorer.doctor.model import Claim
 from explorer.doctor.turns import CALL_VARIANTS, segments, session_renders, words
+from explorer.jsontypes import Json
 from explorer.session import TemplateSession
 from explorer.triage.health_template import LiteralFormat, Unclosed, literal_formats, unclosed_turns
 
@@ -40,9 +41,9 @@ class SmallEdit:
     named_fields: tuple[str, ...] = ()
 
 
-_CALL = {"role": "assistant", "content": "", "tool_calls": [
+_CALL: dict[str, Json] = {"role": "assistant", "content": "", "tool_calls": [
     {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Zqx7"}}}]}
-_TOOL = {"role": "tool", "tool_call_id": "call_1", "content": "Tlq8"}
+_TOOL: dict[str, Json] = {"role": "tool", "tool_call_id": "call_1", "content": "Tlq8"}
 _FOR = re.compile(r"\{%([-+]?)\s*for\b[^%]*?\btool_calls\b[^%]*%\}")
 _BLOCK = re.compile(r"\{%[-+]?\s*(for|endfor)\b[^%]*%\}")
 _SPEC = re.compile(r"%[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]")

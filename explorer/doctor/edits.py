@@ -157,7 +157,7 @@ def locate(text: str, caps: Caps, message: Mapping[str, Json], needle: str) -> t
     return None
 
 
-def last_writer(text: str, caps: Caps, messages: tuple[Mapping[str, object], ...], after: str
+def last_writer(text: str, caps: Caps, messages: tuple[Mapping[str, Json], ...], after: str
                 ) -> tuple[int, Expression] | None:
     """The expression that writes the last visible text of ``[user, *messages]`` after
     ``after`` (no generation prompt; thinking off, then on)."""

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from explorer.apply import standard_request
 from explorer.doctor.classes import thinking_settings
 from explorer.errors import ExplorerError
+from explorer.jsontypes import JsonObject
 from explorer.llama_cpp.compare import Agreement, compare_analysis, compare_apply
-from explorer.llama_cpp.driver import JSON, JSONObject, LlamaCppDriver
+from explorer.llama_cpp.driver import LlamaCppDriver
 from explorer.llama_cpp.roundtrip_check import check_roundtrip
 from explorer.roundtrip.run import RequestChange
 from explorer.session import TemplateSession, open_session
@@ -39,7 +40,7 @@ class FixCheck:
     def holds(self) -> bool:
         return not self.error and all(c.agrees for c in self.checks)
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> JsonObject:
         return {"kind": self.kind, "summary": self.summary, "holds": self.holds, "error": self.error,
                 "checks": [c.to_json() for c in self.checks]}
 
@@ -73,7 +74,7 @@ class LlamaCppSection:
             lines += ["    " + line for c in fix.checks if not c.agrees for line in c.to_text().splitlines()]
         return "\n".join(lines)
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> JsonObject:
         return {"build": self.build, "agrees": self.agrees, "headline": self.headline(),
                 "template": [a.to_json() for a in self.template], "fixes": [f.to_json() for f in self.fixes]}
 
@@ -107,7 +108,7 @@ def llama_cpp_section(session: TemplateSession, fixes: Sequence[Mapping[str, obj
     return LlamaCppSection(driver.info.label, tuple(template), checked)
 
 
-def fixes_of(line: Mapping[str, JSON]) -> list[Mapping[str, object]]:
+def fixes_of(line: Mapping[str, object]) -> list[Mapping[str, object]]:
     """The fixes of a doctor report line (``DoctorReport.to_json()``)."""
     found = line.get("fixes")
     return [f for f in found if isinstance(f, Mapping)] if isinstance(found, list) else []

@@ -29,6 +29,7 @@ from explorer.apply import Request, apply_request, thinking_kwargs
 from explorer.apply.templates import ChatTemplates, falls_back
 from explorer.caps import Caps
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json
 from explorer.render import CompiledTemplate, RenderInputs, compile_template, fixed_clock, render
 from explorer.render.template import Dialect
 from explorer.roundtrip.cases import GET_WEATHER
@@ -46,17 +47,17 @@ ALL_VARIANTS: tuple[Variant, ...] = ("system", "user", "tool", *ASSISTANT_VARIAN
 CALL_VARIANTS: tuple[Variant, ...] = ("assistant+calls", "assistant+content+calls", "assistant+reasoning+calls")
 REASONING_VARIANTS: tuple[Variant, ...] = ("assistant+reasoning", "assistant+reasoning+calls",
                                            "assistant-after-tool+reasoning")
-TOOLS: tuple[dict[str, object], ...] = (GET_WEATHER,)
+TOOLS: tuple[dict[str, Json], ...] = (GET_WEATHER,)
 
 
-def _call(n: int, city: str) -> dict[str, object]:
+def _call(n: int, city: str) -> dict[str, Json]:
     return {"id": f"call_{n}", "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}
 
 
 @dataclass(frozen=True)
 class Turn:
     variant: Variant
-    message: Mapping[str, object]
+    message: Mapping[str, Json]
 
     @property
     def texts(self) -> tuple[str, ...]:
@@ -71,7 +72,7 @@ class Turn:
         return tuple(out)
 
 
-def _a(variant: Variant, **fields: object) -> Turn:
+def _a(variant: Variant, **fields: Json) -> Turn:
     return Turn(variant, {"role": "assistant", **fields})
 
 
@@ -216,14 +217,14 @@ class _Renderer:
                     self._error = str(exc)
         return self._compiled
 
-    def request(self, messages: tuple[Mapping[str, object], ...], generation: bool) -> Request:
+    def request(self, messages: tuple[Mapping[str, Json], ...], generation: bool) -> Request:
         request = Request(messages=tuple(copy.deepcopy(dict(m)) for m in messages), tools=TOOLS,
                           parallel_tool_calls=bool(self.caps.supports_parallel_tool_calls),
                           enable_thinking=self.thinking, chat_template_kwargs=thinking_kwargs(self.thinking),
                           add_generation_prompt=generation)
         return self.change.apply(request) if self.change is not None else request
 
-    def render(self, messages: tuple[Mapping[str, object], ...], generation: bool) -> str | None:
+    def render(self, messages: tuple[Mapping[str, Json], ...], generation: bool) -> str | None:
         request = self.request(messages, generation)
         try:
             if self.dialect == "llama.cpp":

@@ -23,7 +23,8 @@ from explorer import LLAMA_CPP_COMMIT_SHORT
 from explorer.apply import Request
 from explorer.comparison import flatten_json
 from explorer.errors import AnalysisError, ExplorerError, exception_json
-from explorer.llama_cpp.driver import JSON, CppException, JSONObject, LlamaCppDriver, Timed
+from explorer.jsontypes import Json, JsonObject
+from explorer.llama_cpp.driver import CppException, LlamaCppDriver, Timed
 from explorer.output.streaming import StreamStep
 from explorer.routing import AUTOPARSER
 from explorer.session import TemplateSession
@@ -37,10 +38,10 @@ class Difference:
     """One field the two answers give differently (dotted oracle name; JSON values)."""
 
     field: str
-    port: JSON
-    llama_cpp: JSON
+    port: Json
+    llama_cpp: Json
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> JsonObject:
         return {"field": self.field, "port": self.port, "llama_cpp": self.llama_cpp}
 
     def describe(self) -> str:
@@ -55,8 +56,8 @@ class Agreement:
 
     what: str  # "apply", "parse", "partial parse", "stream", "analysis"
     build: str  # the real build's name
-    port: JSON
-    llama_cpp: JSON
+    port: Json
+    llama_cpp: Json
     differences: tuple[Difference, ...] = ()
     skipped: str = ""  # why nothing was compared ("" when compared)
     notes: tuple[str, ...] = field(default=())
@@ -87,7 +88,7 @@ class Agreement:
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> JsonObject:
         return {"what": self.what, "build": self.build, "agrees": self.agrees, "skipped": self.skipped,
                 "differences": [d.to_json() for d in self.differences], "port": self.port,
                 "llama_cpp": self.llama_cpp, "notes": list(self.notes)}
@@ -106,14 +107,14 @@ def parting(a: str, b: str) -> str:
            f"llama.cpp {right!r}"
 
 
-def _short(value: JSON) -> str:
+def _short(value: Json) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 160 else text[:157] + "…"
 
 
-def differences(port: JSON, real: JSON, keys: Sequence[str] | None = None) -> tuple[Difference, ...]:
+def differences(port: Json, real: Json, keys: Sequence[str] | None = None) -> tuple[Difference, ...]:
     """Field-by-field differences of two JSON answers (``keys``: only these top-level ones)."""
     if isinstance(port, dict) and isinstance(real, dict):
         if keys is not None:
@@ -125,21 +126,21 @@ def differences(port: JSON, real: JSON, keys: Sequence[str] | None = None) -> tu
     return () if port == real else (Difference("", port, real),)
 
 
-def _json(value: object) -> JSON:
+def _json(value: object) -> Json:
     return value if value is None or isinstance(value, (bool, int, float, str, list, dict)) else str(value)
 
 
-def outcome_json(value: JSONObject | CppException) -> JSONObject:
+def outcome_json(value: JsonObject | CppException) -> JsonObject:
     return {ERROR_FIELD: value.to_json()} if isinstance(value, CppException) else value
 
 
-def _error_json(exc: ExplorerError) -> JSONObject:
+def _error_json(exc: ExplorerError) -> JsonObject:
     shown = exception_json(exc)
-    error: JSONObject = {"type": shown["type"], "message": shown["message"]}
+    error: JsonObject = {"type": shown["type"], "message": shown["message"]}
     return {ERROR_FIELD: error}
 
 
-def _both(what: str, build: str, port: JSONObject, real: JSONObject, keys: Sequence[str] | None = None,
+def _both(what: str, build: str, port: JsonObject, real: JsonObject, keys: Sequence[str] | None = None,
           notes: tuple[str, ...] = ()) -> Agreement:
     """Compare, with "both raised" as agreement (each side's message kept)."""
     port_error, real_error = ERROR_FIELD in port, ERROR_FIELD in real
@@ -152,7 +153,7 @@ def _both(what: str, build: str, port: JSONObject, real: JSONObject, keys: Seque
     return Agreement(what, build, port, real, differences(port, real, keys), notes=notes)
 
 
-def _message(side: JSONObject) -> str:
+def _message(side: JsonObject) -> str:
     exc = side.get(ERROR_FIELD)
     return repr(exc.get("message", "")) if isinstance(exc, dict) else ""
 
@@ -169,14 +170,14 @@ APPLY_KEYS = ("format", "generation_prompt", "prompt", "grammar", "grammar_lazy"
               "thinking_end_tags", "message_delimiters", "parser")
 
 
-def port_params(session: TemplateSession, request: Request) -> JSONObject:
+def port_params(session: TemplateSession, request: Request) -> JsonObject:
     try:
         return session.params(request).to_oracle_json()
     except ExplorerError as exc:
         return _error_json(exc)
 
 
-def real_params(session: TemplateSession, request: Request, driver: LlamaCppDriver) -> JSONObject:
+def real_params(session: TemplateSession, request: Request, driver: LlamaCppDriver) -> JsonObject:
     return outcome_json(driver.apply(session.text, request).value)
 
 
@@ -189,7 +190,7 @@ def compare_apply(session: TemplateSession, request: Request, driver: LlamaCppDr
     return _both("apply", build, port_params(session, request), real_params(session, request, driver), APPLY_KEYS)
 
 
-def port_message(session: TemplateSession, output: str, request: Request, *, partial: bool) -> JSONObject:
+def port_message(session: TemplateSession, output: str, request: Request, *, partial: bool) -> JsonObject:
     try:
         parsed = session.parse(output, request, partial=partial)
     except ExplorerError as exc:
@@ -217,15 +218,15 @@ def compare_parse(session: TemplateSession, output: str, request: Request, drive
     return _both(what, build, port_message(session, output, request, partial=partial), real)
 
 
-def parsed_agreement(what: str, driver: LlamaCppDriver, port: Mapping[str, JSON], real: Timed) -> Agreement:
+def parsed_agreement(what: str, driver: LlamaCppDriver, port: Mapping[str, Json], real: Timed) -> Agreement:
     """A parse both made with one serialized parser: the port's ``{"result", "exception"}``
     (the oracle's fields) beside the real build's answer."""
     result, exc = port.get("result"), port.get("exception")
-    side: JSONObject = result if isinstance(result, dict) else {ERROR_FIELD: _json(exc)}
+    side: JsonObject = result if isinstance(result, dict) else {ERROR_FIELD: _json(exc)}
     return _both(what, driver.info.label, side, outcome_json(real.value))
 
 
-def _step_json(step: StreamStep) -> JSONObject:
+def _step_json(step: StreamStep) -> JsonObject:
     if step.error is not None:
         return _error_json(step.error)
     return step.message.to_oracle_json() if step.message is not None else {}
@@ -261,8 +262,8 @@ def compare_stream(session: TemplateSession, output: str, request: Request, driv
     return Agreement("stream", build, _json(summary), _json(real_summary), tuple(found))
 
 
-def port_analysis(session: TemplateSession) -> JSONObject:
-    out: JSONObject = {"caps": _json(session.caps.to_json()), "specialized": session.handler != AUTOPARSER}
+def port_analysis(session: TemplateSession) -> JsonObject:
+    out: JsonObject = {"caps": _json(session.caps.to_json()), "specialized": session.handler != AUTOPARSER}
     try:
         out["autoparser"] = _json(session.analysis.to_oracle_json())
     except AnalysisError as exc:
@@ -275,11 +276,11 @@ def port_analysis(session: TemplateSession) -> JSONObject:
 
 
 def real_analysis(session: TemplateSession, driver: LlamaCppDriver, *,
-                  tools: Sequence[Mapping[str, object]] | None = None) -> JSONObject:
+                  tools: Sequence[Mapping[str, object]] | None = None) -> JsonObject:
     made = driver.template(session.text)
     if isinstance(made, CppException):
         return outcome_json(made)
-    out: JSONObject = {"caps": _json(made.caps)}
+    out: JsonObject = {"caps": _json(made.caps)}
     if driver.info.analysis:
         run = driver.analyze(session.text, tools=[_json(dict(t)) for t in tools] if tools is not None else None)
         out["specialized"] = run.specialized

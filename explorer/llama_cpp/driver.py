@@ -26,14 +26,12 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TypeAlias
+from typing import IO
 
 from explorer.apply import Request
 from explorer.errors import LlamaCppDriverError
+from explorer.jsontypes import Json, JsonObject
 from explorer.render import FIXED_CLOCK
-
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
-JSONObject: TypeAlias = "dict[str, JSON]"
 
 DRIVER_ENV = "TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER"
 CALL_TIMEOUT_S = 120.0  # one request; llama.cpp's own analysis of a large template takes < 1 s
@@ -49,7 +47,7 @@ class CppException:
     type: str
     message: str
 
-    def to_json(self) -> JSONObject:
+    def to_json(self) -> JsonObject:
         return {"type": self.type, "message": self.message}
 
     def __str__(self) -> str:
@@ -85,7 +83,7 @@ class DriverTemplate:
 class Timed:
     """A value (or the exception thrown instead) and the library call's own time."""
 
-    value: JSONObject | CppException
+    value: JsonObject | CppException
     us: int = 0
 
 
@@ -93,8 +91,8 @@ class Timed:
 class StreamRun:
     """llama-server's streaming: every UTF-8 prefix parsed with is_partial=true."""
 
-    final: JSONObject | CppException
-    steps: tuple[JSONObject | CppException, ...]
+    final: JsonObject | CppException
+    steps: tuple[JsonObject | CppException, ...]
     prefixes: int
     us: int
 
@@ -103,12 +101,12 @@ class StreamRun:
 class AnalysisRun:
     """The autoparser's ``analyze_template`` (oracle shape) and llama.cpp's own router."""
 
-    autoparser: JSONObject | CppException
+    autoparser: JsonObject | CppException
     specialized: bool | None
     us: int
 
 
-def request_json(request: Request) -> JSONObject:
+def request_json(request: Request) -> JsonObject:
     """The request as the driver reads it (llama-server's field names)."""
     return {
         "messages": [dict(m) for m in request.messages],
@@ -126,7 +124,7 @@ def request_json(request: Request) -> JSONObject:
     }
 
 
-def parser_settings(params: Mapping[str, object]) -> JSONObject:
+def parser_settings(params: Mapping[str, object]) -> JsonObject:
     """What ``common_chat_parse`` reads of a request's chat params (llama-server's parser
     params: reasoning deepseek, tool calls parsed, reasoning not inlined)."""
     return {"format": str(params.get("format", "peg-native")),
@@ -135,7 +133,7 @@ def parser_settings(params: Mapping[str, object]) -> JSONObject:
             "parse_tool_calls": True, "reasoning_in_content": False}
 
 
-def _outcome(reply: JSONObject, key: str) -> JSONObject | CppException:
+def _outcome(reply: JsonObject, key: str) -> JsonObject | CppException:
     exc = reply.get("exception")
     if isinstance(exc, dict):
         return CppException(str(exc.get("type", "")), str(exc.get("message", "")))
@@ -211,7 +209,7 @@ class LlamaCppDriver:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
-    def call(self, op: str, **fields: JSON) -> JSONObject:
+    def call(self, op: str, **fields: Json) -> JsonObject:
         """One request; the reply's fields (``ok`` true), or the driver's own error raised
         as ``LlamaCppDriverError`` (a library exception comes back as a value instead)."""
         with self._lock:
@@ -334,19 +332,19 @@ class LlamaCppDriver:
                          if isinstance(raw_steps, list) else (),
                          _int(reply.get("prefixes")), _int(reply.get("us")))
 
-    def analyze(self, text: str, *, tools: list[JSON] | None = None) -> AnalysisRun:
+    def analyze(self, text: str, *, tools: list[Json] | None = None) -> AnalysisRun:
         """The autoparser's analysis of the template as llama.cpp initialised it, and whether
         llama.cpp's router sends it to a specialised handler."""
         with self._lock:
             handle, made = self._handle(text, "", "")
             if isinstance(made, CppException):
                 return AnalysisRun(made, None, 0)
-            extra: dict[str, JSON] = {"tools": tools} if tools is not None else {}
+            extra: dict[str, Json] = {"tools": tools} if tools is not None else {}
             reply = self.call("analyze", handle=handle, **extra)
         if "exception" in reply:
             return AnalysisRun(CppException(**_strs(reply["exception"])), None, 0)
         exc = reply.get("autoparser_exception")
-        analysis: JSONObject | CppException
+        analysis: JsonObject | CppException
         if isinstance(exc, dict):
             analysis = CppException(**_strs(exc))
         else:
@@ -356,11 +354,11 @@ class LlamaCppDriver:
         return AnalysisRun(analysis, specialized if isinstance(specialized, bool) else None, _int(reply.get("us")))
 
 
-def _int(value: JSON) -> int:
+def _int(value: Json) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _strs(value: JSON) -> dict[str, str]:
+def _strs(value: Json) -> dict[str, str]:
     data = value if isinstance(value, dict) else {}
     return {"type": str(data.get("type", "")), "message": str(data.get("message", ""))}
 

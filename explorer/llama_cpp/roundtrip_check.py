@@ -12,6 +12,7 @@ step agrees the port's verdict (which messages come back) is the real build's to
 from __future__ import annotations
 
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json, JsonObject
 from explorer.llama_cpp.compare import (
     APPLY_KEYS,
     ERROR_FIELD,
@@ -23,7 +24,7 @@ from explorer.llama_cpp.compare import (
     real_params,
     unposable,
 )
-from explorer.llama_cpp.driver import CppException, JSONObject, LlamaCppDriver
+from explorer.llama_cpp.driver import CppException, LlamaCppDriver
 from explorer.roundtrip import DEFAULT_TOOLS, RoundTripCase
 from explorer.roundtrip.run import USER, LlamaSetting, RequestChange
 from explorer.session import TemplateSession
@@ -31,11 +32,11 @@ from explorer.session import TemplateSession
 END_PROBES = ({"role": "assistant", "content": "X"}, {"role": "assistant", "content": "XY"})
 
 
-def _prompt_of(side: JSONObject) -> object:
+def _prompt_of(side: JsonObject) -> object:
     return {ERROR_FIELD: True} if ERROR_FIELD in side else side.get("prompt")
 
 
-def _port_render(setting: LlamaSetting, message: dict[str, object]) -> object:
+def _port_render(setting: LlamaSetting, message: dict[str, Json]) -> object:
     try:
         return setting.render(message)
     except ExplorerError:
@@ -43,7 +44,7 @@ def _port_render(setting: LlamaSetting, message: dict[str, object]) -> object:
 
 
 def _case_differences(case: RoundTripCase, setting: LlamaSetting, session: TemplateSession,
-                      driver: LlamaCppDriver, real_next: JSONObject | CppException) -> list[Difference]:
+                      driver: LlamaCppDriver, real_next: JsonObject | CppException) -> list[Difference]:
     found: list[Difference] = []
     label = f"message {case.message_id}"
     request = setting.request((USER, case.message), False)

@@ -30,6 +30,7 @@ from explorer.analysis.overrides import string_fields
 from explorer.apply import Request, apply_request, thinking_kwargs
 from explorer.apply.templates import falls_back
 from explorer.errors import ExplorerError
+from explorer.jsontypes import Json
 from explorer.roundtrip.cases import GET_WEATHER
 from explorer.roundtrip.cut import probe_end_marker
 from explorer.routing import AUTOPARSER
@@ -89,7 +90,7 @@ class Unclosed:
     end: str = ""  # the plain turn's whole end (the closer with its whitespace)
 
 
-def _render(session: TemplateSession, messages: tuple[dict[str, object], ...]) -> str | None:
+def _render(session: TemplateSession, messages: tuple[dict[str, Json], ...]) -> str | None:
     request = Request(messages=({"role": "user", "content": "Hello"}, *messages), tools=(GET_WEATHER,),
                       enable_thinking=False, chat_template_kwargs=thinking_kwargs(False), add_generation_prompt=False)
     try:
@@ -98,7 +99,7 @@ def _render(session: TemplateSession, messages: tuple[dict[str, object], ...]) -
         return None
 
 
-def _call(city: str) -> dict[str, object]:
+def _call(city: str) -> dict[str, Json]:
     return {"role": "assistant", "content": "", "tool_calls": [
         {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": {"city": city}}}]}
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from explorer.apply import Request
 from explorer.doctor.llama_cpp_check import LlamaCppSection, llama_cpp_section
 from explorer.errors import ExplorerError, LlamaCppError
+from explorer.jsontypes import Json
 from explorer.llama_cpp.compare import Agreement, Difference, compare_apply, compare_parse
-from explorer.llama_cpp.driver import JSON, LlamaCppDriver, driver_at
+from explorer.llama_cpp.driver import LlamaCppDriver, driver_at
 from explorer.session import TemplateSession
 
 CELL = 120  # characters of a value shown in a table cell
@@ -31,7 +32,7 @@ class Beside:
     headline: str
     agrees: bool
     rows: tuple[dict[str, str], ...] = ()  # field, port, llama.cpp
-    message: Mapping[str, JSON] | None = None  # the build's parsed message (Try it)
+    message: Mapping[str, Json] | None = None  # the build's parsed message (Try it)
     notes: tuple[str, ...] = field(default=())
     error: str = ""  # the driver failed: nothing was compared
 
@@ -42,7 +43,7 @@ def configured(path: str | None) -> LlamaCppDriver | None:
     return driver_at(path) if path else None
 
 
-def _cell(value: JSON) -> str:
+def _cell(value: Json) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= CELL else text[:CELL - 1] + "…"
 
@@ -75,7 +76,7 @@ def try_it(session: TemplateSession, request: Request, output: str, partial: boo
     return Beside(headline, all(a.agrees for a in both), rows, message, notes)
 
 
-def doctor(session: TemplateSession, report: Mapping[str, JSON], driver: LlamaCppDriver) -> Beside:
+def doctor(session: TemplateSession, report: Mapping[str, Json], driver: LlamaCppDriver) -> Beside:
     """Doctor: the build's reading of the template, and each template-edit / request-change
     fix's round trip re-run on it."""
     fixes = report.get("fixes")
