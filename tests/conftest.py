@@ -12,6 +12,12 @@ import os
 # oracle-wide test, and memos sized for the app (64 compiled templates, 32 sessions) would
 # evict every template before its next visit (explorer.memo). Set before explorer is imported.
 os.environ.setdefault("TEMPLATE_EXPLORER_MEMO_SCALE", "16")
+# The app's real-llama.cpp setting, when a developer's shell has it, is moved to the variable
+# the differential tests read (tests/llama_cpp/conftest.py): the other tests draw the app as a
+# user without a build configured sees it (the app's own tests set it where they need it).
+if os.environ.get("TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER"):
+    os.environ.setdefault("TEMPLATE_EXPLORER_TEST_LLAMA_CPP_DRIVER", os.environ["TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER"])
+os.environ.pop("TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER", None)
 
 import pytest  # noqa: E402
 

@@ -383,7 +383,7 @@ def marker_in_prose(f: Facts) -> tuple[Finding, ...]:
                     f"the content there and reads a call, finds text instead, and {_outcome(stop, f)}.",
             detail=f"{shown(core)} comes from {m.origin}. The parser has no way back to content once the opener "
                    "matched, even when the text after it is plain prose.",
-            span=(pos, pos + len(core)), expected="a tool call after the opener", found=f.output[pos:pos + 40],
+            span=(pos, pos + len(core)), expected="a tool call after the opener", found=f.output[pos:pos + len(core)],
             rule=f"{parser_name(f)} ends the content at the first {shown(core)}: from there the output must be a "
                  "tool call.",
             fix_hint="llama.cpp side: a literal opener in the text is taken as a call, without a way back. Request "

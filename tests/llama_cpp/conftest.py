@@ -18,20 +18,23 @@ import pytest
 
 from explorer.errors import LlamaCppBuildError
 from explorer.llama_cpp.build import cached_driver
-from explorer.llama_cpp.driver import DRIVER_ENV, LlamaCppDriver, driver_at
+from explorer.llama_cpp.driver import LlamaCppDriver, driver_at
 from explorer.llama_cpp.source import default_source
 
 SKIP_ENV = "TEMPLATE_EXPLORER_LLAMA_CPP_DRIVER_SKIP"
 
 
+TEST_ENV = "TEMPLATE_EXPLORER_TEST_LLAMA_CPP_DRIVER"  # what .ci/run exports (tests/conftest.py)
+
+
 def find_driver() -> tuple[Path | None, str]:
     """The driver's path, or None and why there is none."""
-    named = os.environ.get(DRIVER_ENV, "").strip()
+    named = os.environ.get(TEST_ENV, "").strip()
     if named:
         path = Path(named)
         if path.is_file():
             return path, ""
-        return None, f"{DRIVER_ENV} names {path}, which is not there"
+        return None, f"{TEST_ENV} names {path}, which is not there"
     why = os.environ.get(SKIP_ENV, "").strip()
     if why:
         return None, f"the llama.cpp driver could not be built: {why}"
@@ -41,7 +44,7 @@ def find_driver() -> tuple[Path | None, str]:
         return None, f"no llama.cpp driver: {exc}"
     if built is None:
         return None, ("no llama.cpp driver is built: run `python -m explorer llama-cpp build` (or .ci/run), or set "
-                      f"{DRIVER_ENV} to one")
+                      f"{TEST_ENV} to one")
     return built.path, ""
 
 

@@ -91,6 +91,9 @@ def contradictions(d: Diagnosis, context_openers: tuple[str, ...]) -> list[str]:
 # found by hypothesis: a partial parse that fails; its info finding said llama.cpp's
 # "unparsed" warning prints the text from its place, but that warning is for a final parse only
 @example(case=("bracket-tool-calls", "[TOOL_CALLS][TOOL_CALLS]", False, False, True))
+# found by hypothesis: marker-in-prose gave the 40 characters from the opener as what it found,
+# more than the opener its place names
+@example(case=("chatml-think-tools", "</tool_call><tool_call>\nThe weather is fine.", False, False, False))
 def test_generated_outputs_tell_one_story(case):
     name, output, thinking, parallel, partial = case
     s, req = session(name), request(thinking, parallel)

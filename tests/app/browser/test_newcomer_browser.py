@@ -110,7 +110,8 @@ def test_a_newcomer_walks_the_pages(app_url, page):
     # An empty template is named as such, with what llama.cpp does then
     page.goto(_url(app_url, "template", t=compress_text("")))
     wait_for_app(page)
-    page.get_by_text("This template is empty.").first.wait_for()
+    # (the health report's empty-template finding says it, or the page's own notice when health is cut short)
+    page.get_by_text(re.compile(r"(This|The) template is empty")).first.wait_for()
     assert "built-in ChatML template" in _main_text(page)
 
     # Compare: B is chosen the ways A is
