@@ -35,7 +35,7 @@ def _scale() -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"TEMPLATE_EXPLORER_MEMO_SCALE must be a whole number >= 1, found {raw!r}") from None
+        value = 0
     if value < 1:
         raise ValueError(f"TEMPLATE_EXPLORER_MEMO_SCALE must be a whole number >= 1, found {raw!r}")
     return value

@@ -163,9 +163,12 @@ def compile_template(text: str, dialect: Dialect = "llama.cpp") -> CompiledTempl
 
     Compiled templates are immutable and shared: the same text and dialect compile once.
     """
+    return _COMPILED.get((text, dialect), lambda: _compiled(text, dialect))
+
+
+def _compiled(text: str, dialect: Dialect) -> CompiledTemplate:
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return _COMPILED.get((sha, dialect), lambda: CompiledTemplate(
-        source=text, sha256=sha, dialect=dialect, template=_compile(text, dialect)))
+    return CompiledTemplate(source=text, sha256=sha, dialect=dialect, template=_compile(text, dialect))
 
 
 COMPILE_LIMIT = 64  # compiled templates kept (see explorer.memo for MEMO_SCALE)
